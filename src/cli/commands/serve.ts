@@ -1,0 +1,89 @@
+/** `toolwire serve <module>` and `toolwire demo`: serve a server over Streamable HTTP or stdio. */
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Command } from 'commander'
+import { defineServer, Server } from '../../server.js'
+import { isToolDefinition } from '../../features/tools/define.js'
+import { serveNode } from '../../transports/http/node.js'
+import { serveStdio } from '../../transports/stdio/index.js'
+import { createDemoServer } from '../../demo/server.js'
+
+const isServer = (value: unknown): value is Server =>
+  value instanceof Server ||
+  (typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Server).handle === 'function' &&
+    'tools' in value)
+
+/** Finds the server a module exports: `default` or `server` (a Server, a factory, or an array of tools). */
+export async function loadServer(modulePath: string): Promise<Server> {
+  const module = (await import(pathToFileURL(resolve(modulePath)).href)) as Record<string, unknown>
+  for (const key of ['default', 'server', 'tools']) {
+    let value = module[key]
+    if (typeof value === 'function') value = await (value as () => unknown)()
+    if (isServer(value)) return value
+    if (Array.isArray(value) && value.length > 0 && value.every(isToolDefinition)) {
+      return defineServer({ name: modulePath, version: '0.0.0', tools: value })
+    }
+  }
+  throw new Error(
+    `${modulePath} exports no server: export default a defineServer(...) result, a factory, or tools`,
+  )
+}
+
+export function parseHostPort(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(value)
+  if (!match) throw new Error(`--http expects HOST:PORT or PORT, got ${value}`)
+  const port = Number(match[2])
+  if (port > 65535) throw new Error(`port ${port} is out of range`)
+  return { host: (match[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1'), port }
+}
+
+export async function run(
+  server: Server,
+  options: { http?: string; stdio?: boolean },
+  banner?: (url: string) => string,
+): Promise<void> {
+  if (options.stdio) {
+    const connection = serveStdio(server)
+    const stop = (): void => void connection.close().then(() => process.exit(0))
+    process.on('SIGTERM', stop)
+    process.on('SIGINT', stop)
+    await connection.closed
+    process.exit(0)
+  }
+  const { host, port } = parseHostPort(options.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
+  const running = await serveNode(server, { host, port })
+  console.log(banner ? banner(running.url) : `Serving ${server.info.name} on ${running.url}`)
+  const stop = (): void => void running.close().then(() => process.exit(0))
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the MCP server a JS module exports (default export or `server`)')
+    .argument('<module>', 'path to the module')
+    .option('--http <host:port>', 'serve Streamable HTTP (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
+    .option('--stdio', 'serve over stdin/stdout')
+    .action(async (modulePath: string, options: { http?: string; stdio?: boolean }) => {
+      if (options.http && options.stdio) throw new Error('choose one of --http and --stdio')
+      await run(await loadServer(modulePath), options)
+    })
+
+  program
+    .command('demo')
+    .description('serve the demo tools (arithmetic, units, text statistics, time, countdown)')
+    .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
+    .option('--stdio', 'serve over stdin/stdout')
+    .action(async (options: { http?: string; stdio?: boolean }) => {
+      await run(createDemoServer(), options, (url) =>
+        [
+          `toolwire demo serving MCP 2026-07-28 on ${url}`,
+          `Try it:  npx toolwire list ${url}`,
+          `         npx toolwire call ${url} arithmetic op=add a=2 b=3`,
+        ].join('\n'),
+      )
+    })
+}

@@ -1,0 +1,117 @@
+/** `tools/list` and `tools/call`: validate, run the handler, shape and check the result. */
+import type { RequestContext } from '../../protocol/context.js'
+import type { MethodSpec } from '../../protocol/dispatcher.js'
+import type { ResultPayload } from '../../protocol/encode.js'
+import { internalError, invalidParams, McpError, notFound } from '../../wire/errors.js'
+import { isRecord } from '../../wire/jsonrpc.js'
+import type { CallToolResult } from '../../wire/types.js'
+import type { CompiledTool } from './compile.js'
+import { type ErrorExposure, exposesMessage } from './errors.js'
+import { checkParamHeaders } from './header-check.js'
+import type { ToolRegistry } from './registry.js'
+import { contentProblem, jsonText, normalizeReturn } from './result.js'
+
+export interface ToolCallOptions {
+  /** Arguments that fail `inputSchema`: an `isError` result (default, requirements §11.2) or -32602. */
+  readonly invalidArguments: 'tool-error' | 'protocol-error'
+  readonly errorExposure: ErrorExposure
+  /** Which tools a request may see and call; undefined when every caller sees every tool. */
+  readonly visible?: (tool: CompiledTool, ctx: RequestContext) => boolean
+  /** Logs an internal failure and returns its correlation id. */
+  readonly report: (what: string, error: unknown) => string
+  /** Hooks run around the handler (MRTR, timeouts …); innermost last. */
+  readonly wrapHandler?: (
+    tool: CompiledTool,
+    ctx: RequestContext,
+    run: () => Promise<unknown>,
+  ) => Promise<unknown>
+}
+
+const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true })
+
+export function toolMethods(registry: ToolRegistry, options: ToolCallOptions): Record<string, MethodSpec> {
+  const { visible } = options
+  return {
+    'tools/list': {
+      handler: (ctx) => registry.page(ctx.params.cursor, visible && ((tool) => visible(tool, ctx))),
+    },
+    'tools/call': { nameParam: 'name', handler: (ctx) => callTool(registry, options, ctx) },
+  }
+}
+
+/** The tool a tools/call names, checked against the HTTP headers; throws the protocol error otherwise. */
+export function resolveTool(
+  registry: ToolRegistry,
+  options: ToolCallOptions,
+  ctx: RequestContext,
+): CompiledTool {
+  const { name, arguments: args } = ctx.params
+  if (typeof name !== 'string') throw invalidParams('Invalid params: tools/call needs a string name')
+  if (args !== undefined && !isRecord(args))
+    throw invalidParams('Invalid params: arguments must be an object')
+  const tool = registry.get(name)
+  if (!tool || (options.visible && !options.visible(tool, ctx))) throw notFound(`Unknown tool: ${name}`)
+  const header = ctx.exchange.header
+  if (header && tool.headerParams.length > 0) checkParamHeaders(tool.headerParams, args, header)
+  return tool
+}
+
+async function callTool(
+  registry: ToolRegistry,
+  options: ToolCallOptions,
+  ctx: RequestContext,
+): Promise<ResultPayload> {
+  const tool = resolveTool(registry, options, ctx)
+  const checked = await tool.input.validateAsync(ctx.params.arguments ?? {})
+  if (!checked.ok) {
+    const message = `Invalid arguments for tool ${tool.name}: ${checked.issues.join('; ')}`
+    if (options.invalidArguments === 'protocol-error') throw invalidParams(message)
+    return { resultType: 'complete', ...errorResult(message) }
+  }
+  let returned: unknown
+  try {
+    const run = async (): Promise<unknown> => tool.handler(checked.value as Record<string, never>, ctx)
+    returned = await (options.wrapHandler ? options.wrapHandler(tool, ctx, run) : run())
+  } catch (error) {
+    if (error instanceof McpError) throw error
+    if (exposesMessage(error, options.errorExposure)) {
+      return {
+        resultType: 'complete',
+        ...errorResult((error as Error).message || `Tool ${tool.name} failed`),
+      }
+    }
+    const ref = options.report(`tool ${tool.name} threw`, error)
+    return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
+  }
+  return { resultType: 'complete', ...(await finishResult(tool, returned, options)) }
+}
+
+/** Validates the outcome; output that breaks the tool's own contract is a server bug, never sent as valid. */
+async function finishResult(
+  tool: CompiledTool,
+  returned: unknown,
+  options: ToolCallOptions,
+): Promise<CallToolResult> {
+  const result = normalizeReturn(returned, tool.output !== undefined)
+  const fail = (problem: string): never => {
+    const ref = options.report(`tool ${tool.name} returned an invalid result: ${problem}`, new Error(problem))
+    throw internalError(`Internal error: tool ${tool.name} produced an invalid result (ref ${ref})`, {
+      correlationId: ref,
+    })
+  }
+  if (!Array.isArray(result.content)) fail('content must be an array')
+  result.content.forEach((block, index) => {
+    const problem = contentProblem(block, index)
+    if (problem) fail(problem)
+  })
+  if (result.isError) return result
+  if (tool.output) {
+    if (result.structuredContent === undefined) fail('structuredContent is required by outputSchema')
+    const outcome = await tool.output.validateAsync(result.structuredContent)
+    if (!outcome.ok) fail(`structuredContent breaks outputSchema: ${outcome.issues.join('; ')}`)
+  }
+  if (result.structuredContent !== undefined && result.content.length === 0) {
+    result.content = [jsonText(result.structuredContent)]
+  }
+  return result
+}

@@ -1,0 +1,76 @@
+/** Checks a tool definition against the spec's rules and compiles its schemas, once, at definition time. */
+import type { SchemaCompiler } from '../../schema/json-schema.js'
+import { type PreparedSchema, prepareSchema } from '../../schema/standard.js'
+import { type HeaderParam, scanHeaderParams } from '../../schema/x-mcp-header.js'
+import type { Tool } from '../../wire/types.js'
+import type { ToolConfig, ToolDefinition } from './define.js'
+
+export class ToolDefinitionError extends Error {
+  override readonly name = 'ToolDefinitionError'
+}
+
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/
+
+/** A tool with no parameters accepts only an empty object (TOOL-02). */
+const NO_PARAMS = Object.freeze({ type: 'object', additionalProperties: false }) as Record<string, unknown>
+
+export interface CompiledTool {
+  readonly name: string
+  /** The definition exactly as `tools/list` publishes it. */
+  readonly wire: Tool
+  readonly input: PreparedSchema
+  readonly output: PreparedSchema | undefined
+  readonly headerParams: readonly HeaderParam[]
+  readonly scopes: readonly string[]
+  readonly timeoutMs: number | undefined
+  readonly handler: ToolConfig<undefined, undefined>['handler']
+}
+
+export function compileTool(definition: ToolDefinition, compiler: SchemaCompiler): CompiledTool {
+  const config = definition.config
+  const name = config.name
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw new ToolDefinitionError(
+      `Tool name ${JSON.stringify(name)} is invalid: use 1-128 characters from A-Z a-z 0-9 _ - .`,
+    )
+  }
+  if (typeof config.handler !== 'function')
+    throw new ToolDefinitionError(`Tool ${name}: handler must be a function`)
+  const label = `Tool ${name}`
+  let input: PreparedSchema
+  let output: PreparedSchema | undefined
+  try {
+    input = prepareSchema(config.inputSchema ?? NO_PARAMS, 'input', `${label} inputSchema`, compiler)
+    output =
+      config.outputSchema && prepareSchema(config.outputSchema, 'output', `${label} outputSchema`, compiler)
+  } catch (error) {
+    throw new ToolDefinitionError((error as Error).message)
+  }
+  if (input.jsonSchema.type !== 'object') {
+    throw new ToolDefinitionError(`${label}: inputSchema must have root type "object"`)
+  }
+  const { params, problems } = scanHeaderParams(input.jsonSchema)
+  if (problems.length > 0) throw new ToolDefinitionError(`${label}: ${problems.join('; ')}`)
+  if (config.timeoutMs !== undefined && !(config.timeoutMs > 0)) {
+    throw new ToolDefinitionError(`${label}: timeoutMs must be a positive number`)
+  }
+
+  const wire = { name } as Tool
+  if (config.title !== undefined) wire.title = config.title
+  if (config.description !== undefined) wire.description = config.description
+  if (config.icons !== undefined) wire.icons = config.icons
+  wire.inputSchema = input.jsonSchema as Tool['inputSchema']
+  if (output) wire.outputSchema = output.jsonSchema
+  if (config.annotations !== undefined) wire.annotations = config.annotations
+  if (config._meta !== undefined) wire._meta = config._meta
+  return {
+    name,
+    wire,
+    input,
+    output,
+    headerParams: params,
+    scopes: config.scopes ?? [],
+    timeoutMs: config.timeoutMs,
+    handler: config.handler as CompiledTool['handler'],
+  }
+}

@@ -1,0 +1,63 @@
+/** `defineTool`: a tool in a few lines, with the handler's argument type inferred from its input schema. */
+import type { RequestContext } from '../../protocol/context.js'
+import type { InferSchema, SchemaInput } from '../../schema/standard.js'
+import type { CallToolResult, ContentBlock, Icon, MetaObject, ToolAnnotations } from '../../wire/types.js'
+import type { ToolResult } from './result.js'
+
+/** What a handler may return: the structured value when an output schema is declared, else content sugar. */
+export type ToolReturn<O> = [O] extends [undefined]
+  ? | string
+    | ContentBlock
+    | ContentBlock[]
+    | CallToolResult
+    | ToolResult
+    | object
+    | number
+    | boolean
+    | null
+    | void
+  : InferSchema<O, unknown> | ToolResult
+
+/** The context a tool handler receives: signal, progress, logger, auth and the request's `_meta`. */
+export type ToolContext = RequestContext
+
+export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaInput | undefined> {
+  /** 1–128 characters of `A-Z a-z 0-9 _ - .`, unique within the server. */
+  name: string
+  title?: string
+  description?: string
+  icons?: Icon[]
+  annotations?: ToolAnnotations
+  _meta?: MetaObject
+  /** Zod v4 (or any Standard Schema with JSON Schema export) or a JSON Schema object with root type object. */
+  inputSchema?: I
+  /** Validates `structuredContent`; the handler then returns the structured value itself. */
+  outputSchema?: O
+  /** Scopes a caller needs to see and call this tool (enforced when the server has auth). */
+  scopes?: readonly string[]
+  /** Aborts the handler's signal and answers a tool error after this long. */
+  timeoutMs?: number
+  handler: (
+    args: I extends undefined ? Record<string, never> : InferSchema<I>,
+    ctx: ToolContext,
+  ) => ToolReturn<O> | Promise<ToolReturn<O>>
+}
+
+const TOOL = Symbol.for('toolwire.tool')
+
+/** A tool definition, validated and compiled when a server is defined. */
+export interface ToolDefinition {
+  readonly [TOOL]: true
+  readonly config: ToolConfig<SchemaInput | undefined, SchemaInput | undefined>
+}
+
+export function defineTool<
+  const I extends SchemaInput | undefined = undefined,
+  const O extends SchemaInput | undefined = undefined,
+>(config: ToolConfig<I, O>): ToolDefinition {
+  return { [TOOL]: true, config: config as unknown as ToolDefinition['config'] }
+}
+
+export function isToolDefinition(value: unknown): value is ToolDefinition {
+  return typeof value === 'object' && value !== null && TOOL in value
+}

@@ -1,0 +1,89 @@
+/**
+ * The throw-away per-request context handed to middleware and handlers. It is the only mutable object on
+ * the request path; everything it reads comes from the immutable server definition or the request itself.
+ */
+import type { RequestId } from '../wire/jsonrpc.js'
+import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
+import type { RequestMeta } from '../wire/types.js'
+import type { AuthInfo, Exchange } from './exchange.js'
+
+const SEVERITY: Record<string, number> = Object.fromEntries(LOG_LEVELS.map((level, index) => [level, index]))
+
+export type LogFn = (data: unknown, logger?: string) => void
+export type RequestLogger = Record<LogLevel, LogFn>
+
+export class RequestContext {
+  readonly id: RequestId
+  readonly method: string
+  readonly params: Record<string, unknown>
+  readonly meta: RequestMeta
+  readonly exchange: Exchange
+  /** Free-form per-request storage for middleware (e.g. a rate-limit decision, a tool). */
+  readonly state: Record<string, unknown> = {}
+  #lastProgress = -Infinity
+  #finished = false
+  #log: RequestLogger | undefined
+
+  constructor(
+    id: RequestId,
+    method: string,
+    params: Record<string, unknown>,
+    meta: RequestMeta,
+    exchange: Exchange,
+  ) {
+    this.id = id
+    this.method = method
+    this.params = params
+    this.meta = meta
+    this.exchange = exchange
+  }
+
+  get signal(): AbortSignal {
+    return this.exchange.signal
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.exchange.auth
+  }
+
+  /** Marks the request answered: later progress or log calls are dropped (PROG-08). */
+  finish(): void {
+    this.#finished = true
+  }
+
+  get finished(): boolean {
+    return this.#finished || this.exchange.signal.aborted
+  }
+
+  /**
+   * Reports progress. A no-op unless the request carried a progressToken; values that do not increase
+   * are dropped, because the spec requires strictly increasing progress (PROG-04).
+   */
+  progress(progress: number, total?: number, message?: string): void {
+    const token = this.meta.progressToken
+    if (token === undefined || this.finished || !(progress > this.#lastProgress)) return
+    this.#lastProgress = progress
+    const params: Record<string, unknown> = { progressToken: token, progress }
+    if (total !== undefined) params.total = total
+    if (message !== undefined) params.message = message
+    this.exchange.notify({ jsonrpc: '2.0', method: 'notifications/progress', params })
+  }
+
+  /** Request-scoped log messages, sent only when `_meta` asked for a level (META-10, LOG-02). */
+  get log(): RequestLogger {
+    if (!this.#log) {
+      const threshold =
+        this.meta.logLevel === undefined ? Infinity : (SEVERITY[this.meta.logLevel] ?? Infinity)
+      const make =
+        (level: LogLevel): LogFn =>
+        (data, logger) => {
+          if ((SEVERITY[level] ?? -1) < threshold || this.finished) return
+          const params: Record<string, unknown> = { level, data }
+          if (logger !== undefined) params.logger = logger
+          this.exchange.notify({ jsonrpc: '2.0', method: 'notifications/message', params })
+        }
+      this.#log = Object.fromEntries(LOG_LEVELS.map((level) => [level, make(level)])) as RequestLogger
+    }
+    return this.#log
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Method dispatch for one request: `_meta` check, transport checks, version check, method lookup,
+ * middleware and handler, then encoding. Built once per server; holds nothing per request.
+ */
+import { internalError, McpError, methodNotFound, unsupportedVersion } from '../wire/errors.js'
+import type { JsonRpcRequest } from '../wire/jsonrpc.js'
+import { META_SERVER_INFO } from '../wire/meta.js'
+import type { Implementation, RequestMeta } from '../wire/types.js'
+import { RequestContext } from './context.js'
+import { encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
+import type { Exchange } from './exchange.js'
+import { compose, type MethodHandler, type Middleware } from './middleware.js'
+import { parseRequestMeta } from './request-meta.js'
+
+export interface MethodSpec {
+  readonly handler: MethodHandler
+  /** The param mirrored into the HTTP `Mcp-Name` header, for methods that have one. */
+  readonly nameParam?: 'name' | 'uri'
+}
+
+/** Where toolwire reports what only operators should see (stack traces, internal failures). */
+export interface ServerLogger {
+  error(message: string, details?: Record<string, unknown>): void
+  warn(message: string, details?: Record<string, unknown>): void
+}
+
+/** Default logger: stderr, which is also the only place a stdio server may write logs. */
+/* eslint-disable no-console */
+export const consoleLogger: ServerLogger = {
+  error: (message, details) => console.error(`[toolwire] ${message}`, details ?? ''),
+  warn: (message, details) => console.error(`[toolwire] ${message}`, details ?? ''),
+}
+/* eslint-enable no-console */
+
+/** A transport's own checks, run after `_meta` is known and before the version check (requirements §11.4). */
+export type TransportCheck = (
+  request: JsonRpcRequest,
+  meta: RequestMeta,
+  spec: MethodSpec | undefined,
+) => void
+
+export interface Reply {
+  readonly status: number
+  readonly body: string
+}
+
+export interface DispatcherOptions {
+  readonly methods: ReadonlyMap<string, MethodSpec>
+  readonly middleware: readonly Middleware[]
+  readonly supportedVersions: readonly string[]
+  readonly serverInfo: Implementation | undefined
+  readonly logger: ServerLogger
+}
+
+let correlationCounter = 0
+const correlationId = (): string =>
+  `${Date.now().toString(36)}-${(++correlationCounter).toString(36)}-${Math.random().toString(36).slice(2, 8)}`
+
+export class Dispatcher {
+  readonly #methods: ReadonlyMap<string, MethodSpec>
+  readonly #handlers: ReadonlyMap<string, MethodHandler>
+  readonly #supported: ReadonlySet<string>
+  readonly #supportedList: readonly string[]
+  readonly #serverInfo: Implementation | undefined
+  readonly #logger: ServerLogger
+
+  constructor(options: DispatcherOptions) {
+    this.#methods = options.methods
+    this.#supported = new Set(options.supportedVersions)
+    this.#supportedList = options.supportedVersions
+    this.#serverInfo = options.serverInfo
+    this.#logger = options.logger
+    const handlers = new Map<string, MethodHandler>()
+    for (const [method, spec] of options.methods)
+      handlers.set(method, compose(options.middleware, spec.handler))
+    this.#handlers = handlers
+  }
+
+  methodSpec(method: string): MethodSpec | undefined {
+    return this.#methods.get(method)
+  }
+
+  /** Handles one request. Resolves to null when the request was cancelled (nothing may be sent). */
+  async handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
+    let ctx: RequestContext | undefined
+    try {
+      const params = request.params ?? {}
+      const meta = parseRequestMeta(params)
+      const spec = this.#methods.get(request.method)
+      check?.(request, meta, spec)
+      if (!this.#supported.has(meta.protocolVersion)) {
+        throw unsupportedVersion(meta.protocolVersion, this.#supportedList)
+      }
+      const handler = this.#handlers.get(request.method)
+      if (!handler) throw methodNotFound(request.method)
+      ctx = new RequestContext(request.id, request.method, params, meta, exchange)
+      const result = await handler(ctx)
+      ctx.finish()
+      if (exchange.signal.aborted) return null
+      return { status: 200, body: encodeResult(request.id, this.#withServerInfo(result)) }
+    } catch (thrown) {
+      ctx?.finish()
+      if (exchange.signal.aborted) return null
+      const error = this.#toProtocolError(thrown, request.method)
+      return { status: error.status, body: encodeError(request.id, error) }
+    }
+  }
+
+  #withServerInfo(result: ResultPayload): ResultPayload {
+    if (isRawJson(result) || !this.#serverInfo) return result
+    const meta = result._meta as Record<string, unknown> | undefined
+    if (meta === undefined) result._meta = { [META_SERVER_INFO]: this.#serverInfo }
+    else if (!(META_SERVER_INFO in meta)) meta[META_SERVER_INFO] = this.#serverInfo
+    return result
+  }
+
+  #toProtocolError(thrown: unknown, method: string): McpError {
+    if (thrown instanceof McpError) return thrown
+    const ref = correlationId()
+    this.#logger.error(`internal error in ${method} (ref ${ref})`, {
+      error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),
+    })
+    return internalError(`Internal error (ref ${ref})`, { correlationId: ref })
+  }
+
+  /** Logs an internal failure and returns the reference the caller sees. */
+  reportInternal(what: string, thrown: unknown): string {
+    const ref = correlationId()
+    this.#logger.error(`${what} (ref ${ref})`, {
+      error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),
+    })
+    return ref
+  }
+}

@@ -1,0 +1,26 @@
+/** Response encoding. Results may be pre-serialized JSON (cached list pages) to skip re-stringifying. */
+import type { McpError } from '../wire/errors.js'
+import type { RequestId } from '../wire/jsonrpc.js'
+
+const RAW = Symbol('toolwire.rawJson')
+
+/** A result that is already JSON text. */
+export interface RawJson {
+  readonly [RAW]: string
+}
+
+export const rawJson = (json: string): RawJson => ({ [RAW]: json })
+export const isRawJson = (value: unknown): value is RawJson =>
+  typeof value === 'object' && value !== null && RAW in value
+
+export type ResultPayload = Record<string, unknown> | RawJson
+
+export function encodeResult(id: RequestId, result: ResultPayload): string {
+  const body = isRawJson(result) ? result[RAW] : JSON.stringify(result)
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`
+}
+
+export function encodeError(id: RequestId | undefined, error: McpError): string {
+  const head = id === undefined ? '{"jsonrpc":"2.0"' : `{"jsonrpc":"2.0","id":${JSON.stringify(id)}`
+  return `${head},"error":${JSON.stringify(error.toJSON())}}`
+}

@@ -1,0 +1,157 @@
+/**
+ * `x-mcp-header`: the rules a tool's annotations must meet (shared by the server at definition time and
+ * the client when it filters `tools/list`), and the value encoding of `Mcp-Param-*` / `Mcp-Name` headers.
+ */
+
+export type HeaderParamType = 'string' | 'integer' | 'boolean'
+
+/** One annotated property: the header suffix, the `properties` path to the value and its type. */
+export interface HeaderParam {
+  readonly header: string
+  readonly path: readonly string[]
+  readonly type: HeaderParamType
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const PRIMITIVES = new Set<string>(['string', 'integer', 'boolean'])
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+function paramType(schema: Record<string, unknown>): HeaderParamType | string {
+  const type = schema.type
+  if (typeof type === 'string') return PRIMITIVES.has(type) ? (type as HeaderParamType) : `type '${type}'`
+  if (Array.isArray(type)) {
+    const nonNull = type.filter((t) => t !== 'null')
+    if (nonNull.length === 1 && PRIMITIVES.has(String(nonNull[0])) && type.length <= 2) {
+      return nonNull[0] as HeaderParamType
+    }
+    return `type ${JSON.stringify(type)}`
+  }
+  return 'no type'
+}
+
+/**
+ * Finds every `x-mcp-header` annotation in an input schema and checks the spec's rules.
+ * Returns the header parameters, or the reasons the tool definition is invalid.
+ */
+export function scanHeaderParams(inputSchema: unknown): { params: HeaderParam[]; problems: string[] } {
+  const params: HeaderParam[] = []
+  const problems: string[] = []
+  const seen = new Map<string, string>()
+
+  const visit = (node: unknown, path: string[], reachable: boolean, where: string): void => {
+    if (Array.isArray(node)) {
+      node.forEach((child, index) => visit(child, path, false, `${where}/${index}`))
+      return
+    }
+    if (!isObject(node)) return
+    if ('x-mcp-header' in node) {
+      const value = node['x-mcp-header']
+      const at = where || '/'
+      if (!reachable || path.length === 0) {
+        problems.push(`x-mcp-header at ${at} is not on a property reachable through 'properties' only`)
+      } else if (typeof value !== 'string' || value === '') {
+        problems.push(`x-mcp-header at ${at} must be a non-empty string`)
+      } else if (!TOKEN.test(value)) {
+        problems.push(`x-mcp-header ${JSON.stringify(value)} at ${at} is not an RFC 9110 token`)
+      } else {
+        const type = paramType(node)
+        const lower = value.toLowerCase()
+        if (!PRIMITIVES.has(type)) {
+          problems.push(
+            `x-mcp-header ${JSON.stringify(value)} at ${at} needs type string, integer or boolean (${type})`,
+          )
+        } else if (seen.has(lower)) {
+          problems.push(`x-mcp-header ${JSON.stringify(value)} duplicates ${JSON.stringify(seen.get(lower))}`)
+        } else {
+          seen.set(lower, value)
+          params.push({ header: value, path: [...path], type: type as HeaderParamType })
+        }
+      }
+    }
+    for (const [key, child] of Object.entries(node)) {
+      if (key === 'properties' && isObject(child)) {
+        for (const [prop, sub] of Object.entries(child)) {
+          visit(sub, [...path, prop], reachable, `${where}/properties/${prop}`)
+        }
+      } else if (
+        key !== 'x-mcp-header' &&
+        key !== 'const' &&
+        key !== 'enum' &&
+        key !== 'default' &&
+        key !== 'examples'
+      ) {
+        visit(child, path, false, `${where}/${key}`)
+      }
+    }
+  }
+  visit(inputSchema, [], true, '')
+  return { params, problems }
+}
+
+/** Reads the value at a `properties` path of the arguments; undefined when absent. */
+export function valueAt(args: unknown, path: readonly string[]): unknown {
+  let current: unknown = args
+  for (const key of path) {
+    if (!isObject(current) || !Object.hasOwn(current, key)) return undefined
+    current = current[key]
+  }
+  return current
+}
+
+const SENTINEL = /^=\?base64\?(.*)\?=$/s
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const NEEDS_ENCODING = /[^\x20-\x7e]|^[ \t]|[ \t]$/
+
+/** Encodes a string for a header: plain when safe, `=?base64?…?=` otherwise (HTTP-27, HTTP-28). */
+export function encodeHeaderValue(value: string): string {
+  if (NEEDS_ENCODING.test(value) || SENTINEL.test(value)) {
+    return `=?base64?${toBase64(new TextEncoder().encode(value))}?=`
+  }
+  return value
+}
+
+/** Encodes a parameter value for `Mcp-Param-*`; undefined means the header is omitted. */
+export function encodeParamValue(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined
+  if (typeof value === 'boolean') return value ? 'true' : 'false'
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined
+  if (typeof value === 'string') return encodeHeaderValue(value)
+  return undefined
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = ''
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary)
+}
+
+/** Decodes a received header value; throws with a reason when it is malformed. */
+export function decodeHeaderValue(raw: string): string {
+  const match = SENTINEL.exec(raw)
+  if (!match) {
+    if (/[^\x20-\x7e\t]/.test(raw))
+      throw new Error('contains characters that are not allowed in a header value')
+    return raw
+  }
+  const payload = match[1] ?? ''
+  if (!BASE64.test(payload)) throw new Error('has an invalid Base64 payload')
+  try {
+    return utf8.decode(Uint8Array.from(atob(payload), (c) => c.charCodeAt(0)))
+  } catch {
+    throw new Error('has a Base64 payload that is not valid UTF-8')
+  }
+}
+
+/** Whether a decoded header value matches the body value (integers compared numerically, HTTP-36). */
+export function headerMatches(decoded: string, bodyValue: unknown): boolean {
+  if (typeof bodyValue === 'string') return decoded === bodyValue
+  if (typeof bodyValue === 'boolean') return decoded === (bodyValue ? 'true' : 'false')
+  if (typeof bodyValue === 'number') {
+    if (!/^[+-]?\d+(\.\d*)?([eE][+-]?\d+)?$/.test(decoded)) return false
+    return Number(decoded) === bodyValue
+  }
+  return false
+}

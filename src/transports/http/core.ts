@@ -1,0 +1,218 @@
+/**
+ * Streamable HTTP, framework-free. Adapters (node:http, fetch) supply a request view and a response sink;
+ * this file owns every MCP rule: POST only, Origin/Host, body limits, parsing, headers vs body, JSON or SSE.
+ */
+import type { Server } from '../../server.js'
+import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
+import type { TransportCheck } from '../../protocol/dispatcher.js'
+import { encodeError } from '../../protocol/encode.js'
+import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
+import { headerMismatch, invalidRequest, McpError, parseError } from '../../wire/errors.js'
+import { classify, type JsonRpcNotification } from '../../wire/jsonrpc.js'
+import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
+import { checkOrigin, type OriginPolicy } from './guard.js'
+
+export interface HttpOptions {
+  /** Largest request body accepted, in bytes (default 4 MiB); larger is 413. */
+  readonly maxBodyBytes?: number
+  /** Host/Origin policy; `false` turns the check off (only behind a proxy that does it). */
+  readonly originPolicy?: OriginPolicy | false
+  /** Authenticates a request before it is parsed; return a Response-like rejection to refuse it. */
+  readonly authenticate?: (request: HttpRequestView) => Promise<AuthResult> | AuthResult
+}
+
+export type AuthResult =
+  | { readonly ok: true; readonly auth?: AuthInfo }
+  | {
+      readonly ok: false
+      readonly status: number
+      readonly headers?: Record<string, string>
+      readonly body?: string
+    }
+
+/** What the core reads of an HTTP request. */
+export interface HttpRequestView {
+  readonly method: string
+  /** A header by lower-case name. */
+  header(name: string): string | undefined
+  readonly signal: AbortSignal
+  readonly remoteAddress?: string | undefined
+}
+
+/** Where the core writes its answer. Exactly one of `send` or `startStream` is called. */
+export interface HttpResponseSink {
+  send(status: number, headers: Record<string, string>, body?: string): void
+  startStream(headers: Record<string, string>): void
+  write(chunk: string): void
+  end(): void
+}
+
+export const DEFAULT_MAX_BODY = 4 * 1024 * 1024
+const JSON_HEADERS = { 'content-type': 'application/json' }
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+}
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+function sendError(out: HttpResponseSink, error: McpError, id?: string | number): void {
+  out.send(error.status, JSON_HEADERS, encodeError(id, error))
+}
+
+function acceptsResponse(accept: string | undefined): boolean {
+  if (!accept) return true
+  return /application\/json|text\/event-stream|\*\/\*|application\/\*|text\/\*/i.test(accept)
+}
+
+/** Checks on the standard headers against the body (requirements §11.4 order, HTTP-17..21). */
+const checkStandardHeaders =
+  (view: HttpRequestView): TransportCheck =>
+  (request, meta, spec) => {
+    const version = view.header(HEADER_PROTOCOL_VERSION)?.trim()
+    if (version === undefined || version === '')
+      throw headerMismatch('MCP-Protocol-Version header is required')
+    if (version !== meta.protocolVersion) {
+      throw headerMismatch(
+        `MCP-Protocol-Version header '${version}' does not match _meta protocolVersion '${meta.protocolVersion}'`,
+      )
+    }
+    const method = view.header(HEADER_METHOD)?.trim()
+    if (method === undefined || method === '') throw headerMismatch('Mcp-Method header is required')
+    if (method !== request.method) {
+      throw headerMismatch(
+        `Mcp-Method header value '${method}' does not match body value '${request.method}'`,
+      )
+    }
+    if (!spec?.nameParam) return
+    const bodyName = request.params?.[spec.nameParam]
+    const raw = view.header(HEADER_NAME)
+    if (raw === undefined || raw.trim() === '')
+      throw headerMismatch('Mcp-Name header is required for this method')
+    let name: string
+    try {
+      name = decodeHeaderValue(raw.trim())
+    } catch (error) {
+      throw headerMismatch(`Mcp-Name header ${(error as Error).message}`)
+    }
+    if (typeof bodyName === 'string' && name !== bodyName) {
+      throw headerMismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`)
+    }
+  }
+
+export class HttpCore {
+  readonly server: Server
+  readonly maxBodyBytes: number
+  readonly #policy: OriginPolicy | false
+  readonly #authenticate: HttpOptions['authenticate']
+
+  constructor(server: Server, options: HttpOptions = {}) {
+    this.server = server
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
+    this.#policy = options.originPolicy ?? {}
+    this.#authenticate = options.authenticate
+  }
+
+  /**
+   * Checks that need no body. Returns false when it already answered (405, 403, 413, 415, 406).
+   * `contentLength` is the declared length, when there is one.
+   */
+  precheck(view: HttpRequestView, out: HttpResponseSink, contentLength: number | undefined): boolean {
+    if (view.method !== 'POST') {
+      out.send(
+        405,
+        { allow: 'POST', ...JSON_HEADERS },
+        encodeError(undefined, invalidRequest('only POST is supported')),
+      )
+      return false
+    }
+    if (this.#policy) {
+      const refusal = checkOrigin(this.#policy, view.header('host'), view.header('origin'))
+      if (refusal) {
+        out.send(403, JSON_HEADERS, encodeError(undefined, new McpError(-32600, `Forbidden: ${refusal}`)))
+        return false
+      }
+    }
+    if (contentLength !== undefined && contentLength > this.maxBodyBytes) {
+      out.send(
+        413,
+        JSON_HEADERS,
+        encodeError(undefined, invalidRequest(`body exceeds ${this.maxBodyBytes} bytes`)),
+      )
+      return false
+    }
+    const type = view.header('content-type')
+    if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type.trim())) {
+      out.send(
+        415,
+        JSON_HEADERS,
+        encodeError(undefined, invalidRequest('Content-Type must be application/json')),
+      )
+      return false
+    }
+    if (!acceptsResponse(view.header('accept'))) {
+      out.send(
+        406,
+        JSON_HEADERS,
+        encodeError(undefined, invalidRequest('Accept must allow application/json')),
+      )
+      return false
+    }
+    return true
+  }
+
+  /** Answers a POST whose body has been read (at most maxBodyBytes). */
+  async handle(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): Promise<void> {
+    let auth: AuthInfo | undefined
+    if (this.#authenticate) {
+      const outcome = await this.#authenticate(view)
+      if (!outcome.ok) {
+        out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
+        return
+      }
+      auth = outcome.auth
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(utf8.decode(body))
+    } catch (error) {
+      sendError(out, error instanceof TypeError ? parseError('body is not valid UTF-8') : parseError())
+      return
+    }
+    const inbound = classify(parsed)
+    if (inbound.kind === 'invalid') return sendError(out, invalidRequest(inbound.reason), inbound.id)
+    if (inbound.kind === 'response') return sendError(out, invalidRequest('clients must not send responses'))
+    if (inbound.kind === 'notification') {
+      out.send(202, {})
+      return
+    }
+    const request = inbound.message
+    let streaming = false
+    const exchange: Exchange = {
+      transport: 'http',
+      signal: view.signal,
+      auth,
+      remoteAddress: view.remoteAddress,
+      header: (name) => view.header(name),
+      notify: (message: JsonRpcNotification) => {
+        if (view.signal.aborted) return
+        if (!streaming) {
+          streaming = true
+          out.startStream(SSE_HEADERS)
+        }
+        out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+      },
+    }
+    const reply = await this.server.handle(request, exchange, checkStandardHeaders(view))
+    if (view.signal.aborted || reply === null) {
+      if (streaming) out.end()
+      return
+    }
+    if (streaming) {
+      out.write(`event: message\ndata: ${reply.body}\n\n`)
+      out.end()
+    } else {
+      out.send(reply.status, JSON_HEADERS, reply.body)
+    }
+  }
+}

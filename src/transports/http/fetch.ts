@@ -1,0 +1,89 @@
+/** Web-standard adapter: `(Request) => Promise<Response>`, for Workers, Deno, Bun, Hono, Next … and tests. */
+import type { Server } from '../../server.js'
+import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
+
+export type FetchHandler = (request: Request) => Promise<Response>
+
+async function readCapped(request: Request, max: number): Promise<Uint8Array | undefined> {
+  if (!request.body) return new Uint8Array(0)
+  const reader = request.body.getReader()
+  const parts: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel()
+      return undefined
+    }
+    parts.push(value)
+  }
+  if (parts.length === 1) return parts[0]
+  const body = new Uint8Array(size)
+  let offset = 0
+  for (const part of parts) {
+    body.set(part, offset)
+    offset += part.byteLength
+  }
+  return body
+}
+
+export function createFetchHandler(server: Server, options: HttpOptions = {}): FetchHandler {
+  const core = new HttpCore(server, options)
+  const encoder = new TextEncoder()
+  return async (request) => {
+    let settle!: (response: Response) => void
+    const answered = new Promise<Response>((resolve) => (settle = resolve))
+    let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+    // Cancelled when the client aborts the request or stops reading the stream (HTTP-41).
+    const cancel = new AbortController()
+    if (request.signal.aborted) cancel.abort()
+    else request.signal.addEventListener('abort', () => cancel.abort(), { once: true })
+    const sink: HttpResponseSink = {
+      send: (status, headers, body) => settle(new Response(body ?? null, { status, headers })),
+      startStream: (headers) => {
+        const stream = new ReadableStream<Uint8Array>({
+          start: (c) => void (controller = c),
+          cancel: () => cancel.abort(),
+        })
+        settle(new Response(stream, { status: 200, headers }))
+      },
+      write: (chunk) => {
+        try {
+          controller?.enqueue(encoder.encode(chunk))
+        } catch {
+          // the reader went away; the request signal reports the cancellation
+        }
+      },
+      end: () => {
+        try {
+          controller?.close()
+        } catch {
+          // already closed
+        }
+      },
+    }
+    const view: HttpRequestView = {
+      method: request.method,
+      header: (name) => request.headers.get(name) ?? undefined,
+      signal: cancel.signal,
+    }
+    const declared = request.headers.get('content-length')
+    if (!core.precheck(view, sink, declared === null ? undefined : Number(declared))) return answered
+    const body = await readCapped(request, core.maxBodyBytes)
+    if (!body) {
+      sink.send(
+        413,
+        { 'content-type': 'application/json' },
+        `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: body exceeds ${core.maxBodyBytes} bytes"}}`,
+      )
+      return answered
+    }
+    core.handle(view, body, sink).catch((error: unknown) => {
+      server.logger.error('HTTP handler failed', { error: String(error) })
+      sink.send(500, {})
+    })
+    return answered
+  }
+}

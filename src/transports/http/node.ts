@@ -1,0 +1,145 @@
+/** node:http adapter: the fast path. `createNodeHandler` for any node server, `serveNode` to listen. */
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as NodeHttpServer,
+  type ServerResponse,
+} from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Server } from '../../server.js'
+import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
+import { isLoopbackHost, loopbackPolicy } from './guard.js'
+
+export interface NodeHandlerOptions extends HttpOptions {
+  /** The MCP endpoint path (default `/mcp`); other paths get 404 unless `fallback` handles them. */
+  readonly path?: string
+  /** Called for requests to other paths (metadata documents, health checks …). */
+  readonly fallback?: (req: IncomingMessage, res: ServerResponse) => void
+}
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void
+
+class NodeSink implements HttpResponseSink {
+  constructor(readonly res: ServerResponse) {}
+  send(status: number, headers: Record<string, string>, body?: string): void {
+    if (this.res.headersSent || this.res.destroyed) return
+    if (body === undefined) {
+      this.res.writeHead(status, headers).end()
+      return
+    }
+    this.res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) }).end(body)
+  }
+  startStream(headers: Record<string, string>): void {
+    this.res.writeHead(200, headers)
+    this.res.flushHeaders()
+  }
+  write(chunk: string): void {
+    if (!this.res.destroyed) this.res.write(chunk)
+  }
+  end(): void {
+    if (!this.res.writableEnded) this.res.end()
+  }
+}
+
+function pathOf(url: string | undefined): string {
+  if (!url) return '/'
+  const q = url.indexOf('?')
+  return q === -1 ? url : url.slice(0, q)
+}
+
+export function createNodeHandler(server: Server, options: NodeHandlerOptions = {}): NodeHandler {
+  const core = new HttpCore(server, options)
+  const endpoint = options.path ?? '/mcp'
+  return (req, res) => {
+    if (pathOf(req.url) !== endpoint) {
+      if (options.fallback) return options.fallback(req, res)
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')
+      return
+    }
+    const controller = new AbortController()
+    // A client that goes away before the answer is written cancels the request (HTTP-41).
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort()
+    })
+    const view: HttpRequestView = {
+      method: req.method ?? 'GET',
+      header: (name) => {
+        const value = req.headers[name]
+        return Array.isArray(value) ? value.join(', ') : value
+      },
+      signal: controller.signal,
+      remoteAddress: req.socket.remoteAddress,
+    }
+    const sink = new NodeSink(res)
+    const declared = req.headers['content-length']
+    if (!core.precheck(view, sink, declared === undefined ? undefined : Number(declared))) {
+      req.resume()
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    let refused = false
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return
+      size += chunk.length
+      if (size > core.maxBodyBytes) {
+        refused = true
+        sink.send(
+          413,
+          { 'content-type': 'application/json', connection: 'close' },
+          `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: body exceeds ${core.maxBodyBytes} bytes"}}`,
+        )
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('error', () => controller.abort())
+    req.on('end', () => {
+      if (refused) return
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
+      core.handle(view, body, sink).catch((error: unknown) => {
+        server.logger.error('HTTP handler failed', { error: String(error) })
+        sink.send(500, { 'content-type': 'application/json' })
+      })
+    })
+  }
+}
+
+export interface ServeOptions extends NodeHandlerOptions {
+  /** Interface to bind (default 127.0.0.1). */
+  readonly host?: string
+  /** Port (default 3000; 0 picks a free one). */
+  readonly port?: number
+}
+
+export interface RunningServer {
+  readonly url: string
+  readonly httpServer: NodeHttpServer
+  close(): Promise<void>
+}
+
+/** Listens on host:port and serves the MCP endpoint. Loopback binds get the loopback Host/Origin policy. */
+export async function serveNode(server: Server, options: ServeOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1'
+  const policy = options.originPolicy ?? (isLoopbackHost(host) ? loopbackPolicy() : {})
+  const httpServer = createServer(createNodeHandler(server, { ...options, originPolicy: policy }))
+  httpServer.keepAliveTimeout = 65_000
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject)
+    httpServer.listen(options.port ?? 3000, host, () => {
+      httpServer.off('error', reject)
+      resolve()
+    })
+  })
+  const address = httpServer.address() as AddressInfo
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  return {
+    url: `http://${shownHost}:${address.port}${options.path ?? '/mcp'}`,
+    httpServer,
+    close: () =>
+      new Promise((resolve) => {
+        httpServer.close(() => resolve())
+        httpServer.closeAllConnections()
+      }),
+  }
+}

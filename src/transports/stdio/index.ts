@@ -1,0 +1,176 @@
+/**
+ * stdio transport: newline-delimited JSON-RPC on stdin/stdout, many requests in flight at once,
+ * `notifications/cancelled` aborts a request (and then nothing is sent for it), logs only on stderr.
+ */
+import type { Readable, Writable } from 'node:stream'
+import type { Server } from '../../server.js'
+import type { Exchange } from '../../protocol/exchange.js'
+import { encodeError } from '../../protocol/encode.js'
+import { invalidRequest, parseError } from '../../wire/errors.js'
+import { classify, isRecord, isRequestId, type RequestId } from '../../wire/jsonrpc.js'
+
+export interface StdioOptions {
+  readonly input?: Readable
+  readonly output?: Writable
+  /** Longest line accepted, in bytes (default 4 MiB); longer lines are answered with a parse error. */
+  readonly maxLineBytes?: number
+  /** On end of input, how long in-flight requests may still finish before they are aborted (default 5 s). */
+  readonly drainMs?: number
+}
+
+export interface StdioConnection {
+  /** Resolves when input has ended and every request has been answered or aborted. */
+  readonly closed: Promise<void>
+  /** Stops reading, aborts everything in flight, and resolves when done. */
+  close(): Promise<void>
+}
+
+const NEWLINE = 0x0a
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+export function serveStdio(server: Server, options: StdioOptions = {}): StdioConnection {
+  const input = options.input ?? process.stdin
+  const output = options.output ?? process.stdout
+  const maxLine = options.maxLineBytes ?? 4 * 1024 * 1024
+  const inFlight = new Map<RequestId, AbortController>()
+  let pending: Buffer[] = []
+  let pendingSize = 0
+  let discarding = false
+  let ended = false
+  let resolveClosed!: () => void
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
+
+  const send = (line: string): void => {
+    if (!output.writableEnded && !output.destroyed) output.write(`${line}\n`)
+  }
+
+  const maybeClosed = (): void => {
+    if (ended && inFlight.size === 0) resolveClosed()
+  }
+
+  const onLine = (bytes: Buffer): void => {
+    let text: string
+    try {
+      text = utf8.decode(bytes).trim()
+    } catch {
+      send(encodeError(undefined, parseError('line is not valid UTF-8')))
+      return
+    }
+    if (text === '') return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      send(encodeError(undefined, parseError()))
+      return
+    }
+    const inbound = classify(parsed)
+    switch (inbound.kind) {
+      case 'invalid':
+        send(encodeError(inbound.id, invalidRequest(inbound.reason)))
+        return
+      case 'response':
+        return // servers send no requests, so there is nothing a response could answer
+      case 'notification': {
+        const { method, params } = inbound.message
+        if (method === 'notifications/cancelled' && isRecord(params) && isRequestId(params.requestId)) {
+          inFlight.get(params.requestId)?.abort(params.reason)
+        }
+        return
+      }
+      case 'request':
+        break
+    }
+    const request = inbound.message
+    if (inFlight.has(request.id)) {
+      send(
+        encodeError(
+          request.id,
+          invalidRequest(`request id ${JSON.stringify(request.id)} is already in flight`),
+        ),
+      )
+      return
+    }
+    const controller = new AbortController()
+    inFlight.set(request.id, controller)
+    const exchange: Exchange = {
+      transport: 'stdio',
+      signal: controller.signal,
+      notify: (message) => {
+        if (!controller.signal.aborted) send(JSON.stringify(message))
+      },
+    }
+    server
+      .handle(request, exchange)
+      .then((reply) => {
+        if (reply && !controller.signal.aborted) send(reply.body)
+      })
+      .catch((error: unknown) => server.logger.error('stdio request failed', { error: String(error) }))
+      .finally(() => {
+        inFlight.delete(request.id)
+        maybeClosed()
+      })
+  }
+
+  const onData = (chunk: Buffer): void => {
+    let start = 0
+    for (let index = chunk.indexOf(NEWLINE); index !== -1; index = chunk.indexOf(NEWLINE, start)) {
+      const piece = chunk.subarray(start, index)
+      start = index + 1
+      if (discarding) {
+        discarding = false
+        continue
+      }
+      if (pendingSize + piece.length > maxLine) {
+        pending = []
+        pendingSize = 0
+        send(encodeError(undefined, parseError(`line exceeds ${maxLine} bytes`)))
+        continue
+      }
+      const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece])
+      pending = []
+      pendingSize = 0
+      onLine(line)
+    }
+    if (start < chunk.length && !discarding) {
+      const rest = chunk.subarray(start)
+      if (pendingSize + rest.length > maxLine) {
+        pending = []
+        pendingSize = 0
+        discarding = true
+        send(encodeError(undefined, parseError(`line exceeds ${maxLine} bytes`)))
+      } else {
+        pending.push(Buffer.from(rest))
+        pendingSize += rest.length
+      }
+    }
+  }
+
+  const abortAll = (): void => {
+    for (const controller of inFlight.values()) controller.abort('server closing')
+  }
+
+  const onEnd = (): void => {
+    if (ended) return
+    ended = true
+    if (pendingSize > 0) onLine(Buffer.concat(pending))
+    pending = []
+    maybeClosed()
+    if (inFlight.size > 0) setTimeout(abortAll, options.drainMs ?? 5_000).unref()
+  }
+
+  input.on('data', onData)
+  input.on('end', onEnd)
+  input.on('close', onEnd)
+  input.on('error', onEnd)
+
+  return {
+    closed,
+    close: async () => {
+      input.off('data', onData)
+      onEnd()
+      abortAll()
+      await closed
+    },
+  }
+}
