@@ -20,6 +20,8 @@ import type { CompiledTool } from './features/tools/compile.js'
 import type { ToolDefinition } from './features/tools/define.js'
 import type { ErrorExposure } from './features/tools/errors.js'
 import { ToolRegistry } from './features/tools/registry.js'
+import type { BearerAuth } from './security/auth/bearer.js'
+import { createSecurity, type SecurityOptions } from './security/options.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from './wire/meta.js'
 import type { CacheScope, Icon, Implementation, ServerCapabilities } from './wire/types.js'
@@ -76,6 +78,8 @@ export interface ServerOptions {
   /** Include `_meta.serverInfo` in every result (default true, META-06). */
   serverInfoInResults?: boolean
   logger?: ServerLogger
+  /** Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see README §Security). */
+  security?: SecurityOptions
 }
 
 export class Server {
@@ -84,7 +88,11 @@ export class Server {
   readonly tools: ToolRegistry
   readonly logger: ServerLogger
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
+  /** Bearer-token authentication the HTTP transports apply (from `security.auth`). */
+  readonly auth: BearerAuth | undefined
   readonly #dispatcher: Dispatcher
+  readonly #redactBody: ((body: string) => string) | undefined
+  readonly #redactExchange: ((exchange: Exchange) => Exchange) | undefined
 
   constructor(options: ServerOptions) {
     if (!options.name || !options.version) throw new TypeError('defineServer needs a name and a version')
@@ -94,7 +102,16 @@ export class Server {
     if (options.websiteUrl !== undefined) info.websiteUrl = options.websiteUrl
     if (options.icons !== undefined) info.icons = options.icons
     this.info = info
-    this.logger = options.logger ?? consoleLogger
+    const security = createSecurity(options.security ?? {}, {
+      logger: options.logger ?? consoleLogger,
+      middleware: options.middleware,
+      toolVisibility: options.toolVisibility,
+      wrapToolHandler: options.wrapToolHandler,
+    })
+    this.logger = security.logger
+    this.auth = security.auth
+    this.#redactBody = security.redactBody
+    this.#redactExchange = security.redactExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info
     const cache = { ttlMs: options.cache?.ttlMs ?? 300_000, scope: options.cache?.scope ?? 'public' }
     if (!Number.isInteger(cache.ttlMs) || cache.ttlMs < 0)
@@ -114,8 +131,8 @@ export class Server {
       invalidArguments: options.invalidArguments ?? 'tool-error',
       errorExposure: options.errorExposure ?? 'safe',
       report: (what, error) => dispatcherRef.current?.reportInternal(what, error) ?? 'unknown',
-      ...(options.toolVisibility && { visible: options.toolVisibility }),
-      ...(options.wrapToolHandler && { wrapHandler: options.wrapToolHandler }),
+      ...(security.toolVisibility && { visible: security.toolVisibility }),
+      wrapHandler: security.wrapToolHandler,
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)
@@ -141,7 +158,7 @@ export class Server {
 
     this.#dispatcher = new Dispatcher({
       methods,
-      middleware: options.middleware ?? [],
+      middleware: security.middleware,
       supportedVersions: SUPPORTED_VERSIONS,
       serverInfo,
       logger: this.logger,
@@ -151,7 +168,11 @@ export class Server {
 
   /** Answers one JSON-RPC request; null when it was cancelled. Transports call this. */
   handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
-    return this.#dispatcher.handle(request, exchange, check)
+    const redact = this.#redactBody
+    if (!redact || !this.#redactExchange) return this.#dispatcher.handle(request, exchange, check)
+    return this.#dispatcher
+      .handle(request, this.#redactExchange(exchange), check)
+      .then((reply) => reply && { ...reply, body: redact(reply.body) })
   }
 
   methodSpec(method: string): MethodSpec | undefined {

@@ -20,6 +20,7 @@ export class RequestContext {
   readonly exchange: Exchange
   /** Free-form per-request storage for middleware (e.g. a rate-limit decision, a tool). */
   readonly state: Record<string, unknown> = {}
+  #signal: AbortSignal | undefined
   #lastProgress = -Infinity
   #finished = false
   #log: RequestLogger | undefined
@@ -38,8 +39,14 @@ export class RequestContext {
     this.exchange = exchange
   }
 
+  /** Aborted when the peer cancels, or when a limit this request runs under (a tool timeout) fires. */
   get signal(): AbortSignal {
-    return this.exchange.signal
+    return this.#signal ?? this.exchange.signal
+  }
+
+  /** Makes `signal` also abort when `extra` does (used by tool timeouts); the exchange is untouched. */
+  addAbortSignal(extra: AbortSignal): void {
+    this.#signal = AbortSignal.any([this.signal, extra])
   }
 
   get auth(): AuthInfo | undefined {

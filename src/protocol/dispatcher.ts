@@ -42,6 +42,8 @@ export type TransportCheck = (
 export interface Reply {
   readonly status: number
   readonly body: string
+  /** Extra HTTP headers an error asked for (`WWW-Authenticate`, `Retry-After`). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export interface DispatcherOptions {
@@ -102,7 +104,10 @@ export class Dispatcher {
       ctx?.finish()
       if (exchange.signal.aborted) return null
       const error = this.#toProtocolError(thrown, request.method)
-      return { status: error.status, body: encodeError(request.id, error) }
+      const body = encodeError(request.id, error)
+      return error.headers
+        ? { status: error.status, body, headers: error.headers }
+        : { status: error.status, body }
     }
   }
 

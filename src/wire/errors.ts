@@ -35,12 +35,21 @@ export class McpError extends Error {
   readonly data: unknown
   /** HTTP status the Streamable HTTP transport answers with. */
   readonly status: number
+  /** Extra HTTP response headers (`WWW-Authenticate`, `Retry-After`); ignored by other transports. */
+  readonly headers: Readonly<Record<string, string>> | undefined
 
-  constructor(code: number, message: string, data?: unknown, status?: number) {
+  constructor(
+    code: number,
+    message: string,
+    data?: unknown,
+    status?: number,
+    headers?: Readonly<Record<string, string>>,
+  ) {
     super(message)
     this.code = code
     this.data = data
     this.status = status ?? DEFAULT_STATUS[code] ?? 200
+    this.headers = headers
   }
 
   toJSON(): JsonRpcErrorObject {

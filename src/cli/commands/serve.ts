@@ -7,6 +7,7 @@ import { isToolDefinition } from '../../features/tools/define.js'
 import { serveNode } from '../../transports/http/node.js'
 import { serveStdio } from '../../transports/stdio/index.js'
 import { createDemoServer } from '../../demo/server.js'
+import { SqliteHandleStore } from '../../handles/sqlite.js'
 
 const isServer = (value: unknown): value is Server =>
   value instanceof Server ||
@@ -74,11 +75,14 @@ export function registerServe(program: Command): void {
 
   program
     .command('demo')
-    .description('serve the demo tools (arithmetic, units, text statistics, time, countdown)')
+    .description('serve the demo tools (arithmetic, units, text statistics, time, countdown, basket)')
     .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
     .option('--stdio', 'serve over stdin/stdout')
     .action(async (options: { http?: string; stdio?: boolean }) => {
-      await run(createDemoServer(), options, (url) =>
+      // TOOLWIRE_STATE_DB=<file> keeps the demo's baskets in SQLite, across restarts.
+      const stateFile = process.env.TOOLWIRE_STATE_DB
+      const demo = createDemoServer(stateFile ? { store: new SqliteHandleStore(stateFile) } : {})
+      await run(demo, options, (url) =>
         [
           `toolwire demo serving MCP 2026-07-28 on ${url}`,
           `Try it:  npx toolwire list ${url}`,

@@ -53,6 +53,11 @@ export class ToolRegistry {
     return this.#enabled.map((tool) => tool.wire)
   }
 
+  /** Every scope some enabled tool declares (for `scopes_supported` in the resource metadata). */
+  scopes(): Set<string> {
+    return new Set(this.#enabled.flatMap((tool) => tool.scopes))
+  }
+
   add(definition: ToolDefinition): void {
     this.#insert(definition)
     this.#refresh(true)

@@ -110,7 +110,17 @@ export class HttpCore {
     this.server = server
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
     this.#policy = options.originPolicy ?? {}
-    this.#authenticate = options.authenticate
+    this.#authenticate = options.authenticate ?? server.auth?.authenticate
+  }
+
+  /** A document the server publishes beside its endpoint (RFC 9728 metadata when auth is on), or undefined. */
+  wellKnown(
+    method: string,
+    path: string,
+  ): { status: number; headers: Record<string, string>; body: string } | undefined {
+    const auth = this.server.auth
+    if (!auth || !path.startsWith('/.well-known/')) return undefined
+    return auth.document(method, path, this.server.tools.scopes())
   }
 
   /**
@@ -212,7 +222,7 @@ export class HttpCore {
       out.write(`event: message\ndata: ${reply.body}\n\n`)
       out.end()
     } else {
-      out.send(reply.status, JSON_HEADERS, reply.body)
+      out.send(reply.status, reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS, reply.body)
     }
   }
 }

@@ -33,6 +33,10 @@ export function createFetchHandler(server: Server, options: HttpOptions = {}): F
   const core = new HttpCore(server, options)
   const encoder = new TextEncoder()
   return async (request) => {
+    if (server.auth && request.url.includes('/.well-known/')) {
+      const document = core.wellKnown(request.method, new URL(request.url).pathname)
+      if (document) return new Response(request.method === 'HEAD' ? null : document.body, document)
+    }
     let settle!: (response: Response) => void
     const answered = new Promise<Response>((resolve) => (settle = resolve))
     let controller: ReadableStreamDefaultController<Uint8Array> | undefined

@@ -51,7 +51,15 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
   const core = new HttpCore(server, options)
   const endpoint = options.path ?? '/mcp'
   return (req, res) => {
-    if (pathOf(req.url) !== endpoint) {
+    const path = pathOf(req.url)
+    if (path !== endpoint) {
+      const document = core.wellKnown(req.method ?? 'GET', path)
+      if (document) {
+        res
+          .writeHead(document.status, document.headers)
+          .end(req.method === 'HEAD' ? undefined : document.body)
+        return
+      }
       if (options.fallback) return options.fallback(req, res)
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')
       return

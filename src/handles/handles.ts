@@ -1,0 +1,143 @@
+/**
+ * State handles for stateful tools (a basket, a browser context, a transaction): opaque UUIDv4 strings
+ * bound to the principal that created them, kept alive by use, and explained to the model when they are
+ * gone. The retention policy is stated once and appended to the creating tool's description.
+ */
+import type { RequestContext } from '../protocol/context.js'
+import { ToolError } from '../features/tools/errors.js'
+import { MemoryHandleStore } from './memory.js'
+import { HandleLimitError, type HandleStore } from './store.js'
+
+export interface HandleKindOptions {
+  /** What a handle names, singular, e.g. `basket`. */
+  readonly kind: string
+  /** The tool that creates one, named in errors so the model knows how to recover. */
+  readonly createTool: string
+  /** Idle time after which a handle expires; each use restarts it (default 30 minutes). */
+  readonly ttlMs?: number
+  /** Default: a `MemoryHandleStore`. Use `SqliteHandleStore` from `toolwire/sqlite` to survive restarts. */
+  readonly store?: HandleStore
+  /** Who owns what a request creates (default: the token's subject; anonymous callers share one owner). */
+  readonly owner?: (ctx: RequestContext) => string
+}
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+/** Anonymous handles are bearer tokens: their 122 random bits are the protection (tools §Stateful Tools). */
+const defaultOwner = (ctx: RequestContext): string => (ctx.auth ? `sub:${ctx.auth.subject}` : 'anonymous')
+
+function duration(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1000, 'second'],
+  ]
+  for (const [size, name] of units) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${name}${ms === size ? '' : 's'}`
+  }
+  return `${ms} ms`
+}
+
+export class HandleKind<T> {
+  readonly kind: string
+  readonly ttlMs: number
+  /** The sentence to put in the creating tool's description. */
+  readonly retention: string
+  readonly store: HandleStore
+  readonly #createTool: string
+  readonly #owner: (ctx: RequestContext) => string
+  /** Serialises read-modify-write per handle within this process; entries live only while in use. */
+  readonly #locks = new Map<string, Promise<unknown>>()
+
+  constructor(options: HandleKindOptions) {
+    if (!/^[a-z][a-z0-9 _-]{0,63}$/i.test(options.kind))
+      throw new TypeError('handle kind must be a short word')
+    this.kind = options.kind
+    this.ttlMs = options.ttlMs ?? 30 * 60_000
+    if (!(this.ttlMs >= 1)) throw new TypeError('handle ttlMs must be positive')
+    this.store = options.store ?? new MemoryHandleStore()
+    this.#createTool = options.createTool
+    this.#owner = options.owner ?? defaultOwner
+    this.retention =
+      `Returns a ${this.kind} handle that expires after ${duration(this.ttlMs)} without use; ` +
+      `each use keeps it alive. Only the caller that created it can use it.`
+  }
+
+  /** `text` followed by the retention policy: use it as the creating tool's description. */
+  describe(text: string): string {
+    return `${text.trim()} ${this.retention}`
+  }
+
+  /** Stores `data` and returns the new handle. */
+  async create(ctx: RequestContext, data: T): Promise<string> {
+    const id = crypto.randomUUID()
+    try {
+      await this.store.create(this.kind, id, this.#owner(ctx), data, this.ttlMs)
+    } catch (error) {
+      if (error instanceof HandleLimitError)
+        throw new ToolError(
+          `Cannot create another ${this.kind}: ${error.message}. Finish or delete one first.`,
+        )
+      throw error
+    }
+    return id
+  }
+
+  /** The handle's data (and its lifetime restarted); a tool error saying how to recover when it is gone. */
+  async get(ctx: RequestContext, handle: unknown): Promise<T> {
+    const id = this.#checked(handle)
+    const data = await this.store.touch(this.kind, id, this.#owner(ctx))
+    if (data === undefined) throw this.#gone()
+    return data as T
+  }
+
+  /** Reads, changes and writes back one handle's data, one change at a time per handle. */
+  async update(ctx: RequestContext, handle: unknown, change: (data: T) => T | Promise<T>): Promise<T> {
+    const id = this.#checked(handle)
+    return this.#serialised(id, async () => {
+      const owner = this.#owner(ctx)
+      const data = await this.store.touch(this.kind, id, owner)
+      if (data === undefined) throw this.#gone()
+      const next = await change(data as T)
+      if (!(await this.store.update(this.kind, id, owner, next))) throw this.#gone()
+      return next
+    })
+  }
+
+  /** Ends a handle; a tool error when it is already gone. */
+  async delete(ctx: RequestContext, handle: unknown): Promise<void> {
+    const id = this.#checked(handle)
+    if (!(await this.store.delete(this.kind, id, this.#owner(ctx)))) throw this.#gone()
+  }
+
+  #checked(handle: unknown): string {
+    if (typeof handle !== 'string' || !UUID_V4.test(handle))
+      throw new ToolError(`That is not a ${this.kind} handle. Call ${this.#createTool} to get one.`)
+    return handle
+  }
+
+  #gone(): ToolError {
+    return new ToolError(
+      `Unknown or expired ${this.kind} handle: ${this.kind}s expire after ${duration(this.ttlMs)} without use. ` +
+        `Call ${this.#createTool} to get a new one.`,
+    )
+  }
+
+  async #serialised<R>(id: string, work: () => Promise<R>): Promise<R> {
+    const before = this.#locks.get(id) ?? Promise.resolve()
+    const run = before.then(work, work)
+    const settled = run.catch(() => undefined)
+    this.#locks.set(id, settled)
+    try {
+      return await run
+    } finally {
+      if (this.#locks.get(id) === settled) this.#locks.delete(id)
+    }
+  }
+}
+
+/** Declares a kind of state handle. */
+export function defineHandles<T = unknown>(options: HandleKindOptions): HandleKind<T> {
+  return new HandleKind<T>(options)
+}

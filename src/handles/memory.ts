@@ -1,0 +1,106 @@
+/** The default handle store: in process, bounded (per owner and in total), swept on a timer. */
+import { encode, type HandleStore, HandleLimitError, type StoreLimits } from './store.js'
+
+interface Entry {
+  owner: string
+  json: string
+  ttlMs: number
+  expiresAt: number
+}
+
+export interface MemoryHandleStoreOptions extends StoreLimits {
+  /** Most live records in the store (default 100 000). */
+  readonly maxRecords?: number
+  /** Clock, for tests (default Date.now). */
+  readonly now?: () => number
+}
+
+export class MemoryHandleStore implements HandleStore {
+  readonly #entries = new Map<string, Entry>()
+  readonly #owned = new Map<string, number>()
+  readonly #maxPerOwner: number
+  readonly #maxRecords: number
+  readonly #now: () => number
+  readonly #timer: ReturnType<typeof setInterval>
+
+  constructor(options: MemoryHandleStoreOptions = {}) {
+    this.#maxPerOwner = options.maxPerOwner ?? 1000
+    this.#maxRecords = options.maxRecords ?? 100_000
+    this.#now = options.now ?? Date.now
+    this.#timer = setInterval(() => void this.sweep(), options.sweepIntervalMs ?? 60_000)
+    ;(this.#timer as { unref?: () => void }).unref?.()
+  }
+
+  async create(kind: string, id: string, owner: string, data: unknown, ttlMs: number): Promise<void> {
+    const json = encode(data)
+    const ownerKey = `${kind}\u0000${owner}`
+    if ((this.#owned.get(ownerKey) ?? 0) >= this.#maxPerOwner || this.#entries.size >= this.#maxRecords) {
+      await this.sweep()
+      if ((this.#owned.get(ownerKey) ?? 0) >= this.#maxPerOwner)
+        throw new HandleLimitError(`at most ${this.#maxPerOwner} live ${kind} handles per caller`)
+      if (this.#entries.size >= this.#maxRecords) throw new HandleLimitError('the handle store is full')
+    }
+    const key = `${kind}\u0000${id}`
+    if (this.#entries.has(key)) throw new Error('handle id collision')
+    this.#entries.set(key, { owner, json, ttlMs, expiresAt: this.#now() + ttlMs })
+    this.#owned.set(ownerKey, (this.#owned.get(ownerKey) ?? 0) + 1)
+  }
+
+  async touch(kind: string, id: string, owner: string): Promise<unknown> {
+    const entry = this.#live(kind, id, owner)
+    if (!entry) return undefined
+    entry.expiresAt = this.#now() + entry.ttlMs
+    return JSON.parse(entry.json)
+  }
+
+  async update(kind: string, id: string, owner: string, data: unknown): Promise<boolean> {
+    const entry = this.#live(kind, id, owner)
+    if (!entry) return false
+    entry.json = encode(data)
+    entry.expiresAt = this.#now() + entry.ttlMs
+    return true
+  }
+
+  async delete(kind: string, id: string, owner: string): Promise<boolean> {
+    if (!this.#live(kind, id, owner)) return false
+    this.#remove(`${kind}\u0000${id}`)
+    return true
+  }
+
+  async sweep(): Promise<number> {
+    const now = this.#now()
+    let dropped = 0
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt <= now) {
+        this.#remove(key)
+        dropped++
+      }
+    }
+    return dropped
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer)
+  }
+
+  #live(kind: string, id: string, owner: string): Entry | undefined {
+    const key = `${kind}\u0000${id}`
+    const entry = this.#entries.get(key)
+    if (!entry) return undefined
+    if (entry.expiresAt <= this.#now()) {
+      this.#remove(key)
+      return undefined
+    }
+    return entry.owner === owner ? entry : undefined
+  }
+
+  #remove(key: string): void {
+    const entry = this.#entries.get(key)
+    if (!entry) return
+    this.#entries.delete(key)
+    const ownerKey = `${key.slice(0, key.indexOf('\u0000'))}\u0000${entry.owner}`
+    const count = (this.#owned.get(ownerKey) ?? 1) - 1
+    if (count <= 0) this.#owned.delete(ownerKey)
+    else this.#owned.set(ownerKey, count)
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Where state handles live. One small interface, so every store (memory, SQLite, later Redis) passes the
+ * same contract tests. Records are owned by a principal: a lookup by anyone else finds nothing, exactly
+ * like an unknown or expired handle, so a handle's existence is never revealed to another caller.
+ */
+
+export interface HandleStore {
+  /** Stores a new record; throws `HandleLimitError` when the owner or the store is full. */
+  create(kind: string, id: string, owner: string, data: unknown, ttlMs: number): Promise<void>
+  /** The live record's data, with its expiry pushed to now + ttl; undefined when unknown, expired or foreign. */
+  touch(kind: string, id: string, owner: string): Promise<unknown>
+  /** Replaces a live record's data (and refreshes it); false when unknown, expired or foreign. */
+  update(kind: string, id: string, owner: string, data: unknown): Promise<boolean>
+  /** Deletes a live record; false when unknown, expired or foreign. */
+  delete(kind: string, id: string, owner: string): Promise<boolean>
+  /** Drops expired records; returns how many. Stores also do this on their own. */
+  sweep(): Promise<number>
+  /** Releases timers, files and connections. */
+  close(): Promise<void>
+}
+
+export class HandleLimitError extends Error {
+  override readonly name = 'HandleLimitError'
+}
+
+export interface StoreLimits {
+  /** Most live records per owner and kind (default 1000). */
+  readonly maxPerOwner?: number
+  /** How often expired records are swept, in ms (default 60 000). */
+  readonly sweepIntervalMs?: number
+}
+
+/** Data goes in and out as JSON, so no store hands out a reference a caller could mutate in place. */
+export const encode = (data: unknown): string => {
+  const json = JSON.stringify(data)
+  if (json === undefined) throw new TypeError('handle data must be JSON-serializable')
+  return json
+}

@@ -1,0 +1,214 @@
+/**
+ * toolwire as an OAuth 2.1 resource server (authorization §Token Handling): every HTTP request carries a
+ * bearer token that is verified on its own (no handshake to bypass), the protected-resource metadata
+ * (RFC 9728) is published, failures are 401 with a `WWW-Authenticate` challenge pointing at it, and
+ * missing scopes are 403 `insufficient_scope` so clients can step up.
+ */
+import type { AuthInfo } from '../../protocol/exchange.js'
+import { encodeError } from '../../protocol/encode.js'
+import { ErrorCode, McpError } from '../../wire/errors.js'
+import { bearerChallenge, insufficientScope, unauthorized } from '../errors.js'
+import { jwtVerifier, type JwtVerifierOptions } from './jwt.js'
+import { InvalidTokenError, type TokenVerifier } from './verifier.js'
+
+/** The parts of an HTTP request the authenticator reads (matches the transports' request view). */
+export interface AuthRequest {
+  header(name: string): string | undefined
+}
+
+export type AuthOutcome =
+  | { readonly ok: true; readonly auth: AuthInfo }
+  | {
+      readonly ok: false
+      readonly status: number
+      readonly headers: Record<string, string>
+      readonly body: string
+    }
+
+export interface BearerAuthOptions {
+  /** Canonical URI of the MCP endpoint, e.g. `https://mcp.example.com/mcp`; tokens must name it in `aud`. */
+  readonly resource: string
+  /** Authorization servers that issue tokens for this resource (at least one, RFC 9728). */
+  readonly authorizationServers: readonly string[]
+  /** Built-in JWT verification (audience defaults to `resource`). */
+  readonly jwt?: Omit<JwtVerifierOptions, 'audience'> & { audience?: string | readonly string[] }
+  /** Or any verifier (introspection, opaque tokens …). It must check the audience itself. */
+  readonly verifier?: TokenVerifier
+  /** Scopes every request needs (default none). */
+  readonly requiredScopes?: readonly string[]
+  /** `scopes_supported` in the metadata (default: required scopes plus every tool's scopes). */
+  readonly scopesSupported?: readonly string[]
+  /** Broader scopes and the narrower ones they imply, e.g. `{ 'files:write': ['files:read'] }`. */
+  readonly scopeHierarchy?: Readonly<Record<string, readonly string[]>>
+  /** Human-readable name and documentation URL for the metadata document. */
+  readonly resourceName?: string
+  readonly resourceDocumentation?: string
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
+const WELL_KNOWN = '/.well-known/oauth-protected-resource'
+
+export interface HttpDocument {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+export class BearerAuth {
+  readonly resource: string
+  /** Where the metadata document is served (the path-inserted form of RFC 9728 §3.1). */
+  readonly metadataUrl: string
+  readonly requiredScopes: readonly string[]
+  /** Told when the verifier failed for a reason other than the token (the server logs it). */
+  onVerifierFailure: ((error: unknown) => void) | undefined
+  readonly #paths: ReadonlySet<string>
+  readonly #verify: TokenVerifier
+  readonly #options: BearerAuthOptions
+  readonly #audiences: ReadonlySet<string>
+  readonly #implied: ReadonlyMap<string, readonly string[]>
+
+  constructor(options: BearerAuthOptions) {
+    let url: URL
+    try {
+      url = new URL(options.resource)
+    } catch {
+      throw new TypeError(`bearerAuth: resource must be an absolute URL, got ${options.resource}`)
+    }
+    if (url.hash) throw new TypeError('bearerAuth: resource must not have a fragment')
+    if (options.authorizationServers.length === 0)
+      throw new TypeError('bearerAuth: name at least one authorization server')
+    if ((options.jwt === undefined) === (options.verifier === undefined))
+      throw new TypeError('bearerAuth: give exactly one of jwt and verifier')
+    this.#options = options
+    this.resource = options.resource
+    this.requiredScopes = options.requiredScopes ?? []
+    const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')
+    this.metadataUrl = `${url.origin}${WELL_KNOWN}${path}`
+    this.#paths = new Set([`${WELL_KNOWN}${path}`, WELL_KNOWN])
+    const audience = options.jwt?.audience ?? options.resource
+    this.#audiences = new Set(typeof audience === 'string' ? [audience] : audience)
+    this.#verify = options.verifier ?? jwtVerifier({ ...options.jwt!, audience: [...this.#audiences] })
+    this.#implied = new Map(Object.entries(options.scopeHierarchy ?? {}))
+  }
+
+  /** The HttpCore `authenticate` hook. */
+  readonly authenticate = async (request: AuthRequest): Promise<AuthOutcome> => {
+    const header = request.header('authorization')
+    if (header === undefined || !/^bearer\b/i.test(header.trim())) {
+      return this.#refuse(
+        unauthorized(
+          bearerChallenge({
+            resource_metadata: this.metadataUrl,
+            scope: this.requiredScopes.length > 0 ? this.requiredScopes.join(' ') : undefined,
+          }),
+          'a bearer access token is required',
+        ),
+      )
+    }
+    const match = BEARER.exec(header.trim())
+    if (!match) return this.#refuse(this.#invalid('the Authorization header is malformed'))
+    let auth: AuthInfo
+    try {
+      auth = await this.#verify(match[1] as string)
+    } catch (error) {
+      if (error instanceof InvalidTokenError) return this.#refuse(this.#invalid(error.message))
+      // The verifier could not decide (JWKS endpoint unreachable …): not the client's fault, so no 401.
+      this.onVerifierFailure?.(error)
+      const unavailable = new McpError(
+        ErrorCode.InternalError,
+        'Authorization is temporarily unavailable; retry shortly',
+        undefined,
+        503,
+        { 'retry-after': '5' },
+      )
+      return this.#refuse(unavailable)
+    }
+    const aud = auth.claims?.aud
+    if (aud !== undefined && !(Array.isArray(aud) ? aud : [aud]).some((a) => this.#audiences.has(String(a))))
+      return this.#refuse(this.#invalid('token is not meant for this resource (audience mismatch)'))
+    const granted = { ...auth, scopes: this.#expand(auth.scopes) }
+    const missing = this.requiredScopes.filter((scope) => !granted.scopes.includes(scope))
+    if (missing.length > 0) {
+      return this.#refuse(
+        insufficientScope(
+          this.requiredScopes,
+          this.metadataUrl,
+          `this server needs scope ${missing.join(' ')}`,
+        ),
+      )
+    }
+    return { ok: true, auth: granted }
+  }
+
+  /** 403 for a tool the caller's scopes do not allow, naming everything the call needs. */
+  toolRefusal(tool: string, scopes: readonly string[]): McpError {
+    const needed = [...new Set([...this.requiredScopes, ...scopes])]
+    return insufficientScope(needed, this.metadataUrl, `tool ${tool} needs scope ${scopes.join(' ')}`)
+  }
+
+  /** The RFC 9728 document for GETs of the well-known paths; undefined for any other request. */
+  document(method: string, path: string, toolScopes: Iterable<string>): HttpDocument | undefined {
+    if (!this.#paths.has(path)) return undefined
+    const headers = { 'content-type': 'application/json', 'access-control-allow-origin': '*' }
+    if (method !== 'GET' && method !== 'HEAD')
+      return {
+        status: 405,
+        headers: { ...headers, allow: 'GET, HEAD' },
+        body: '{"error":"method not allowed"}',
+      }
+    const scopes = this.#options.scopesSupported ?? [...new Set([...this.requiredScopes, ...toolScopes])]
+    const metadata: Record<string, unknown> = {
+      resource: this.resource,
+      authorization_servers: [...this.#options.authorizationServers],
+      bearer_methods_supported: ['header'],
+      // offline_access is for authorization servers to offer, not for resources to ask (AUTH-S-08).
+      scopes_supported: scopes.filter((scope) => scope !== 'offline_access'),
+    }
+    if (this.#options.resourceName) metadata.resource_name = this.#options.resourceName
+    if (this.#options.resourceDocumentation)
+      metadata.resource_documentation = this.#options.resourceDocumentation
+    return {
+      status: 200,
+      headers: { ...headers, 'cache-control': 'max-age=3600' },
+      body: JSON.stringify(metadata),
+    }
+  }
+
+  /** Granted scopes plus every scope they imply, transitively. */
+  #expand(scopes: readonly string[]): string[] {
+    if (this.#implied.size === 0) return [...scopes]
+    const all = new Set<string>()
+    const queue = [...scopes]
+    for (let scope = queue.pop(); scope !== undefined; scope = queue.pop()) {
+      if (all.has(scope)) continue
+      all.add(scope)
+      queue.push(...(this.#implied.get(scope) ?? []))
+    }
+    return [...all]
+  }
+
+  #invalid(description: string): McpError {
+    return unauthorized(
+      bearerChallenge({
+        error: 'invalid_token',
+        error_description: description,
+        resource_metadata: this.metadataUrl,
+      }),
+      description,
+    )
+  }
+
+  #refuse(error: McpError): AuthOutcome {
+    return {
+      ok: false,
+      status: error.status,
+      headers: { ...error.headers },
+      body: encodeError(undefined, error),
+    }
+  }
+}
+
+/** Turns on bearer-token authentication for a server's HTTP transports (`security.auth`). */
+export function bearerAuth(options: BearerAuthOptions): BearerAuth {
+  return new BearerAuth(options)
+}

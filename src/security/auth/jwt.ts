@@ -1,0 +1,117 @@
+/**
+ * Built-in JWT access-token verifier on `jose`: signature by a JWKS URL or a fixed key, issuer, audience
+ * (always: a token minted for another resource is refused), an algorithm allow-list, and expiry.
+ */
+import {
+  createRemoteJWKSet,
+  errors,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+  importJWK,
+  type CryptoKey,
+  type KeyObject,
+} from 'jose'
+import type { AuthInfo } from '../../protocol/exchange.js'
+import { InvalidTokenError, type TokenVerifier } from './verifier.js'
+
+export interface JwtVerifierOptions {
+  /** Expected `iss` (one or several). */
+  readonly issuer: string | readonly string[]
+  /** Expected `aud`: this resource server's canonical URI (RFC 8707). Required. */
+  readonly audience: string | readonly string[]
+  /** Where the authorization server publishes its signing keys. */
+  readonly jwksUrl?: string | URL
+  /** A fixed verification key instead of a JWKS URL (public key, JWK, or HMAC secret bytes). */
+  readonly key?: CryptoKey | KeyObject | JWK | Uint8Array
+  /** Accepted `alg` values (default RS256, PS256, ES256, EdDSA; HS256 for a secret key). */
+  readonly algorithms?: readonly string[]
+  /** Clock skew tolerated on `exp`/`nbf`, in seconds (default 5). */
+  readonly clockToleranceSec?: number
+  /** Refuse tokens issued longer ago than this, in seconds (needs `iat`). */
+  readonly maxTokenAgeSec?: number
+}
+
+const ASYMMETRIC = ['RS256', 'PS256', 'ES256', 'EdDSA']
+
+/** Space-separated `scope` (RFC 8693/9068) or an `scp` array/string (common in other servers). */
+function scopesOf(payload: JWTPayload): string[] {
+  const raw = payload.scope ?? payload.scp
+  if (typeof raw === 'string') return raw.split(' ').filter(Boolean)
+  if (Array.isArray(raw)) return raw.filter((scope): scope is string => typeof scope === 'string')
+  return []
+}
+
+export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
+  if (!options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0))
+    throw new TypeError('jwtVerifier needs an issuer')
+  if (!options.audience || (Array.isArray(options.audience) && options.audience.length === 0))
+    throw new TypeError('jwtVerifier needs an audience (the resource server URI)')
+  if ((options.jwksUrl === undefined) === (options.key === undefined))
+    throw new TypeError('jwtVerifier needs exactly one of jwksUrl and key')
+  const secret = options.key instanceof Uint8Array
+  const algorithms = [...(options.algorithms ?? (secret ? ['HS256'] : ASYMMETRIC))]
+  let keyLookup: JWTVerifyGetKey | Promise<CryptoKey | KeyObject | Uint8Array>
+  if (options.jwksUrl !== undefined) {
+    keyLookup = createRemoteJWKSet(new URL(options.jwksUrl), {
+      timeoutDuration: 5_000,
+      cooldownDuration: 30_000,
+    })
+  } else {
+    const key = options.key as CryptoKey | KeyObject | JWK | Uint8Array
+    keyLookup =
+      typeof key === 'object' && !(key instanceof Uint8Array) && 'kty' in key
+        ? (importJWK(key as JWK, (key as JWK).alg ?? algorithms[0]) as Promise<CryptoKey | Uint8Array>)
+        : Promise.resolve(key as CryptoKey | KeyObject | Uint8Array)
+  }
+  const verifyOptions = {
+    issuer: options.issuer as string | string[],
+    audience: options.audience as string | string[],
+    algorithms,
+    clockTolerance: options.clockToleranceSec ?? 5,
+    requiredClaims: ['exp'],
+    ...(options.maxTokenAgeSec !== undefined && { maxTokenAge: options.maxTokenAgeSec }),
+  }
+
+  return async (token) => {
+    let payload: JWTPayload
+    try {
+      const verified =
+        typeof keyLookup === 'function'
+          ? await jwtVerify(token, keyLookup, verifyOptions)
+          : await jwtVerify(token, await keyLookup, verifyOptions)
+      payload = verified.payload
+    } catch (error) {
+      // Infrastructure trouble (the JWKS endpoint is down) is not the token's fault: let it surface as such.
+      if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) throw error
+      throw new InvalidTokenError(describe(error))
+    }
+    const subject = [payload.sub, payload.client_id, payload.azp].find((v) => typeof v === 'string')
+    if (typeof subject !== 'string' || subject === '')
+      throw new InvalidTokenError('token has no subject (sub, client_id or azp)')
+    const auth: AuthInfo = {
+      subject,
+      scopes: scopesOf(payload),
+      claims: payload,
+      ...(typeof payload.exp === 'number' && { expiresAt: payload.exp }),
+      ...(typeof (payload.client_id ?? payload.azp) === 'string' && {
+        clientId: (payload.client_id ?? payload.azp) as string,
+      }),
+    }
+    return auth
+  }
+}
+
+function describe(error: InstanceType<typeof errors.JOSEError>): string {
+  if (error instanceof errors.JWTExpired) return 'token expired'
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return 'token is not meant for this resource (audience mismatch)'
+    if (error.claim === 'iss') return 'token issuer is not trusted'
+    return `token claim ${error.claim} is invalid`
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'token signing algorithm is not allowed'
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'token signature is invalid'
+  if (error instanceof errors.JWKSNoMatchingKey) return 'token signing key is unknown'
+  return 'token is malformed'
+}

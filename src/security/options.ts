@@ -1,0 +1,214 @@
+/**
+ * `security` in `defineServer`: every piece is on by default with conservative values, and each can be
+ * tuned or switched off. `createSecurity` turns the options into pipeline parts once, at definition time.
+ */
+import type { CompiledTool } from '../features/tools/compile.js'
+import type { RequestContext } from '../protocol/context.js'
+import type { ServerLogger } from '../protocol/dispatcher.js'
+import type { Exchange } from '../protocol/exchange.js'
+import type { Middleware } from '../protocol/middleware.js'
+import type { BearerAuth } from './auth/bearer.js'
+import { inputGuard, outputSanitizer, requestLimiter } from './middleware.js'
+import { defaultPrincipal, type PrincipalOf } from './principal.js'
+import {
+  type Bucket,
+  checkLimit,
+  type Limit,
+  MemoryRateLimitStore,
+  type RateLimitStore,
+} from './rate-limit.js'
+import type { OutputLimits } from './sanitize.js'
+import { createRedactor, type Redactor, secretsFromEnvironment } from './secrets.js'
+import { toolGuard, type ToolWrapper } from './tool-guard.js'
+
+export interface RateLimitOptions {
+  /** Where counts live (default: in process, at most 10 000 keys). */
+  readonly store?: RateLimitStore
+  /** Every request, per principal; over it: HTTP 429 + Retry-After (default 600 per 10 s). */
+  readonly requests?: Limit | false
+  /** Calls of one tool by one principal; over it: a tool error "retry in N s" (default 120 per minute). */
+  readonly toolCalls?: Limit | false
+  /** Per-tool overrides of `toolCalls` (`false`: unlimited). */
+  readonly tools?: Readonly<Record<string, Limit | false>>
+}
+
+export interface SecurityOptions {
+  /** Bearer-token authentication on HTTP (`bearerAuth({...})`); off when absent. stdio never uses it. */
+  readonly auth?: BearerAuth
+  /** Rate limits (on by default); `false` turns them all off. */
+  readonly rateLimit?: RateLimitOptions | false
+  /** Tool calls in flight per principal (default 16). */
+  readonly maxConcurrentCalls?: number | false
+  /** Timeout for tools without their own `timeoutMs` (default 60 000 ms). */
+  readonly toolTimeoutMs?: number | false
+  /** Output sanitising and the result size cap (default 1 MiB, truncate); `false` sends results as returned. */
+  readonly output?: Partial<OutputLimits> | false
+  /** Deepest `params` nesting accepted (default 64). */
+  readonly maxDepth?: number
+  /** Values that must never appear in anything the server sends or logs. */
+  readonly secrets?: readonly string[]
+  /** Also treat secret-looking environment variables (`*TOKEN*`, `*SECRET*`, `*API_KEY*` …) as secrets (default true). */
+  readonly secretsFromEnv?: boolean
+  /** The key limits count against (default: token subject, else client address, else transport). */
+  readonly principal?: PrincipalOf
+}
+
+export const SECURITY_DEFAULTS = {
+  requests: { points: 600, durationMs: 10_000 },
+  toolCalls: { points: 120, durationMs: 60_000 },
+  maxConcurrentCalls: 16,
+  toolTimeoutMs: 60_000,
+  output: { maxBytes: 1024 * 1024, oversized: 'truncate' },
+  maxDepth: 64,
+} as const
+
+export type Visibility = (tool: CompiledTool, ctx: RequestContext) => boolean
+
+/** What the server wires in: each part is one of its existing hooks. */
+export interface SecurityLayer {
+  readonly auth: BearerAuth | undefined
+  readonly middleware: readonly Middleware[]
+  readonly wrapToolHandler: ToolWrapper
+  readonly toolVisibility: Visibility | undefined
+  readonly logger: ServerLogger
+  /** Redacts secrets from a reply body and from notifications; identity when there are none. */
+  readonly redactBody: ((body: string) => string) | undefined
+  readonly redactExchange: ((exchange: Exchange) => Exchange) | undefined
+}
+
+export interface SecurityHost {
+  readonly logger: ServerLogger
+  readonly middleware?: readonly Middleware[] | undefined
+  readonly toolVisibility?: Visibility | undefined
+  readonly wrapToolHandler?: ToolWrapper | undefined
+}
+
+let refCounter = 0
+const reference = (): string =>
+  `${Date.now().toString(36)}-s${(++refCounter).toString(36)}-${Math.random().toString(36).slice(2, 8)}`
+
+function redactingLogger(logger: ServerLogger, redactor: Redactor | undefined): ServerLogger {
+  if (!redactor) return logger
+  const clean = (details?: Record<string, unknown>): Record<string, unknown> | undefined =>
+    details &&
+    Object.fromEntries(
+      Object.entries(details).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? redactor.text(value) : value,
+      ]),
+    )
+  return {
+    error: (message, details) => logger.error(redactor.text(message), clean(details)),
+    warn: (message, details) => logger.warn(redactor.text(message), clean(details)),
+  }
+}
+
+export function createSecurity(options: SecurityOptions, host: SecurityHost): SecurityLayer {
+  const secrets = [
+    ...(options.secrets ?? []),
+    ...(options.secretsFromEnv === false ? [] : secretsFromEnvironment()),
+  ]
+  const redactor = createRedactor(secrets)
+  const logger = redactingLogger(host.logger, redactor)
+  const principal = options.principal ?? defaultPrincipal
+  const report = (what: string): string => {
+    const ref = reference()
+    logger.error(`${what} (ref ${ref})`)
+    return ref
+  }
+  const onStoreFailure = (error: unknown): void =>
+    logger.warn('rate-limit store failed; the request was let through', { error: String(error) })
+
+  const limits = options.rateLimit === false ? undefined : (options.rateLimit ?? {})
+  const store = limits?.store ?? new MemoryRateLimitStore()
+  const requests = limits && (limits.requests ?? SECURITY_DEFAULTS.requests)
+  const toolCalls = limits && (limits.toolCalls ?? SECURITY_DEFAULTS.toolCalls)
+  if (requests) checkLimit(requests, 'rateLimit.requests')
+  if (toolCalls) checkLimit(toolCalls, 'rateLimit.toolCalls')
+  const buckets = new Map<string, Bucket | undefined>()
+  for (const [name, limit] of Object.entries(limits?.tools ?? {})) {
+    if (limit) checkLimit(limit, `rateLimit.tools.${name}`)
+    buckets.set(name, limit ? { name: `tool:${name}`, ...limit } : undefined)
+  }
+  const sharedToolBucket = toolCalls ? { name: 'tools', ...toolCalls } : undefined
+  const bucketFor = (tool: string): Bucket | undefined =>
+    buckets.has(tool) ? buckets.get(tool) : sharedToolBucket
+
+  const positive = (
+    value: number | false | undefined,
+    fallback: number,
+    what: string,
+  ): number | undefined => {
+    if (value === false) return undefined
+    const chosen = value ?? fallback
+    if (!(chosen > 0)) throw new TypeError(`security.${what} must be a positive number or false`)
+    return chosen
+  }
+  const maxConcurrent = positive(
+    options.maxConcurrentCalls,
+    SECURITY_DEFAULTS.maxConcurrentCalls,
+    'maxConcurrentCalls',
+  )
+  const defaultTimeoutMs = positive(options.toolTimeoutMs, SECURITY_DEFAULTS.toolTimeoutMs, 'toolTimeoutMs')
+  const maxDepth =
+    positive(options.maxDepth, SECURITY_DEFAULTS.maxDepth, 'maxDepth') ?? SECURITY_DEFAULTS.maxDepth
+
+  const middleware: Middleware[] = []
+  if (options.output !== false) {
+    const output = { ...SECURITY_DEFAULTS.output, ...options.output }
+    if (!(output.maxBytes > 0)) throw new TypeError('security.output.maxBytes must be positive')
+    middleware.push(outputSanitizer(output, report))
+  }
+  middleware.push(inputGuard({ maxDepth }))
+  if (requests)
+    middleware.push(requestLimiter(store, { name: 'requests', ...requests }, principal, onStoreFailure))
+  middleware.push(...(host.middleware ?? []))
+
+  const guard = toolGuard({ principal, store, bucketFor, maxConcurrent, defaultTimeoutMs, onStoreFailure })
+  const inner = host.wrapToolHandler
+  const wrapToolHandler: ToolWrapper = inner
+    ? (tool, ctx, run) => guard(tool, ctx, () => inner(tool, ctx, run))
+    : guard
+
+  const auth = options.auth
+  if (auth) {
+    auth.onVerifierFailure = (error) =>
+      logger.error('token verification failed for a reason other than the token', { error: String(error) })
+  }
+  const scopeVisibility: Visibility | undefined = auth
+    ? (tool, ctx) => {
+        if (tool.scopes.length === 0) return true
+        const granted = ctx.auth?.scopes
+        // No HTTP auth on stdio: the local user who started the server is trusted (authorization §Protocol Requirements).
+        if (granted === undefined) return ctx.exchange.transport !== 'http'
+        if (tool.scopes.every((scope) => granted.includes(scope))) return true
+        if (ctx.method === 'tools/call') throw auth.toolRefusal(tool.name, tool.scopes)
+        return false
+      }
+    : undefined
+  const own = host.toolVisibility
+  const toolVisibility: Visibility | undefined =
+    scopeVisibility && own
+      ? (tool, ctx) => scopeVisibility(tool, ctx) && own(tool, ctx)
+      : (scopeVisibility ?? own)
+
+  const json = redactor?.json
+  return {
+    auth,
+    middleware,
+    wrapToolHandler,
+    toolVisibility,
+    logger,
+    redactBody: json,
+    redactExchange:
+      json &&
+      ((exchange) => ({
+        ...exchange,
+        notify: (message) => {
+          const text = JSON.stringify(message)
+          const clean = json(text)
+          exchange.notify(clean === text ? message : (JSON.parse(clean) as typeof message))
+        },
+      })),
+  }
+}

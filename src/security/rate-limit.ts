@@ -1,0 +1,91 @@
+/**
+ * Rate limiting on rate-limiter-flexible behind a deliberately small store interface: a store only has to
+ * take points from a key's budget in a fixed window. Memory is the default; a shared store (Redis …)
+ * implements the same one method so every replica sees the same counts.
+ */
+import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
+import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
+
+/** A budget: `points` per `durationMs` window. */
+export interface Limit {
+  readonly points: number
+  readonly durationMs: number
+}
+
+/** A named budget; each key (principal, principal + tool …) gets its own copy of it. */
+export interface Bucket extends Limit {
+  readonly name: string
+}
+
+export type Consumed = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterMs: number }
+
+export interface RateLimitStore {
+  /** Takes `points` (default 1) from `key`'s budget in `bucket`; refused when the budget is spent. */
+  consume(bucket: Bucket, key: string, points?: number): Promise<Consumed>
+}
+
+export interface MemoryRateLimitOptions {
+  /** Most keys remembered at once, across buckets (default 10 000); the least recently used go first. */
+  readonly maxKeys?: number
+}
+
+/** In-process store: exact for one process, not shared across replicas. Memory is bounded by `maxKeys`. */
+export class MemoryRateLimitStore implements RateLimitStore {
+  readonly #limiters = new Map<string, RateLimiterMemory>()
+  /** Keys in least-recently-used order, with the limiter that holds each. */
+  readonly #keys = new Map<string, { limiter: RateLimiterMemory; key: string }>()
+  readonly #maxKeys: number
+
+  constructor(options: MemoryRateLimitOptions = {}) {
+    this.#maxKeys = options.maxKeys ?? 10_000
+    if (!(this.#maxKeys >= 1)) throw new TypeError('maxKeys must be at least 1')
+  }
+
+  /** How many keys are remembered now (for tests and metrics). */
+  get size(): number {
+    return this.#keys.size
+  }
+
+  async consume(bucket: Bucket, key: string, points = 1): Promise<Consumed> {
+    const limiter = this.#limiter(bucket)
+    const slot = `${bucket.name}\u0000${key}`
+    if (this.#keys.delete(slot) || this.#keys.size < this.#maxKeys) {
+      this.#keys.set(slot, { limiter, key })
+    } else {
+      const [oldest, entry] = this.#keys.entries().next().value as [
+        string,
+        { limiter: RateLimiterMemory; key: string },
+      ]
+      this.#keys.delete(oldest)
+      await entry.limiter.delete(entry.key)
+      this.#keys.set(slot, { limiter, key })
+    }
+    try {
+      await limiter.consume(key, points)
+      return { allowed: true }
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes) return { allowed: false, retryAfterMs: outcome.msBeforeNext }
+      throw outcome
+    }
+  }
+
+  #limiter(bucket: Bucket): RateLimiterMemory {
+    const id = `${bucket.name}/${bucket.points}/${bucket.durationMs}`
+    let limiter = this.#limiters.get(id)
+    if (!limiter) {
+      limiter = new RateLimiterMemory({
+        keyPrefix: bucket.name,
+        points: bucket.points,
+        duration: bucket.durationMs / 1000,
+      })
+      this.#limiters.set(id, limiter)
+    }
+    return limiter
+  }
+}
+
+export function checkLimit(limit: Limit, what: string): void {
+  if (!Number.isInteger(limit.points) || limit.points < 1)
+    throw new TypeError(`${what}.points must be a positive integer`)
+  if (!(limit.durationMs >= 1)) throw new TypeError(`${what}.durationMs must be at least 1`)
+}

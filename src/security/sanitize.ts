@@ -1,0 +1,176 @@
+/**
+ * Output sanitising for tool results: terminal escape sequences and invisible control characters are
+ * removed from every string a client may print, binary content must be real base64 of the declared media
+ * type, and results above a size cap are truncated with a visible marker or refused.
+ */
+import type { CallToolResult, ContentBlock } from '../wire/types.js'
+
+/** CSI, OSC (to BEL or ST), DCS/SOS/PM/APC strings, two-byte ESC sequences and 8-bit CSI. */
+// eslint-disable-next-line no-control-regex
+const ESCAPES =
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?|\x9b[0-?]*[ -/]*[@-~]/g
+/**
+ * C0 controls except tab and line feed (a carriage return only inside CRLF), DEL, C1 controls, bidi
+ * embedding/override/isolate controls, interlinear annotation marks and Unicode tag characters (used to
+ * smuggle invisible text to models). Zero-width joiners stay: emoji and many scripts need them.
+ */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE =
+  /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufff9-\ufffb]|\r(?!\n)|\udb40[\udc00-\udc7f]/g
+// eslint-disable-next-line no-control-regex
+const SUSPECT = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufff9-\ufffb\udb40]/
+
+/** Removes terminal escape sequences and invisible control characters; keeps newline and tab. */
+export function stripControls(text: string): string {
+  if (!SUSPECT.test(text)) return text
+  return text.replace(ESCAPES, '').replace(INVISIBLE, '')
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const MIME =
+  /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[a-z0-9!#$&^_.+-]+=(?:[a-z0-9!#$&^_.+-]+|"[^"\\\r\n]*"))*$/i
+
+/** Leading bytes of the media types whose declared type can be checked against the data. */
+const MAGIC: Record<string, (bytes: Uint8Array) => boolean> = {
+  'image/png': (b) => starts(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  'image/jpeg': (b) => starts(b, [0xff, 0xd8, 0xff]),
+  'image/gif': (b) => starts(b, [0x47, 0x49, 0x46, 0x38]),
+  'image/webp': (b) => starts(b, [0x52, 0x49, 0x46, 0x46]) && ascii(b, 8, 'WEBP'),
+  'audio/wav': (b) => starts(b, [0x52, 0x49, 0x46, 0x46]) && ascii(b, 8, 'WAVE'),
+  'audio/x-wav': (b) => starts(b, [0x52, 0x49, 0x46, 0x46]) && ascii(b, 8, 'WAVE'),
+  'audio/ogg': (b) => ascii(b, 0, 'OggS'),
+  'audio/flac': (b) => ascii(b, 0, 'fLaC'),
+  'application/pdf': (b) => ascii(b, 0, '%PDF-'),
+}
+
+const starts = (bytes: Uint8Array, prefix: readonly number[]): boolean =>
+  prefix.every((byte, index) => bytes[index] === byte)
+const ascii = (bytes: Uint8Array, at: number, text: string): boolean =>
+  [...text].every((char, index) => bytes[at + index] === char.charCodeAt(0))
+
+function head(base64: string): Uint8Array {
+  const binary = atob(base64.slice(0, 24))
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0))
+}
+
+/** Why a binary payload is unacceptable, or undefined. `family` is the required top-level type. */
+export function binaryProblem(data: unknown, mimeType: unknown, family?: string): string | undefined {
+  if (typeof data !== 'string' || !BASE64.test(data)) return 'data is not valid base64'
+  if (mimeType === undefined && family === undefined) return undefined
+  if (typeof mimeType !== 'string' || !MIME.test(mimeType)) return 'mimeType is not a valid media type'
+  const essence = mimeType.split(';')[0]!.trim().toLowerCase()
+  if (family !== undefined && !essence.startsWith(`${family}/`))
+    return `mimeType ${essence} is not an ${family} type`
+  const sniff = MAGIC[essence]
+  if (sniff && data.length > 0 && !sniff(head(data))) return `data is not ${essence}`
+  return undefined
+}
+
+export interface OutputLimits {
+  /** Largest result, in bytes of text and base64 (default 1 MiB). */
+  readonly maxBytes: number
+  /** Over the cap: cut text with a marker (default), or refuse with a tool error. */
+  readonly oversized: 'truncate' | 'refuse'
+}
+
+/** What `sanitizeResult` decided: the result to send, or a problem that makes it unsendable. */
+export type Sanitized = { result: CallToolResult } | { refuse: string; log?: string }
+
+/** Deep copy of a JSON value with every string sanitised; counts string bytes into `size`. */
+function cleanValue(value: unknown, size: { n: number }): unknown {
+  if (typeof value === 'string') {
+    size.n += value.length
+    return stripControls(value)
+  }
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return value.map((item) => cleanValue(item, size))
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    size.n += key.length
+    copy[stripControls(key)] = cleanValue((value as Record<string, unknown>)[key], size)
+  }
+  return copy
+}
+
+function cleanBlock(block: ContentBlock, size: { n: number }): ContentBlock | string {
+  switch (block.type) {
+    case 'text':
+      size.n += block.text.length
+      return block.text === stripControls(block.text) ? block : { ...block, text: stripControls(block.text) }
+    case 'image':
+    case 'audio': {
+      size.n += block.data.length
+      const problem = binaryProblem(block.data, block.mimeType, block.type)
+      return problem ? `${block.type} content: ${problem}` : block
+    }
+    case 'resource': {
+      const resource = block.resource as unknown as Record<string, unknown>
+      if (typeof resource.blob === 'string') {
+        size.n += resource.blob.length
+        const problem = binaryProblem(resource.blob, resource.mimeType)
+        return problem ? `resource ${String(resource.uri)}: ${problem}` : block
+      }
+      return cleanValue(block, size) as ContentBlock
+    }
+    default:
+      return cleanValue(block, size) as ContentBlock
+  }
+}
+
+const marker = (max: number): string => `\n[truncated: the result exceeded the ${max}-byte limit]`
+
+/** Cuts text blocks to fit `max`, drops the blocks that no longer fit, and says so. */
+function truncate(content: readonly ContentBlock[], max: number): ContentBlock[] {
+  const kept: ContentBlock[] = []
+  let budget = max - 100
+  for (const block of content) {
+    if (block.type === 'text') {
+      if (block.text.length <= budget) {
+        kept.push(block)
+        budget -= block.text.length
+        continue
+      }
+      kept.push({ type: 'text', text: block.text.slice(0, Math.max(0, budget)) + marker(max) })
+      return kept
+    }
+    const weight = JSON.stringify(block).length
+    if (weight > budget) {
+      kept.push({ type: 'text', text: marker(max).trimStart() })
+      return kept
+    }
+    kept.push(block)
+    budget -= weight
+  }
+  return kept
+}
+
+/** Sanitises one tool result. Never throws; a problem becomes a refusal the caller turns into a tool error. */
+export function sanitizeResult(result: CallToolResult, limits: OutputLimits): Sanitized {
+  const size = { n: 0 }
+  const content: ContentBlock[] = []
+  for (const block of result.content) {
+    const cleaned = cleanBlock(block, size)
+    if (typeof cleaned === 'string') return { refuse: 'produced invalid binary content', log: cleaned }
+    content.push(cleaned)
+  }
+  let structured = result.structuredContent
+  if (structured !== undefined) {
+    const before = size.n
+    structured = cleanValue(structured, size) as Record<string, unknown>
+    // A JSON text copy of the structured value is made before sanitising; keep the two in step.
+    if (size.n !== before) {
+      const original = JSON.stringify(result.structuredContent)
+      content.forEach((block, index) => {
+        if (block.type === 'text' && block.text === original)
+          content[index] = { ...block, text: JSON.stringify(structured) }
+      })
+    }
+  }
+  const clean: CallToolResult = { ...result, content }
+  if (structured !== undefined) clean.structuredContent = structured
+  if (size.n <= limits.maxBytes) return { result: clean }
+  const over = `returned about ${size.n} bytes, over the ${limits.maxBytes}-byte limit for results`
+  if (limits.oversized === 'refuse' || structured !== undefined)
+    return { refuse: `${over}; ask for less (narrow the query or page through it)` }
+  return { result: { ...clean, content: truncate(content, limits.maxBytes) } }
+}

@@ -1,0 +1,100 @@
+/**
+ * Limits around each tool handler (the server's `wrapToolHandler`): concurrent calls per principal,
+ * per-tool rate limits, and a timeout that aborts the handler's signal. Refusals are `isError` results
+ * the model can read and act on ("retry in 3 s"), not protocol errors.
+ */
+import type { RequestContext } from '../protocol/context.js'
+import type { CompiledTool } from '../features/tools/compile.js'
+import { ToolError } from '../features/tools/errors.js'
+import type { PrincipalOf } from './principal.js'
+import type { Bucket, RateLimitStore } from './rate-limit.js'
+
+export type ToolWrapper = (
+  tool: CompiledTool,
+  ctx: RequestContext,
+  run: () => Promise<unknown>,
+) => Promise<unknown>
+
+export interface ToolGuardOptions {
+  readonly principal: PrincipalOf
+  readonly store: RateLimitStore
+  /** The budget for a tool, or undefined when it is unlimited. */
+  readonly bucketFor: (tool: string) => Bucket | undefined
+  readonly maxConcurrent: number | undefined
+  readonly defaultTimeoutMs: number | undefined
+  readonly onStoreFailure: (error: unknown) => void
+}
+
+export const seconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000))
+
+function span(ms: number): string {
+  if (ms % 60_000 === 0) return ms === 60_000 ? 'minute' : `${ms / 60_000} minutes`
+  if (ms % 1000 === 0) return ms === 1000 ? 'second' : `${ms / 1000} s`
+  return `${ms} ms`
+}
+
+export function toolGuard(options: ToolGuardOptions): ToolWrapper {
+  // One entry per principal with calls in flight; removed at zero, so it never outgrows the traffic.
+  const inFlight = new Map<string, number>()
+  const release = (principal: string): void => {
+    const count = (inFlight.get(principal) ?? 1) - 1
+    if (count <= 0) inFlight.delete(principal)
+    else inFlight.set(principal, count)
+  }
+
+  return async (tool, ctx, run) => {
+    const principal = options.principal(ctx)
+    const running = inFlight.get(principal) ?? 0
+    if (options.maxConcurrent !== undefined && running >= options.maxConcurrent) {
+      throw new ToolError(
+        `Too many tool calls in progress (at most ${options.maxConcurrent} at once per caller); retry when one has finished.`,
+      )
+    }
+    inFlight.set(principal, running + 1)
+    try {
+      const bucket = options.bucketFor(tool.name)
+      if (bucket) {
+        let consumed
+        try {
+          consumed = await options.store.consume(bucket, `${principal}\u0000${tool.name}`)
+        } catch (error) {
+          options.onStoreFailure(error) // a broken shared store must not take every tool down
+        }
+        if (consumed && !consumed.allowed) {
+          throw new ToolError(
+            `Rate limit for tool ${tool.name} reached (${bucket.points} calls per ${span(bucket.durationMs)}); retry in ${seconds(consumed.retryAfterMs)} s.`,
+          )
+        }
+      }
+      const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs
+      return await (timeoutMs === undefined ? run() : withTimeout(tool.name, timeoutMs, ctx, run))
+    } finally {
+      release(principal)
+    }
+  }
+}
+
+async function withTimeout(
+  name: string,
+  ms: number,
+  ctx: RequestContext,
+  run: () => Promise<unknown>,
+): Promise<unknown> {
+  const controller = new AbortController()
+  ctx.addAbortSignal(controller.signal)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new ToolError(
+        `Tool ${name} timed out after ${ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`} and was stopped; try a smaller request, or try again later.`,
+      )
+      controller.abort(error)
+      reject(error)
+    }, ms)
+  })
+  try {
+    return await Promise.race([run(), expired])
+  } finally {
+    clearTimeout(timer)
+  }
+}
