@@ -1,0 +1,224 @@
+import { createServer, type Server as NodeHttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { PassThrough } from 'node:stream'
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bearerAuth, createFetchHandler, defineServer, defineTool, type Server } from '../../src/index.js'
+import { serveStdio } from '../../src/transports/stdio/index.js'
+import { errorOf, meta, post, resultOf } from '../helpers/http.js'
+import { assertServerMessage } from '../helpers/spec-schema.js'
+import { callTool, live, type Live, textOf } from '../helpers/live.js'
+
+const ISSUER = 'https://auth.example.test'
+let jwks: NodeHttpServer
+let jwksUrl: string
+let signingKey: CryptoKey
+let strangerKey: CryptoKey
+let server: Server
+let mcp: Live
+let resource: string
+
+function tools() {
+  return [
+    defineTool({ name: 'echo', description: 'Echoes', handler: (_a, ctx) => `hello ${ctx.auth?.subject}` }),
+    defineTool({ name: 'notes_read', scopes: ['notes:read'], handler: () => 'notes' }),
+    defineTool({ name: 'notes_write', scopes: ['notes:write'], handler: () => 'written' }),
+  ]
+}
+
+async function token(
+  claims: Record<string, unknown>,
+  options: { key?: CryptoKey; expiresIn?: string | number; audience?: string; issuer?: string; alg?: string } = {},
+): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: options.alg ?? 'ES256', kid: 'k1' })
+    .setIssuer(options.issuer ?? ISSUER)
+    .setAudience(options.audience ?? resource)
+    .setIssuedAt()
+    .setExpirationTime(options.expiresIn ?? '5m')
+    .sign(options.key ?? signingKey)
+}
+
+const bearer = (value: string): { headers: Record<string, string> } => ({ headers: { authorization: `Bearer ${value}` } })
+
+beforeAll(async () => {
+  const pair = await generateKeyPair('ES256')
+  signingKey = pair.privateKey
+  strangerKey = (await generateKeyPair('ES256')).privateKey
+  const publicJwk: JWK = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }
+  jwks = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] }))
+  })
+  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve))
+  jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`
+
+  // The resource URL must be known before the server listens; reserve a port by listening once.
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const port = (probe.address() as AddressInfo).port
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  resource = `http://127.0.0.1:${port}/mcp`
+  server = defineServer({
+    name: 'secured',
+    version: '1.0.0',
+    tools: tools(),
+    security: {
+      auth: bearerAuth({
+        resource,
+        authorizationServers: [ISSUER],
+        jwt: { issuer: ISSUER, jwksUrl },
+        scopeHierarchy: { 'notes:write': ['notes:read'] },
+        resourceName: 'Notes',
+      }),
+    },
+  })
+  const { serveNode } = await import('../../src/transports/http/node.js')
+  const running = await serveNode(server, { host: '127.0.0.1', port })
+  const viaFetch = (request: Request): Promise<Response> => fetch(request)
+  mcp = {
+    url: running.url,
+    running,
+    call: (method, params = {}, options = {}) => post(viaFetch, method, params, options, running.url),
+    close: () => running.close(),
+  }
+})
+
+afterAll(async () => {
+  await mcp.close()
+  await new Promise<void>((resolve) => jwks.close(() => resolve()))
+})
+
+const challengeOf = (answer: { headers: Headers }): string => answer.headers.get('www-authenticate') ?? ''
+
+describe('bearer authentication over HTTP', () => {
+  it('serves the protected resource metadata at both well-known paths', async () => {
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+      const response = await fetch(new URL(path, resource))
+      expect(response.status).toBe(200)
+      const document = (await response.json()) as Record<string, unknown>
+      expect(document.resource).toBe(resource)
+      expect(document.authorization_servers).toEqual([ISSUER])
+      expect(document.scopes_supported).toEqual(['notes:read', 'notes:write'])
+      expect(document.resource_name).toBe('Notes')
+    }
+    expect((await fetch(new URL('/.well-known/other', resource))).status).toBe(404)
+  })
+
+  it('refuses a request without a token: 401 pointing at the metadata', async () => {
+    const answer = await mcp.call('tools/list')
+    expect(answer.status).toBe(401)
+    expect(challengeOf(answer)).toBe(
+      `Bearer resource_metadata="${new URL('/.well-known/oauth-protected-resource/mcp', resource).href}"`,
+    )
+    expect(errorOf(answer).message).toMatch(/bearer access token is required/)
+    const basic = await mcp.call('tools/list', {}, { headers: { authorization: 'Basic dXNlcjpwdw==' } })
+    expect(basic.status).toBe(401)
+  })
+
+  it.each([
+    ['expired', () => token({ sub: 'ann', scope: 'notes:read' }, { expiresIn: Math.floor(Date.now() / 1000) - 60 }), /expired/],
+    ['for another resource', () => token({ sub: 'ann' }, { audience: 'https://other.example.test/mcp' }), /audience/],
+    ['from an untrusted issuer', () => token({ sub: 'ann' }, { issuer: 'https://evil.example.test' }), /issuer/],
+    ['signed by an unknown key', () => token({ sub: 'ann' }, { key: strangerKey }), /signature/],
+    ['with no subject', () => token({ scope: 'notes:read' }), /subject/],
+    ['malformed', async () => 'not.a.jwt', /malformed/],
+  ])('refuses a token %s with 401 invalid_token', async (_what, make, reason) => {
+    const answer = await mcp.call('tools/list', {}, bearer(await make()))
+    expect(answer.status).toBe(401)
+    expect(challengeOf(answer)).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="/)
+    expect(errorOf(answer).message).toMatch(reason)
+  })
+
+  it('refuses an HMAC token when only asymmetric algorithms are allowed', async () => {
+    const forged = await new SignJWT({ sub: 'ann' })
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(resource)
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode('a-shared-secret-that-an-attacker-picked'))
+    const answer = await mcp.call('tools/list', {}, bearer(forged))
+    expect(answer.status).toBe(401)
+    expect(errorOf(answer).message).toMatch(/algorithm/)
+  })
+
+  it('shows each caller only the tools its scopes allow, as a private list', async () => {
+    const none = resultOf(await mcp.call('tools/list', {}, bearer(await token({ sub: 'ann' }))))
+    expect((none.tools as { name: string }[]).map((t) => t.name)).toEqual(['echo'])
+    expect(none.cacheScope).toBe('private')
+    const reader = resultOf(await mcp.call('tools/list', {}, bearer(await token({ sub: 'ann', scope: 'notes:read' }))))
+    expect((reader.tools as { name: string }[]).map((t) => t.name)).toEqual(['echo', 'notes_read'])
+    // notes:write implies notes:read through the configured hierarchy
+    const writer = resultOf(await mcp.call('tools/list', {}, bearer(await token({ sub: 'bob', scp: ['notes:write'] }))))
+    expect((writer.tools as { name: string }[]).map((t) => t.name)).toEqual(['echo', 'notes_read', 'notes_write'])
+  })
+
+  it('answers a call outside the granted scopes with 403 insufficient_scope for step-up', async () => {
+    const reader = bearer(await token({ sub: 'ann', scope: 'notes:read' }))
+    const answer = await callTool(mcp, 'notes_write', {}, reader)
+    expect(answer.status).toBe(403)
+    expect(challengeOf(answer)).toMatch(/^Bearer error="insufficient_scope", scope="notes:write", resource_metadata="[^"]+oauth-protected-resource\/mcp"/)
+    expect(errorOf(answer).data).toEqual({ requiredScopes: ['notes:write'] })
+    const allowed = resultOf(await callTool(mcp, 'notes_read', {}, reader))
+    expect(textOf(allowed)).toBe('notes')
+    const upgraded = resultOf(await callTool(mcp, 'notes_write', {}, bearer(await token({ sub: 'ann', scope: 'notes:write' }))))
+    expect(textOf(upgraded)).toBe('written')
+  })
+
+  it('authenticates every request on its own and hands the identity to the handler', async () => {
+    const good = bearer(await token({ sub: 'carol' }))
+    expect(textOf(resultOf(await callTool(mcp, 'echo', {}, good)))).toBe('hello carol')
+    expect((await callTool(mcp, 'echo', {})).status).toBe(401)
+    expect(textOf(resultOf(await callTool(mcp, 'echo', {}, good)))).toBe('hello carol')
+  })
+})
+
+describe('bearer authentication elsewhere', () => {
+  it('serves the metadata from the fetch handler and checks tokens there too', async () => {
+    const handler = createFetchHandler(server)
+    const response = await handler(new Request(new URL('/.well-known/oauth-protected-resource/mcp', resource)))
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { resource: string }).resource).toBe(resource)
+    const answer = await post(handler, 'tools/list', {}, {}, resource)
+    expect(answer.status).toBe(401)
+  })
+
+  it('answers 503, not 401, when the key set cannot be fetched', async () => {
+    const unreachable = defineServer({
+      name: 'x',
+      version: '1',
+      tools: tools(),
+      logger: { error: () => {}, warn: () => {} },
+      security: {
+        auth: bearerAuth({
+          resource,
+          authorizationServers: [ISSUER],
+          jwt: { issuer: ISSUER, jwksUrl: 'http://127.0.0.1:9/jwks.json' },
+        }),
+      },
+    })
+    const answer = await post(createFetchHandler(unreachable), 'tools/list', {}, bearer(await token({ sub: 'a' })), resource)
+    expect(answer.status).toBe(503)
+    expect(answer.headers.get('retry-after')).toBe('5')
+  })
+
+  it('rejects configurations that would skip the audience or the verifier', () => {
+    expect(() => bearerAuth({ resource: 'not a url', authorizationServers: [ISSUER], jwt: { issuer: ISSUER, jwksUrl } })).toThrow(/absolute URL/)
+    expect(() => bearerAuth({ resource, authorizationServers: [], jwt: { issuer: ISSUER, jwksUrl } })).toThrow(/authorization server/)
+    expect(() => bearerAuth({ resource, authorizationServers: [ISSUER] })).toThrow(/exactly one/)
+  })
+
+  it('leaves stdio without HTTP auth: the local user sees every tool', async () => {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const connection = serveStdio(server, { input, output })
+    const lines: string[] = []
+    output.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)))
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta() } })}\n`)
+    await expect.poll(() => lines.length).toBe(1)
+    const message = JSON.parse(lines[0] as string) as { result: { tools: { name: string }[] } }
+    assertServerMessage(message, 'tools/list')
+    expect(message.result.tools.map((t) => t.name)).toEqual(['echo', 'notes_read', 'notes_write'])
+    input.end()
+    await connection.closed
+  })
+})

@@ -1,0 +1,129 @@
+import { PassThrough } from 'node:stream'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineServer, defineTool, jsonSchema } from '../../src/index.js'
+import { serveStdio } from '../../src/transports/stdio/index.js'
+import { errorOf, meta, resultOf, standardHeaders } from '../helpers/http.js'
+import { assertServerMessage } from '../helpers/spec-schema.js'
+import { callTool, live, type Live, textOf } from '../helpers/live.js'
+
+const received: unknown[] = []
+const server = defineServer({
+  name: 'input',
+  version: '1',
+  tools: [
+    defineTool({
+      name: 'store',
+      inputSchema: jsonSchema<{ doc: Record<string, unknown> }>({
+        type: 'object',
+        properties: { doc: { type: 'object' } },
+        required: ['doc'],
+      }),
+      handler: ({ doc }) => {
+        received.push(doc)
+        // A careless merge: with a __proto__ key this would swap the target's prototype.
+        const merged = Object.assign({}, doc) as Record<string, unknown>
+        return `keys: ${Object.keys(merged).join(',')}`
+      },
+    }),
+    defineTool({
+      name: 'bounded',
+      inputSchema: z.object({ name: z.string().max(8), tags: z.array(z.string()).max(2) }),
+      handler: ({ name }) => `hi ${name}`,
+    }),
+  ],
+})
+let mcp: Live
+beforeAll(async () => {
+  mcp = await live(server, { maxBodyBytes: 64 * 1024 })
+})
+afterAll(() => mcp.close())
+
+const nested = (depth: number): unknown => {
+  let value: unknown = 'leaf'
+  for (let i = 0; i < depth; i++) value = { a: value }
+  return value
+}
+
+function rawPost(body: string | Uint8Array, method = 'tools/call', name?: string): Promise<Response> {
+  const headers = standardHeaders(method, name ? { name } : {})
+  return fetch(mcp.url, { method: 'POST', headers, body })
+}
+
+describe('input hardening over HTTP', () => {
+  it('refuses params nested deeper than the limit, and accepts ordinary depth', async () => {
+    const deep = await callTool(mcp, 'store', { doc: nested(70) })
+    expect(deep.status).toBe(400)
+    expect(errorOf(deep)).toMatchObject({ code: -32602, message: 'Invalid params: params are nested deeper than 64 levels' })
+    expect(resultOf(await callTool(mcp, 'store', { doc: nested(20) })).isError).toBeUndefined()
+  })
+
+  it('survives nesting far beyond any stack (20 000 levels) with a clear error', async () => {
+    const depth = 20_000
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":${JSON.stringify(meta())},"name":"store","arguments":{"doc":${'['.repeat(depth)}${']'.repeat(depth)}}}}`
+    const response = await rawPost(body, 'tools/call', 'store')
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32602)
+  })
+
+  it('refuses __proto__ keys and lets constructor/prototype keys pollute nothing', async () => {
+    const body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":${JSON.stringify(meta())},"name":"store","arguments":{"doc":{"__proto__":{"polluted":true}}}}}`
+    const response = await rawPost(body, 'tools/call', 'store')
+    expect(response.status).toBe(400)
+    const message = (await response.json()) as Record<string, unknown>
+    assertServerMessage(message, 'tools/call')
+    expect((message.error as { message: string }).message).toBe('Invalid params: the key "__proto__" is not allowed')
+    const sneaky = resultOf(
+      await callTool(mcp, 'store', { doc: { constructor: { prototype: { polluted: true } }, prototype: { polluted: true } } }),
+    )
+    expect(textOf(sneaky)).toBe('keys: constructor,prototype')
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(Object.prototype).not.toHaveProperty('polluted')
+  })
+
+  it('enforces string and array bounds the schema declares', async () => {
+    const long = resultOf(await callTool(mcp, 'bounded', { name: 'a-much-too-long-name', tags: [] }))
+    expect(long.isError).toBe(true)
+    expect(textOf(long)).toMatch(/Invalid arguments for tool bounded/)
+    const many = resultOf(await callTool(mcp, 'bounded', { name: 'ok', tags: ['a', 'b', 'c'] }))
+    expect(many.isError).toBe(true)
+    expect(textOf(resultOf(await callTool(mcp, 'bounded', { name: 'ok', tags: ['a'] })))).toBe('hi ok')
+  })
+
+  it('refuses invalid UTF-8 and oversized bodies', async () => {
+    const valid = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta() } }))
+    const broken = Buffer.concat([valid.subarray(0, 20), Buffer.from([0xc3, 0x28, 0xff]), valid.subarray(20)])
+    const response = await rawPost(broken, 'tools/list')
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { error: { code: number; message: string } }).error).toEqual({
+      code: -32700,
+      message: 'Parse error: body is not valid UTF-8',
+    })
+    const huge = await rawPost(JSON.stringify({ pad: 'x'.repeat(70_000) }), 'tools/list')
+    expect(huge.status).toBe(413)
+  })
+})
+
+describe('input hardening over stdio', () => {
+  it('answers invalid UTF-8 and deep nesting with errors and keeps serving', async () => {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const connection = serveStdio(server, { input, output })
+    const lines: Record<string, unknown>[] = []
+    output.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>)
+    })
+    input.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/list"'), Buffer.from([0xfe, 0x0a])]))
+    input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { _meta: meta(), name: 'store', arguments: { doc: nested(100) } } })}\n`,
+    )
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta() } })}\n`)
+    await expect.poll(() => lines.length).toBe(3)
+    for (const line of lines) assertServerMessage(line)
+    expect(lines[0]).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: line is not valid UTF-8' } })
+    expect(lines.find((line) => line.id === 2)?.error).toMatchObject({ code: -32602 })
+    expect(lines.find((line) => line.id === 3)?.result).toBeDefined()
+    input.end()
+    await connection.closed
+  })
+})

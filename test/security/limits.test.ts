@@ -1,0 +1,139 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { defineServer, defineTool, MemoryRateLimitStore, type SecurityOptions, type ToolDefinition } from '../../src/index.js'
+import type { AuthResult, HttpRequestView } from '../../src/transports/http/core.js'
+import { errorOf, resultOf } from '../helpers/http.js'
+import { callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
+
+const running: Live[] = []
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()))
+})
+
+/** Trusts an `x-user` header as the principal: enough to tell callers apart in these tests. */
+const byHeader = (view: HttpRequestView): AuthResult => {
+  const subject = view.header('x-user')
+  return subject ? { ok: true, auth: { subject, scopes: [] } } : { ok: true }
+}
+const as = (user: string): { headers: Record<string, string> } => ({ headers: { 'x-user': user } })
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function start(tools: ToolDefinition[], security: SecurityOptions): Promise<Live> {
+  const server = live(defineServer({ name: 'limits', version: '1', tools, security, logger: memoryLogger() }), {
+    authenticate: byHeader,
+  })
+  running.push(await server)
+  return server
+}
+
+const ping = defineTool({ name: 'ping', handler: () => 'pong' })
+
+describe('request rate limit (per principal, HTTP 429)', () => {
+  it('answers 429 with Retry-After once the budget is spent, and recovers after the window', async () => {
+    const mcp = await start([ping], { rateLimit: { requests: { points: 3, durationMs: 400 }, toolCalls: false } })
+    for (let i = 0; i < 3; i++) expect((await mcp.call('tools/list', {}, as('ann'))).status).toBe(200)
+    const refused = await mcp.call('tools/list', {}, as('ann'))
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    const error = errorOf(refused)
+    expect(error.message).toMatch(/^Too many requests: more than 3 requests in 0.4 s; retry in 1 s$/)
+    expect((error.data as { retryAfterMs: number }).retryAfterMs).toBeLessThanOrEqual(400)
+    // another principal has its own budget
+    expect((await mcp.call('tools/list', {}, as('bob'))).status).toBe(200)
+    await sleep(450)
+    expect((await mcp.call('tools/list', {}, as('ann'))).status).toBe(200)
+  })
+
+  it('counts anonymous callers by client address', async () => {
+    const mcp = await start([ping], { rateLimit: { requests: { points: 2, durationMs: 60_000 } } })
+    await mcp.call('tools/list')
+    await mcp.call('tools/list')
+    expect((await mcp.call('tools/list')).status).toBe(429)
+    expect((await mcp.call('tools/list', {}, as('ann'))).status).toBe(200)
+  })
+})
+
+describe('tool rate limits (per principal and tool, isError)', () => {
+  it('refuses with a retry hint the model can read, per tool, and recovers', async () => {
+    const other = defineTool({ name: 'other', handler: () => 'ok' })
+    const mcp = await start([ping, other], {
+      rateLimit: { toolCalls: { points: 100, durationMs: 60_000 }, tools: { ping: { points: 2, durationMs: 500 }, other: false } },
+    })
+    expect(textOf(resultOf(await callTool(mcp, 'ping', {}, as('ann'))))).toBe('pong')
+    expect(textOf(resultOf(await callTool(mcp, 'ping', {}, as('ann'))))).toBe('pong')
+    const limited = await callTool(mcp, 'ping', {}, as('ann'))
+    expect(limited.status).toBe(200)
+    const result = resultOf(limited)
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toBe('Rate limit for tool ping reached (2 calls per 500 ms); retry in 1 s.')
+    expect(resultOf(await callTool(mcp, 'ping', {}, as('bob'))).isError).toBeUndefined()
+    for (let i = 0; i < 5; i++) expect(resultOf(await callTool(mcp, 'other', {}, as('ann'))).isError).toBeUndefined()
+    await sleep(550)
+    expect(textOf(resultOf(await callTool(mcp, 'ping', {}, as('ann'))))).toBe('pong')
+  })
+
+  it('keeps the in-memory store bounded', async () => {
+    const store = new MemoryRateLimitStore({ maxKeys: 50 })
+    const bucket = { name: 'b', points: 1, durationMs: 60_000 }
+    for (let i = 0; i < 500; i++) expect((await store.consume(bucket, `client-${i}`)).allowed).toBe(true)
+    expect(store.size).toBe(50)
+    expect((await store.consume(bucket, 'client-499')).allowed).toBe(false)
+  })
+})
+
+describe('concurrent calls per principal', () => {
+  it('refuses calls beyond the cap while others run, and accepts again when they finish', async () => {
+    let releaseAll!: () => void
+    const gate = new Promise<void>((resolve) => (releaseAll = resolve))
+    const slow = defineTool({ name: 'slow', handler: async () => (await gate, 'done') })
+    const mcp = await start([slow, ping], { maxConcurrentCalls: 2 })
+    const first = callTool(mcp, 'slow', {}, as('ann'))
+    const second = callTool(mcp, 'slow', {}, as('ann'))
+    await sleep(100)
+    const third = resultOf(await callTool(mcp, 'ping', {}, as('ann')))
+    expect(third.isError).toBe(true)
+    expect(textOf(third)).toMatch(/Too many tool calls in progress \(at most 2 at once per caller\)/)
+    expect(textOf(resultOf(await callTool(mcp, 'ping', {}, as('bob'))))).toBe('pong')
+    releaseAll()
+    expect(textOf(resultOf(await first))).toBe('done')
+    expect(textOf(resultOf(await second))).toBe('done')
+    expect(textOf(resultOf(await callTool(mcp, 'ping', {}, as('ann'))))).toBe('pong')
+  })
+})
+
+describe('tool timeouts', () => {
+  it('aborts the handler signal and answers a tool error that says it timed out', async () => {
+    let aborted: unknown
+    const stuck = defineTool({
+      name: 'stuck',
+      timeoutMs: 150,
+      handler: (_args, ctx) =>
+        new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted = ctx.signal.reason
+            reject(new Error('stopped'))
+          })
+        }),
+    })
+    const server = await start([stuck], {})
+    const started = Date.now()
+    const result = resultOf(await callTool(server, 'stuck'))
+    expect(Date.now() - started).toBeLessThan(2_000)
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toBe('Tool stuck timed out after 150 ms and was stopped; try a smaller request, or try again later.')
+    expect(aborted).toBeInstanceOf(Error)
+  })
+
+  it('applies the server default to tools without their own timeout', async () => {
+    const sleepy = defineTool({ name: 'sleepy', handler: () => sleep(5_000).then(() => 'late') })
+    const mcp = await start([sleepy, ping], { toolTimeoutMs: 200 })
+    expect(textOf(resultOf(await callTool(mcp, 'sleepy')))).toMatch(/^Tool sleepy timed out after 200 ms/)
+    expect(textOf(resultOf(await callTool(mcp, 'ping')))).toBe('pong')
+  })
+
+  it('refuses nonsense limits at definition time', () => {
+    expect(() => defineServer({ name: 'x', version: '1', security: { toolTimeoutMs: -1 } })).toThrow(/toolTimeoutMs/)
+    expect(() =>
+      defineServer({ name: 'x', version: '1', security: { rateLimit: { requests: { points: 0, durationMs: 1 } } } }),
+    ).toThrow(/points/)
+  })
+})

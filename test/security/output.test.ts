@@ -1,0 +1,159 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { defineServer, defineTool, jsonSchema, stripControls, ToolError, toolResult } from '../../src/index.js'
+import type { SecurityOptions, ToolDefinition } from '../../src/index.js'
+import { PNG_1X1, WAV_SILENCE } from '../../src/fixture/media.js'
+import { errorOf, meta, resultOf } from '../helpers/http.js'
+import { callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
+
+const running: Live[] = []
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()))
+})
+
+async function start(tools: ToolDefinition[], security: SecurityOptions = {}, logger = memoryLogger()): Promise<Live> {
+  const server = await live(defineServer({ name: 'out', version: '1', tools, security: { secretsFromEnv: false, ...security }, logger }))
+  running.push(server)
+  return server
+}
+
+const HOSTILE =
+  'red:\x1b[31mX\x1b[0m link:\x1b]8;;https://evil.example\x07click\x1b]8;;\x07 title:\x1b]0;pwned\x1b\\ bell:\x07 ' +
+  'nul:\x00 del:\x7f c1:\x9b2J bidi:\u202eevil\u202c tag:\udb40\udc41\udb40\udc42 cr:a\rb crlf:c\r\nd tab:\te\nok 👨‍👩‍👧'
+const CLEAN =
+  'red:X link:click title: bell: nul: del: c1: bidi:evil tag: cr:ab crlf:c\r\nd tab:\te\nok 👨‍👩‍👧'
+
+describe('text sanitising', () => {
+  it('strips terminal escapes and invisible controls, keeping newline, tab, CRLF and emoji joiners', () => {
+    expect(stripControls(HOSTILE)).toBe(CLEAN)
+    expect(stripControls('plain text\nwith\ttabs')).toBe('plain text\nwith\ttabs')
+  })
+
+  it('sanitises text, structured content and its JSON copy in real results', async () => {
+    const loud = defineTool({ name: 'loud', handler: () => HOSTILE })
+    const shaped = defineTool({
+      name: 'shaped',
+      outputSchema: jsonSchema<{ note: string }>({ type: 'object', properties: { note: { type: 'string' } } }),
+      handler: () => ({ note: '\x1b[2Jwiped' }),
+    })
+    const failing = defineTool({ name: 'failing', handler: () => { throw new ToolError('bad \x1b[31minput\x1b[0m') } })
+    const mcp = await start([loud, shaped, failing])
+    expect(textOf(resultOf(await callTool(mcp, 'loud')))).toBe(CLEAN)
+    const structured = resultOf(await callTool(mcp, 'shaped'))
+    expect(structured.structuredContent).toEqual({ note: 'wiped' })
+    expect(textOf(structured)).toBe('{"note":"wiped"}')
+    const error = resultOf(await callTool(mcp, 'failing'))
+    expect(error.isError).toBe(true)
+    expect(textOf(error)).toBe('bad input')
+  })
+})
+
+describe('result size cap', () => {
+  const big = defineTool({ name: 'big', handler: () => [{ type: 'text', text: 'a'.repeat(3000) }, { type: 'text', text: 'b'.repeat(10) }] })
+  const bigStructured = defineTool({ name: 'big_structured', handler: () => ({ blob: 'x'.repeat(3000) }) })
+
+  it('truncates text with a clear marker by default', async () => {
+    const mcp = await start([big, bigStructured], { output: { maxBytes: 1000 } })
+    const result = resultOf(await callTool(mcp, 'big'))
+    const text = textOf(result)
+    expect(text.length).toBeLessThan(1000)
+    expect(text.endsWith('[truncated: the result exceeded the 1000-byte limit]')).toBe(true)
+    expect(result.isError).toBeUndefined()
+    const refused = resultOf(await callTool(mcp, 'big_structured'))
+    expect(refused.isError).toBe(true)
+    expect(textOf(refused)).toMatch(/^Tool big_structured returned about \d+ bytes, over the 1000-byte limit for results/)
+  })
+
+  it('refuses instead when configured', async () => {
+    const mcp = await start([big], { output: { maxBytes: 1000, oversized: 'refuse' } })
+    const result = resultOf(await callTool(mcp, 'big'))
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toMatch(/over the 1000-byte limit/)
+  })
+})
+
+describe('binary content checks', () => {
+  const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46]).toString('base64')
+  const tools = [
+    defineTool({ name: 'png', handler: () => ({ type: 'image', data: PNG_1X1, mimeType: 'image/png' }) }),
+    defineTool({ name: 'wav', handler: () => ({ type: 'audio', data: WAV_SILENCE, mimeType: 'audio/wav' }) }),
+    defineTool({ name: 'bad_base64', handler: () => ({ type: 'image', data: 'not base64!!', mimeType: 'image/png' }) }),
+    defineTool({ name: 'wrong_family', handler: () => ({ type: 'image', data: PNG_1X1, mimeType: 'text/html' }) }),
+    defineTool({ name: 'wrong_magic', handler: () => ({ type: 'image', data: JPEG, mimeType: 'image/png' }) }),
+    defineTool({
+      name: 'bad_blob',
+      handler: () => toolResult({ content: [{ type: 'resource', resource: { uri: 'file:///x', blob: '@@@', mimeType: 'application/octet-stream' } }] }),
+    }),
+  ]
+
+  it('passes real media and refuses broken or mislabelled binaries with a reference', async () => {
+    const logger = memoryLogger()
+    const mcp = await start(tools, {}, logger)
+    expect(resultOf(await callTool(mcp, 'png')).isError).toBeUndefined()
+    expect(resultOf(await callTool(mcp, 'wav')).isError).toBeUndefined()
+    for (const [name, detail] of [
+      ['bad_base64', 'image content: data is not valid base64'],
+      ['wrong_family', 'image content: mimeType text/html is not an image type'],
+      ['wrong_magic', 'image content: data is not image/png'],
+      ['bad_blob', 'resource file:///x: data is not valid base64'],
+    ] as const) {
+      const result = resultOf(await callTool(mcp, name))
+      expect(result.isError).toBe(true)
+      const text = textOf(result)
+      expect(text).toMatch(new RegExp(`^Tool ${name} produced invalid binary content \\(ref [\\w-]+\\)$`))
+      const ref = /ref ([\w-]+)/.exec(text)?.[1] as string
+      expect(logger.lines.some((line) => line.includes(ref) && line.includes(detail))).toBe(true)
+    }
+  })
+})
+
+describe('internal errors and secrets', () => {
+  const SECRET = 'sk-live-4f9a8b7c6d5e'
+  const leaky = [
+    defineTool({ name: 'crash', handler: () => { throw new TypeError(`cannot read db at postgres://admin:${SECRET}@db`) } }),
+    defineTool({ name: 'say_secret', handler: () => `the key is ${SECRET}` }),
+    defineTool({ name: 'structured_secret', handler: () => ({ key: SECRET, quoted: `"${SECRET}"` }) }),
+    defineTool({ name: 'error_secret', handler: () => { throw new ToolError(`upstream refused key ${SECRET}`) } }),
+    defineTool({
+      name: 'chatty',
+      handler: (_args, ctx) => {
+        ctx.log.info(`using ${SECRET}`)
+        ctx.progress(1, 2, `step with ${SECRET}`)
+        return 'done'
+      },
+    }),
+  ]
+
+  it('hides internal error details behind a correlation id that the log explains', async () => {
+    const logger = memoryLogger()
+    const mcp = await start(leaky, { secrets: [SECRET] }, logger)
+    const result = resultOf(await callTool(mcp, 'crash'))
+    expect(result.isError).toBe(true)
+    const text = textOf(result)
+    expect(text).toMatch(/^Tool crash failed unexpectedly \(ref [\w-]+\)$/)
+    const ref = /ref ([\w-]+)/.exec(text)?.[1] as string
+    const line = logger.lines.find((entry) => entry.includes(ref)) as string
+    expect(line).toContain('cannot read db')
+    expect(line).not.toContain(SECRET)
+    expect(line).toContain('[redacted]')
+  })
+
+  it('never sends a configured secret: results, structured content, tool errors, logs and progress', async () => {
+    const mcp = await start(leaky, { secrets: [SECRET] })
+    for (const name of ['say_secret', 'structured_secret', 'error_secret', 'chatty']) {
+      const answer = await callTool(mcp, name, {}, { meta: meta({ progressToken: 'p1', 'io.modelcontextprotocol/logLevel': 'debug' }) })
+      expect(answer.status).toBe(200)
+      expect(answer.text).not.toContain(SECRET)
+      expect(answer.text).toContain('[redacted]')
+    }
+    const structured = resultOf(await callTool(mcp, 'structured_secret'))
+    expect(structured.structuredContent).toEqual({ key: '[redacted]', quoted: '"[redacted]"' })
+  })
+
+  it('also redacts secrets in protocol errors', async () => {
+    const mcp = await start(leaky, { secrets: [SECRET] })
+    const answer = await callTool(mcp, SECRET.replace(/-/g, '_'))
+    expect(errorOf(answer).message).toMatch(/Unknown tool/)
+    const direct = await mcp.call('tools/call', { name: 'nope', arguments: {} }, { headers: { 'mcp-name': SECRET } })
+    expect(direct.text).not.toContain(SECRET)
+  })
+})
