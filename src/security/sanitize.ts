@@ -5,8 +5,8 @@
  */
 import type { CallToolResult, ContentBlock } from '../wire/types.js'
 
+/* eslint-disable no-control-regex -- matching control characters is the point here */
 /** CSI, OSC (to BEL or ST), DCS/SOS/PM/APC strings, two-byte ESC sequences and 8-bit CSI. */
-// eslint-disable-next-line no-control-regex
 const ESCAPES =
   /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?|\x9b[0-?]*[ -/]*[@-~]/g
 /**
@@ -14,11 +14,10 @@ const ESCAPES =
  * embedding/override/isolate controls, interlinear annotation marks and Unicode tag characters (used to
  * smuggle invisible text to models). Zero-width joiners stay: emoji and many scripts need them.
  */
-// eslint-disable-next-line no-control-regex
 const INVISIBLE =
   /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufff9-\ufffb]|\r(?!\n)|\udb40[\udc00-\udc7f]/g
-// eslint-disable-next-line no-control-regex
 const SUSPECT = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufff9-\ufffb\udb40]/
+/* eslint-enable no-control-regex */
 
 /** Removes terminal escape sequences and invisible control characters; keeps newline and tab. */
 export function stripControls(text: string): string {

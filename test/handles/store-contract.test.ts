@@ -23,7 +23,10 @@ const stores: Record<string, (limits: { maxPerOwner: number }) => Clocked> = {
   sqlite: (limits) => {
     let now = 1_000_000
     const file = join(dir, `store-${++files}.db`)
-    return { store: new SqliteHandleStore(file, { ...limits, now: () => now }), advance: (ms) => void (now += ms) }
+    return {
+      store: new SqliteHandleStore(file, { ...limits, now: () => now }),
+      advance: (ms) => void (now += ms),
+    }
   },
 }
 
@@ -85,7 +88,9 @@ describe.each(Object.keys(stores))('%s handle store', (name) => {
 
   it('bounds live handles per owner, counting expired ones out', async () => {
     for (let i = 0; i < 3; i++) await store.create('basket', crypto.randomUUID(), 'ann', i, 1000)
-    await expect(store.create('basket', crypto.randomUUID(), 'ann', 4, 1000)).rejects.toBeInstanceOf(HandleLimitError)
+    await expect(store.create('basket', crypto.randomUUID(), 'ann', 4, 1000)).rejects.toBeInstanceOf(
+      HandleLimitError,
+    )
     await store.create('basket', crypto.randomUUID(), 'bob', 1, 1000)
     clocked.advance(1001)
     await store.create('basket', crypto.randomUUID(), 'ann', 5, 1000)

@@ -7,7 +7,7 @@ import { bearerAuth, createFetchHandler, defineServer, defineTool, type Server }
 import { serveStdio } from '../../src/transports/stdio/index.js'
 import { errorOf, meta, post, resultOf } from '../helpers/http.js'
 import { assertServerMessage } from '../helpers/spec-schema.js'
-import { callTool, live, type Live, textOf } from '../helpers/live.js'
+import { callTool, type Live, textOf } from '../helpers/live.js'
 
 const ISSUER = 'https://auth.example.test'
 let jwks: NodeHttpServer
@@ -28,7 +28,13 @@ function tools() {
 
 async function token(
   claims: Record<string, unknown>,
-  options: { key?: CryptoKey; expiresIn?: string | number; audience?: string; issuer?: string; alg?: string } = {},
+  options: {
+    key?: CryptoKey
+    expiresIn?: string | number
+    audience?: string
+    issuer?: string
+    alg?: string
+  } = {},
 ): Promise<string> {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: options.alg ?? 'ES256', kid: 'k1' })
@@ -39,7 +45,9 @@ async function token(
     .sign(options.key ?? signingKey)
 }
 
-const bearer = (value: string): { headers: Record<string, string> } => ({ headers: { authorization: `Bearer ${value}` } })
+const bearer = (value: string): { headers: Record<string, string> } => ({
+  headers: { authorization: `Bearer ${value}` },
+})
 
 beforeAll(async () => {
   const pair = await generateKeyPair('ES256')
@@ -92,7 +100,10 @@ const challengeOf = (answer: { headers: Headers }): string => answer.headers.get
 
 describe('bearer authentication over HTTP', () => {
   it('serves the protected resource metadata at both well-known paths', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-protected-resource',
+    ]) {
       const response = await fetch(new URL(path, resource))
       expect(response.status).toBe(200)
       const document = (await response.json()) as Record<string, unknown>
@@ -116,16 +127,30 @@ describe('bearer authentication over HTTP', () => {
   })
 
   it.each([
-    ['expired', () => token({ sub: 'ann', scope: 'notes:read' }, { expiresIn: Math.floor(Date.now() / 1000) - 60 }), /expired/],
-    ['for another resource', () => token({ sub: 'ann' }, { audience: 'https://other.example.test/mcp' }), /audience/],
-    ['from an untrusted issuer', () => token({ sub: 'ann' }, { issuer: 'https://evil.example.test' }), /issuer/],
+    [
+      'expired',
+      () => token({ sub: 'ann', scope: 'notes:read' }, { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
+      /expired/,
+    ],
+    [
+      'for another resource',
+      () => token({ sub: 'ann' }, { audience: 'https://other.example.test/mcp' }),
+      /audience/,
+    ],
+    [
+      'from an untrusted issuer',
+      () => token({ sub: 'ann' }, { issuer: 'https://evil.example.test' }),
+      /issuer/,
+    ],
     ['signed by an unknown key', () => token({ sub: 'ann' }, { key: strangerKey }), /signature/],
     ['with no subject', () => token({ scope: 'notes:read' }), /subject/],
     ['malformed', async () => 'not.a.jwt', /malformed/],
   ])('refuses a token %s with 401 invalid_token', async (_what, make, reason) => {
     const answer = await mcp.call('tools/list', {}, bearer(await make()))
     expect(answer.status).toBe(401)
-    expect(challengeOf(answer)).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="/)
+    expect(challengeOf(answer)).toMatch(
+      /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="/,
+    )
     expect(errorOf(answer).message).toMatch(reason)
   })
 
@@ -145,22 +170,34 @@ describe('bearer authentication over HTTP', () => {
     const none = resultOf(await mcp.call('tools/list', {}, bearer(await token({ sub: 'ann' }))))
     expect((none.tools as { name: string }[]).map((t) => t.name)).toEqual(['echo'])
     expect(none.cacheScope).toBe('private')
-    const reader = resultOf(await mcp.call('tools/list', {}, bearer(await token({ sub: 'ann', scope: 'notes:read' }))))
+    const reader = resultOf(
+      await mcp.call('tools/list', {}, bearer(await token({ sub: 'ann', scope: 'notes:read' }))),
+    )
     expect((reader.tools as { name: string }[]).map((t) => t.name)).toEqual(['echo', 'notes_read'])
     // notes:write implies notes:read through the configured hierarchy
-    const writer = resultOf(await mcp.call('tools/list', {}, bearer(await token({ sub: 'bob', scp: ['notes:write'] }))))
-    expect((writer.tools as { name: string }[]).map((t) => t.name)).toEqual(['echo', 'notes_read', 'notes_write'])
+    const writer = resultOf(
+      await mcp.call('tools/list', {}, bearer(await token({ sub: 'bob', scp: ['notes:write'] }))),
+    )
+    expect((writer.tools as { name: string }[]).map((t) => t.name)).toEqual([
+      'echo',
+      'notes_read',
+      'notes_write',
+    ])
   })
 
   it('answers a call outside the granted scopes with 403 insufficient_scope for step-up', async () => {
     const reader = bearer(await token({ sub: 'ann', scope: 'notes:read' }))
     const answer = await callTool(mcp, 'notes_write', {}, reader)
     expect(answer.status).toBe(403)
-    expect(challengeOf(answer)).toMatch(/^Bearer error="insufficient_scope", scope="notes:write", resource_metadata="[^"]+oauth-protected-resource\/mcp"/)
+    expect(challengeOf(answer)).toMatch(
+      /^Bearer error="insufficient_scope", scope="notes:write", resource_metadata="[^"]+oauth-protected-resource\/mcp"/,
+    )
     expect(errorOf(answer).data).toEqual({ requiredScopes: ['notes:write'] })
     const allowed = resultOf(await callTool(mcp, 'notes_read', {}, reader))
     expect(textOf(allowed)).toBe('notes')
-    const upgraded = resultOf(await callTool(mcp, 'notes_write', {}, bearer(await token({ sub: 'ann', scope: 'notes:write' }))))
+    const upgraded = resultOf(
+      await callTool(mcp, 'notes_write', {}, bearer(await token({ sub: 'ann', scope: 'notes:write' }))),
+    )
     expect(textOf(upgraded)).toBe('written')
   })
 
@@ -175,7 +212,9 @@ describe('bearer authentication over HTTP', () => {
 describe('bearer authentication elsewhere', () => {
   it('serves the metadata from the fetch handler and checks tokens there too', async () => {
     const handler = createFetchHandler(server)
-    const response = await handler(new Request(new URL('/.well-known/oauth-protected-resource/mcp', resource)))
+    const response = await handler(
+      new Request(new URL('/.well-known/oauth-protected-resource/mcp', resource)),
+    )
     expect(response.status).toBe(200)
     expect(((await response.json()) as { resource: string }).resource).toBe(resource)
     const answer = await post(handler, 'tools/list', {}, {}, resource)
@@ -196,14 +235,24 @@ describe('bearer authentication elsewhere', () => {
         }),
       },
     })
-    const answer = await post(createFetchHandler(unreachable), 'tools/list', {}, bearer(await token({ sub: 'a' })), resource)
+    const answer = await post(
+      createFetchHandler(unreachable),
+      'tools/list',
+      {},
+      bearer(await token({ sub: 'a' })),
+      resource,
+    )
     expect(answer.status).toBe(503)
     expect(answer.headers.get('retry-after')).toBe('5')
   })
 
   it('rejects configurations that would skip the audience or the verifier', () => {
-    expect(() => bearerAuth({ resource: 'not a url', authorizationServers: [ISSUER], jwt: { issuer: ISSUER, jwksUrl } })).toThrow(/absolute URL/)
-    expect(() => bearerAuth({ resource, authorizationServers: [], jwt: { issuer: ISSUER, jwksUrl } })).toThrow(/authorization server/)
+    expect(() =>
+      bearerAuth({ resource: 'not a url', authorizationServers: [ISSUER], jwt: { issuer: ISSUER, jwksUrl } }),
+    ).toThrow(/absolute URL/)
+    expect(() =>
+      bearerAuth({ resource, authorizationServers: [], jwt: { issuer: ISSUER, jwksUrl } }),
+    ).toThrow(/authorization server/)
     expect(() => bearerAuth({ resource, authorizationServers: [ISSUER] })).toThrow(/exactly one/)
   })
 
@@ -213,7 +262,9 @@ describe('bearer authentication elsewhere', () => {
     const connection = serveStdio(server, { input, output })
     const lines: string[] = []
     output.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)))
-    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta() } })}\n`)
+    input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta() } })}\n`,
+    )
     await expect.poll(() => lines.length).toBe(1)
     const message = JSON.parse(lines[0] as string) as { result: { tools: { name: string }[] } }
     assertServerMessage(message, 'tools/list')

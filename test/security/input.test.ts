@@ -47,14 +47,17 @@ const nested = (depth: number): unknown => {
 
 function rawPost(body: string | Uint8Array, method = 'tools/call', name?: string): Promise<Response> {
   const headers = standardHeaders(method, name ? { name } : {})
-  return fetch(mcp.url, { method: 'POST', headers, body })
+  return fetch(mcp.url, { method: 'POST', headers, body: body as BodyInit })
 }
 
 describe('input hardening over HTTP', () => {
   it('refuses params nested deeper than the limit, and accepts ordinary depth', async () => {
     const deep = await callTool(mcp, 'store', { doc: nested(70) })
     expect(deep.status).toBe(400)
-    expect(errorOf(deep)).toMatchObject({ code: -32602, message: 'Invalid params: params are nested deeper than 64 levels' })
+    expect(errorOf(deep)).toMatchObject({
+      code: -32602,
+      message: 'Invalid params: params are nested deeper than 64 levels',
+    })
     expect(resultOf(await callTool(mcp, 'store', { doc: nested(20) })).isError).toBeUndefined()
   })
 
@@ -72,9 +75,13 @@ describe('input hardening over HTTP', () => {
     expect(response.status).toBe(400)
     const message = (await response.json()) as Record<string, unknown>
     assertServerMessage(message, 'tools/call')
-    expect((message.error as { message: string }).message).toBe('Invalid params: the key "__proto__" is not allowed')
+    expect((message.error as { message: string }).message).toBe(
+      'Invalid params: the key "__proto__" is not allowed',
+    )
     const sneaky = resultOf(
-      await callTool(mcp, 'store', { doc: { constructor: { prototype: { polluted: true } }, prototype: { polluted: true } } }),
+      await callTool(mcp, 'store', {
+        doc: { constructor: { prototype: { polluted: true } }, prototype: { polluted: true } },
+      }),
     )
     expect(textOf(sneaky)).toBe('keys: constructor,prototype')
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
@@ -91,7 +98,9 @@ describe('input hardening over HTTP', () => {
   })
 
   it('refuses invalid UTF-8 and oversized bodies', async () => {
-    const valid = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta() } }))
+    const valid = Buffer.from(
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta() } }),
+    )
     const broken = Buffer.concat([valid.subarray(0, 20), Buffer.from([0xc3, 0x28, 0xff]), valid.subarray(20)])
     const response = await rawPost(broken, 'tools/list')
     expect(response.status).toBe(400)
@@ -111,16 +120,27 @@ describe('input hardening over stdio', () => {
     const connection = serveStdio(server, { input, output })
     const lines: Record<string, unknown>[] = []
     output.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>)
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>)
     })
-    input.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/list"'), Buffer.from([0xfe, 0x0a])]))
+    input.write(
+      Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/list"'),
+        Buffer.from([0xfe, 0x0a]),
+      ]),
+    )
     input.write(
       `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { _meta: meta(), name: 'store', arguments: { doc: nested(100) } } })}\n`,
     )
-    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta() } })}\n`)
+    input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta() } })}\n`,
+    )
     await expect.poll(() => lines.length).toBe(3)
     for (const line of lines) assertServerMessage(line)
-    expect(lines[0]).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: line is not valid UTF-8' } })
+    expect(lines[0]).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error: line is not valid UTF-8' },
+    })
     expect(lines.find((line) => line.id === 2)?.error).toMatchObject({ code: -32602 })
     expect(lines.find((line) => line.id === 3)?.result).toBeDefined()
     input.end()

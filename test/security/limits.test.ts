@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { defineServer, defineTool, MemoryRateLimitStore, type SecurityOptions, type ToolDefinition } from '../../src/index.js'
+import {
+  defineServer,
+  defineTool,
+  MemoryRateLimitStore,
+  type SecurityOptions,
+  type ToolDefinition,
+} from '../../src/index.js'
 import type { AuthResult, HttpRequestView } from '../../src/transports/http/core.js'
 import { errorOf, resultOf } from '../helpers/http.js'
 import { callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
@@ -18,9 +24,12 @@ const as = (user: string): { headers: Record<string, string> } => ({ headers: { 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function start(tools: ToolDefinition[], security: SecurityOptions): Promise<Live> {
-  const server = live(defineServer({ name: 'limits', version: '1', tools, security, logger: memoryLogger() }), {
-    authenticate: byHeader,
-  })
+  const server = live(
+    defineServer({ name: 'limits', version: '1', tools, security, logger: memoryLogger() }),
+    {
+      authenticate: byHeader,
+    },
+  )
   running.push(await server)
   return server
 }
@@ -29,7 +38,9 @@ const ping = defineTool({ name: 'ping', handler: () => 'pong' })
 
 describe('request rate limit (per principal, HTTP 429)', () => {
   it('answers 429 with Retry-After once the budget is spent, and recovers after the window', async () => {
-    const mcp = await start([ping], { rateLimit: { requests: { points: 3, durationMs: 400 }, toolCalls: false } })
+    const mcp = await start([ping], {
+      rateLimit: { requests: { points: 3, durationMs: 400 }, toolCalls: false },
+    })
     for (let i = 0; i < 3; i++) expect((await mcp.call('tools/list', {}, as('ann'))).status).toBe(200)
     const refused = await mcp.call('tools/list', {}, as('ann'))
     expect(refused.status).toBe(429)
@@ -56,7 +67,10 @@ describe('tool rate limits (per principal and tool, isError)', () => {
   it('refuses with a retry hint the model can read, per tool, and recovers', async () => {
     const other = defineTool({ name: 'other', handler: () => 'ok' })
     const mcp = await start([ping, other], {
-      rateLimit: { toolCalls: { points: 100, durationMs: 60_000 }, tools: { ping: { points: 2, durationMs: 500 }, other: false } },
+      rateLimit: {
+        toolCalls: { points: 100, durationMs: 60_000 },
+        tools: { ping: { points: 2, durationMs: 500 }, other: false },
+      },
     })
     expect(textOf(resultOf(await callTool(mcp, 'ping', {}, as('ann'))))).toBe('pong')
     expect(textOf(resultOf(await callTool(mcp, 'ping', {}, as('ann'))))).toBe('pong')
@@ -66,7 +80,8 @@ describe('tool rate limits (per principal and tool, isError)', () => {
     expect(result.isError).toBe(true)
     expect(textOf(result)).toBe('Rate limit for tool ping reached (2 calls per 500 ms); retry in 1 s.')
     expect(resultOf(await callTool(mcp, 'ping', {}, as('bob'))).isError).toBeUndefined()
-    for (let i = 0; i < 5; i++) expect(resultOf(await callTool(mcp, 'other', {}, as('ann'))).isError).toBeUndefined()
+    for (let i = 0; i < 5; i++)
+      expect(resultOf(await callTool(mcp, 'other', {}, as('ann'))).isError).toBeUndefined()
     await sleep(550)
     expect(textOf(resultOf(await callTool(mcp, 'ping', {}, as('ann'))))).toBe('pong')
   })
@@ -119,7 +134,9 @@ describe('tool timeouts', () => {
     const result = resultOf(await callTool(server, 'stuck'))
     expect(Date.now() - started).toBeLessThan(2_000)
     expect(result.isError).toBe(true)
-    expect(textOf(result)).toBe('Tool stuck timed out after 150 ms and was stopped; try a smaller request, or try again later.')
+    expect(textOf(result)).toBe(
+      'Tool stuck timed out after 150 ms and was stopped; try a smaller request, or try again later.',
+    )
     expect(aborted).toBeInstanceOf(Error)
   })
 
@@ -131,9 +148,15 @@ describe('tool timeouts', () => {
   })
 
   it('refuses nonsense limits at definition time', () => {
-    expect(() => defineServer({ name: 'x', version: '1', security: { toolTimeoutMs: -1 } })).toThrow(/toolTimeoutMs/)
+    expect(() => defineServer({ name: 'x', version: '1', security: { toolTimeoutMs: -1 } })).toThrow(
+      /toolTimeoutMs/,
+    )
     expect(() =>
-      defineServer({ name: 'x', version: '1', security: { rateLimit: { requests: { points: 0, durationMs: 1 } } } }),
+      defineServer({
+        name: 'x',
+        version: '1',
+        security: { rateLimit: { requests: { points: 0, durationMs: 1 } } },
+      }),
     ).toThrow(/points/)
   })
 })

@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { defineServer, defineTool, jsonSchema, stripControls, ToolError, toolResult } from '../../src/index.js'
+import {
+  defineServer,
+  defineTool,
+  jsonSchema,
+  stripControls,
+  ToolError,
+  toolResult,
+} from '../../src/index.js'
 import type { SecurityOptions, ToolDefinition } from '../../src/index.js'
 import { PNG_1X1, WAV_SILENCE } from '../../src/fixture/media.js'
 import { errorOf, meta, resultOf } from '../helpers/http.js'
@@ -10,8 +17,20 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()))
 })
 
-async function start(tools: ToolDefinition[], security: SecurityOptions = {}, logger = memoryLogger()): Promise<Live> {
-  const server = await live(defineServer({ name: 'out', version: '1', tools, security: { secretsFromEnv: false, ...security }, logger }))
+async function start(
+  tools: ToolDefinition[],
+  security: SecurityOptions = {},
+  logger = memoryLogger(),
+): Promise<Live> {
+  const server = await live(
+    defineServer({
+      name: 'out',
+      version: '1',
+      tools,
+      security: { secretsFromEnv: false, ...security },
+      logger,
+    }),
+  )
   running.push(server)
   return server
 }
@@ -19,8 +38,7 @@ async function start(tools: ToolDefinition[], security: SecurityOptions = {}, lo
 const HOSTILE =
   'red:\x1b[31mX\x1b[0m link:\x1b]8;;https://evil.example\x07click\x1b]8;;\x07 title:\x1b]0;pwned\x1b\\ bell:\x07 ' +
   'nul:\x00 del:\x7f c1:\x9b2J bidi:\u202eevil\u202c tag:\udb40\udc41\udb40\udc42 cr:a\rb crlf:c\r\nd tab:\te\nok 👨‍👩‍👧'
-const CLEAN =
-  'red:X link:click title: bell: nul: del: c1: bidi:evil tag: cr:ab crlf:c\r\nd tab:\te\nok 👨‍👩‍👧'
+const CLEAN = 'red:X link:click title: bell: nul: del: c1: bidi:evil tag: cr:ab crlf:c\r\nd tab:\te\nok 👨‍👩‍👧'
 
 describe('text sanitising', () => {
   it('strips terminal escapes and invisible controls, keeping newline, tab, CRLF and emoji joiners', () => {
@@ -32,10 +50,18 @@ describe('text sanitising', () => {
     const loud = defineTool({ name: 'loud', handler: () => HOSTILE })
     const shaped = defineTool({
       name: 'shaped',
-      outputSchema: jsonSchema<{ note: string }>({ type: 'object', properties: { note: { type: 'string' } } }),
+      outputSchema: jsonSchema<{ note: string }>({
+        type: 'object',
+        properties: { note: { type: 'string' } },
+      }),
       handler: () => ({ note: '\x1b[2Jwiped' }),
     })
-    const failing = defineTool({ name: 'failing', handler: () => { throw new ToolError('bad \x1b[31minput\x1b[0m') } })
+    const failing = defineTool({
+      name: 'failing',
+      handler: () => {
+        throw new ToolError('bad \x1b[31minput\x1b[0m')
+      },
+    })
     const mcp = await start([loud, shaped, failing])
     expect(textOf(resultOf(await callTool(mcp, 'loud')))).toBe(CLEAN)
     const structured = resultOf(await callTool(mcp, 'shaped'))
@@ -48,7 +74,13 @@ describe('text sanitising', () => {
 })
 
 describe('result size cap', () => {
-  const big = defineTool({ name: 'big', handler: () => [{ type: 'text', text: 'a'.repeat(3000) }, { type: 'text', text: 'b'.repeat(10) }] })
+  const big = defineTool({
+    name: 'big',
+    handler: () => [
+      { type: 'text', text: 'a'.repeat(3000) },
+      { type: 'text', text: 'b'.repeat(10) },
+    ],
+  })
   const bigStructured = defineTool({ name: 'big_structured', handler: () => ({ blob: 'x'.repeat(3000) }) })
 
   it('truncates text with a clear marker by default', async () => {
@@ -60,7 +92,9 @@ describe('result size cap', () => {
     expect(result.isError).toBeUndefined()
     const refused = resultOf(await callTool(mcp, 'big_structured'))
     expect(refused.isError).toBe(true)
-    expect(textOf(refused)).toMatch(/^Tool big_structured returned about \d+ bytes, over the 1000-byte limit for results/)
+    expect(textOf(refused)).toMatch(
+      /^Tool big_structured returned about \d+ bytes, over the 1000-byte limit for results/,
+    )
   })
 
   it('refuses instead when configured', async () => {
@@ -76,12 +110,29 @@ describe('binary content checks', () => {
   const tools = [
     defineTool({ name: 'png', handler: () => ({ type: 'image', data: PNG_1X1, mimeType: 'image/png' }) }),
     defineTool({ name: 'wav', handler: () => ({ type: 'audio', data: WAV_SILENCE, mimeType: 'audio/wav' }) }),
-    defineTool({ name: 'bad_base64', handler: () => ({ type: 'image', data: 'not base64!!', mimeType: 'image/png' }) }),
-    defineTool({ name: 'wrong_family', handler: () => ({ type: 'image', data: PNG_1X1, mimeType: 'text/html' }) }),
-    defineTool({ name: 'wrong_magic', handler: () => ({ type: 'image', data: JPEG, mimeType: 'image/png' }) }),
+    defineTool({
+      name: 'bad_base64',
+      handler: () => ({ type: 'image', data: 'not base64!!', mimeType: 'image/png' }),
+    }),
+    defineTool({
+      name: 'wrong_family',
+      handler: () => ({ type: 'image', data: PNG_1X1, mimeType: 'text/html' }),
+    }),
+    defineTool({
+      name: 'wrong_magic',
+      handler: () => ({ type: 'image', data: JPEG, mimeType: 'image/png' }),
+    }),
     defineTool({
       name: 'bad_blob',
-      handler: () => toolResult({ content: [{ type: 'resource', resource: { uri: 'file:///x', blob: '@@@', mimeType: 'application/octet-stream' } }] }),
+      handler: () =>
+        toolResult({
+          content: [
+            {
+              type: 'resource',
+              resource: { uri: 'file:///x', blob: '@@@', mimeType: 'application/octet-stream' },
+            },
+          ],
+        }),
     }),
   ]
 
@@ -109,10 +160,20 @@ describe('binary content checks', () => {
 describe('internal errors and secrets', () => {
   const SECRET = 'sk-live-4f9a8b7c6d5e'
   const leaky = [
-    defineTool({ name: 'crash', handler: () => { throw new TypeError(`cannot read db at postgres://admin:${SECRET}@db`) } }),
+    defineTool({
+      name: 'crash',
+      handler: () => {
+        throw new TypeError(`cannot read db at postgres://admin:${SECRET}@db`)
+      },
+    }),
     defineTool({ name: 'say_secret', handler: () => `the key is ${SECRET}` }),
     defineTool({ name: 'structured_secret', handler: () => ({ key: SECRET, quoted: `"${SECRET}"` }) }),
-    defineTool({ name: 'error_secret', handler: () => { throw new ToolError(`upstream refused key ${SECRET}`) } }),
+    defineTool({
+      name: 'error_secret',
+      handler: () => {
+        throw new ToolError(`upstream refused key ${SECRET}`)
+      },
+    }),
     defineTool({
       name: 'chatty',
       handler: (_args, ctx) => {
@@ -140,7 +201,12 @@ describe('internal errors and secrets', () => {
   it('never sends a configured secret: results, structured content, tool errors, logs and progress', async () => {
     const mcp = await start(leaky, { secrets: [SECRET] })
     for (const name of ['say_secret', 'structured_secret', 'error_secret', 'chatty']) {
-      const answer = await callTool(mcp, name, {}, { meta: meta({ progressToken: 'p1', 'io.modelcontextprotocol/logLevel': 'debug' }) })
+      const answer = await callTool(
+        mcp,
+        name,
+        {},
+        { meta: meta({ progressToken: 'p1', 'io.modelcontextprotocol/logLevel': 'debug' }) },
+      )
       expect(answer.status).toBe(200)
       expect(answer.text).not.toContain(SECRET)
       expect(answer.text).toContain('[redacted]')
@@ -153,7 +219,11 @@ describe('internal errors and secrets', () => {
     const mcp = await start(leaky, { secrets: [SECRET] })
     const answer = await callTool(mcp, SECRET.replace(/-/g, '_'))
     expect(errorOf(answer).message).toMatch(/Unknown tool/)
-    const direct = await mcp.call('tools/call', { name: 'nope', arguments: {} }, { headers: { 'mcp-name': SECRET } })
+    const direct = await mcp.call(
+      'tools/call',
+      { name: 'nope', arguments: {} },
+      { headers: { 'mcp-name': SECRET } },
+    )
     expect(direct.text).not.toContain(SECRET)
   })
 })
