@@ -273,3 +273,64 @@ describe('bearer authentication elsewhere', () => {
     await connection.closed
   })
 })
+
+describe('bearer authentication with a fixed key and server-wide scopes', () => {
+  const secret = new TextEncoder().encode('a-long-random-hmac-secret-for-tests-only')
+  const hmacServer = defineServer({
+    name: 'hmac',
+    version: '1',
+    tools: tools(),
+    security: {
+      auth: bearerAuth({
+        resource: 'https://mcp.example.test/mcp',
+        authorizationServers: [ISSUER],
+        jwt: { issuer: ISSUER, key: secret },
+        requiredScopes: ['mcp'],
+      }),
+    },
+  })
+  const handler = createFetchHandler(hmacServer, { originPolicy: false })
+  const hmacToken = (scope: string): Promise<string> =>
+    new SignJWT({ sub: 'dana', scope })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(ISSUER)
+      .setAudience('https://mcp.example.test/mcp')
+      .setExpirationTime('1m')
+      .sign(secret)
+  const url = 'https://mcp.example.test/mcp'
+
+  it('asks for the server-wide scope in the first challenge, and refuses tokens without it with 403', async () => {
+    const missing = await post(handler, 'tools/list', {}, {}, url)
+    expect(missing.status).toBe(401)
+    expect(challengeOf(missing)).toBe(
+      'Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp", scope="mcp"',
+    )
+    const narrow = await post(handler, 'tools/list', {}, bearer(await hmacToken('notes:read')), url)
+    expect(narrow.status).toBe(403)
+    expect(challengeOf(narrow)).toMatch(/^Bearer error="insufficient_scope", scope="mcp"/)
+    const ok = await post(handler, 'tools/list', {}, bearer(await hmacToken('mcp notes:read')), url)
+    expect((resultOf(ok).tools as { name: string }[]).map((t) => t.name)).toEqual(['echo', 'notes_read'])
+    const step = await post(
+      handler,
+      'tools/call',
+      { name: 'notes_write', arguments: {} },
+      bearer(await hmacToken('mcp')),
+      url,
+    )
+    expect(step.status).toBe(403)
+    expect(challengeOf(step)).toMatch(/scope="mcp notes:write"/)
+  })
+
+  it('answers only GET and HEAD on the metadata document', async () => {
+    const metadata = 'https://mcp.example.test/.well-known/oauth-protected-resource/mcp'
+    const head = await handler(new Request(metadata, { method: 'HEAD' }))
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe('')
+    const posted = await handler(new Request(metadata, { method: 'POST', body: '{}' }))
+    expect(posted.status).toBe(405)
+    expect(posted.headers.get('allow')).toBe('GET, HEAD')
+    const document = (await (await handler(new Request(metadata))).json()) as Record<string, unknown>
+    expect(document.scopes_supported).toEqual(['mcp', 'notes:read', 'notes:write'])
+    expect(document.bearer_methods_supported).toEqual(['header'])
+  })
+})

@@ -16,6 +16,8 @@ import { assertServerMessage } from '../helpers/spec-schema.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000)
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_728)
+/** Bigger runs get proportionally more time. */
+const TIMEOUT = Math.max(60_000, RUNS * 3)
 const METHODS = [
   'tools/call',
   'tools/list',
@@ -165,6 +167,7 @@ const garbage = fc.oneof(
 )
 
 const HEADER_NAMES = [
+  'host',
   'mcp-protocol-version',
   'mcp-method',
   'mcp-name',
@@ -311,107 +314,119 @@ describe(`bad-input suite (${RUNS} cases per transport, seed ${SEED})`, () => {
     })
   }
 
-  it('answers every malformed HTTP message clearly, without 5xx, and still serves', async () => {
-    const all = cases(RUNS, SEED)
-    const statuses = new Map<number, number>()
-    let next = 0
-    const worker = async (): Promise<void> => {
-      for (let index = next++; index < all.length; index = next++) {
-        const item = all[index] as Case
-        const headers: Record<string, string> = standardHeaders(
-          item.method,
-          item.name === undefined ? {} : { name: item.name },
-        )
-        if (item.name !== undefined && headers['mcp-name'] !== undefined && !/^[\x20-\x7e]*$/.test(item.name))
-          delete headers['mcp-name']
-        for (const [name, value] of item.headerEdits) {
-          if (value === undefined) delete headers[name]
-          else headers[name] = value
+  it(
+    'answers every malformed HTTP message clearly, without 5xx, and still serves',
+    async () => {
+      const all = cases(RUNS, SEED)
+      const statuses = new Map<number, number>()
+      let next = 0
+      const worker = async (): Promise<void> => {
+        for (let index = next++; index < all.length; index = next++) {
+          const item = all[index] as Case
+          const headers: Record<string, string> = standardHeaders(
+            item.method,
+            item.name === undefined ? {} : { name: item.name },
+          )
+          if (
+            item.name !== undefined &&
+            headers['mcp-name'] !== undefined &&
+            !/^[\x20-\x7e]*$/.test(item.name)
+          )
+            delete headers['mcp-name']
+          for (const [name, value] of item.headerEdits) {
+            if (value === undefined) delete headers[name]
+            else headers[name] = value
+          }
+          const context = `case ${index}: ${JSON.stringify(headers)} ${typeof item.body === 'string' ? item.body.slice(0, 300) : `bytes ${Buffer.from(item.body).toString('hex').slice(0, 120)}`}`
+          const answer = await send(item.body, headers)
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
+          expect(answer.status, context).toBeLessThan(500)
+          if (answer.status === 202) {
+            expect(answer.text, context).toBe('')
+            continue
+          }
+          expect(answer.contentType, context).toMatch(/^application\/json/)
+          const message = checkMessage(JSON.parse(answer.text), context)
+          if (
+            item.id !== undefined &&
+            answer.status !== 403 &&
+            answer.status !== 406 &&
+            answer.status !== 415 &&
+            answer.status !== 413
+          )
+            expect(message.id, context).toBe(item.id)
         }
-        const context = `case ${index}: ${JSON.stringify(headers)} ${typeof item.body === 'string' ? item.body.slice(0, 300) : `bytes ${Buffer.from(item.body).toString('hex').slice(0, 120)}`}`
-        const answer = await send(item.body, headers)
-        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
-        expect(answer.status, context).toBeLessThan(500)
-        if (answer.status === 202) {
-          expect(answer.text, context).toBe('')
-          continue
-        }
-        expect(answer.contentType, context).toMatch(/^application\/json/)
-        const message = checkMessage(JSON.parse(answer.text), context)
-        if (
-          item.id !== undefined &&
-          answer.status !== 403 &&
-          answer.status !== 406 &&
-          answer.status !== 415 &&
-          answer.status !== 413
-        )
-          expect(message.id, context).toBe(item.id)
       }
-    }
-    await Promise.all(Array.from({ length: 16 }, worker))
-    expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(RUNS)
-    const final = await send(JSON.stringify(VALID_CALL), standardHeaders('tools/call', { name: 'echo' }))
-    expect(final.status).toBe(200)
-    expectValidAnswer(JSON.parse(final.text) as Record<string, unknown>)
-    // Nothing leaked onto Object.prototype from the pollution attempts.
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined()
-  }, 60_000)
+      await Promise.all(Array.from({ length: 16 }, worker))
+      expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(RUNS)
+      const final = await send(JSON.stringify(VALID_CALL), standardHeaders('tools/call', { name: 'echo' }))
+      expect(final.status).toBe(200)
+      expectValidAnswer(JSON.parse(final.text) as Record<string, unknown>)
+      // Nothing leaked onto Object.prototype from the pollution attempts.
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+      expect(({} as Record<string, unknown>).isAdmin).toBeUndefined()
+    },
+    TIMEOUT,
+  )
 
-  it('answers every malformed stdio line clearly in a real child process, and still serves', async () => {
-    const all = cases(RUNS, SEED + 1)
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'serve', 'test/fixtures/fuzz-server.ts', '--stdio'],
-      {
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    )
-    let exitCode: number | null | undefined
-    child.on('exit', (code) => (exitCode = code))
-    let buffered = ''
-    const messages: Record<string, unknown>[] = []
-    let finalAnswer: ((message: Record<string, unknown>) => void) | undefined
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const lines = buffered.split('\n')
-      buffered = lines.pop() ?? ''
-      for (const line of lines) {
-        const message = checkMessage(JSON.parse(line), `stdout line ${line.slice(0, 300)}`)
-        messages.push(message)
-        if (message.id === 'final') finalAnswer?.(message)
-      }
-    })
-    try {
-      let mustAnswerWithoutId = 0
-      const ids = new Set<string>()
-      for (const item of all) {
-        let bytes = typeof item.body === 'string' ? Buffer.from(item.body) : Buffer.from(item.body)
-        // One line per case: a newline inside would split it into two messages.
-        bytes = Buffer.from(bytes.filter((byte) => byte !== 0x0a && byte !== 0x0d))
-        if (typeof item.body !== 'string' || item.body.startsWith('#')) mustAnswerWithoutId++
-        if (item.id !== undefined) ids.add(item.id)
-        if (!child.stdin.write(Buffer.concat([bytes, Buffer.from('\n')])))
-          await new Promise((resolve) => child.stdin.once('drain', resolve))
-      }
-      const final = new Promise<Record<string, unknown>>((resolve, reject) => {
-        finalAnswer = resolve
-        setTimeout(
-          () => reject(new Error(`no answer to the final call; ${messages.length} messages so far`)),
-          30_000,
-        )
+  it(
+    'answers every malformed stdio line clearly in a real child process, and still serves',
+    async () => {
+      const all = cases(RUNS, SEED + 1)
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/main.ts', 'serve', 'test/fixtures/fuzz-server.ts', '--stdio'],
+        {
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      )
+      let exitCode: number | null | undefined
+      child.on('exit', (code) => (exitCode = code))
+      let buffered = ''
+      const messages: Record<string, unknown>[] = []
+      let finalAnswer: ((message: Record<string, unknown>) => void) | undefined
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString()
+        const lines = buffered.split('\n')
+        buffered = lines.pop() ?? ''
+        for (const line of lines) {
+          const message = checkMessage(JSON.parse(line), `stdout line ${line.slice(0, 300)}`)
+          messages.push(message)
+          if (message.id === 'final') finalAnswer?.(message)
+        }
       })
-      child.stdin.write(`${JSON.stringify(VALID_CALL)}\n`)
-      expectValidAnswer(await final)
-      expect(exitCode).toBeUndefined()
-      const answered = new Set(messages.map((message) => message.id))
-      const missing = [...ids].filter((id) => !answered.has(id))
-      expect(missing, 'requests with an id that got no answer').toEqual([])
-      const withoutId = messages.filter((message) => message.id === undefined || message.id === null).length
-      expect(withoutId).toBeGreaterThanOrEqual(mustAnswerWithoutId)
-    } finally {
-      child.stdin.end()
-      child.kill('SIGKILL')
-    }
-  }, 60_000)
+      try {
+        let mustAnswerWithoutId = 0
+        const ids = new Set<string>()
+        for (const item of all) {
+          let bytes = typeof item.body === 'string' ? Buffer.from(item.body) : Buffer.from(item.body)
+          // One line per case: a newline inside would split it into two messages.
+          bytes = Buffer.from(bytes.filter((byte) => byte !== 0x0a && byte !== 0x0d))
+          if (typeof item.body !== 'string' || item.body.startsWith('#')) mustAnswerWithoutId++
+          if (item.id !== undefined) ids.add(item.id)
+          if (!child.stdin.write(Buffer.concat([bytes, Buffer.from('\n')])))
+            await new Promise((resolve) => child.stdin.once('drain', resolve))
+        }
+        const final = new Promise<Record<string, unknown>>((resolve, reject) => {
+          finalAnswer = resolve
+          setTimeout(
+            () => reject(new Error(`no answer to the final call; ${messages.length} messages so far`)),
+            30_000,
+          )
+        })
+        child.stdin.write(`${JSON.stringify(VALID_CALL)}\n`)
+        expectValidAnswer(await final)
+        expect(exitCode).toBeUndefined()
+        const answered = new Set(messages.map((message) => message.id))
+        const missing = [...ids].filter((id) => !answered.has(id))
+        expect(missing, 'requests with an id that got no answer').toEqual([])
+        const withoutId = messages.filter((message) => message.id === undefined || message.id === null).length
+        expect(withoutId).toBeGreaterThanOrEqual(mustAnswerWithoutId)
+      } finally {
+        child.stdin.end()
+        child.kill('SIGKILL')
+      }
+    },
+    TIMEOUT,
+  )
 })
