@@ -1,10 +1,10 @@
 /** The root entry must run on any runtime: no `node:*` module anywhere in its import graph. */
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { ROOT } from './helpers/paths.js'
 
-const SRC = fileURLToPath(new URL('../src/', import.meta.url))
+const SRC = join(ROOT, 'src')
 
 function importGraph(entry: string, seen = new Set<string>()): Set<string> {
   if (seen.has(entry)) return seen

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createFetchHandler } from '../src/index.js'
 import { createDemoServer } from '../src/demo/server.js'
 import { meta, post, resultOf } from './helpers/http.js'
-import { CLI } from './helpers/stdio.js'
+import { CLI } from './helpers/paths.js'
 
 const fetcher = createFetchHandler(createDemoServer())
 const call = async (name: string, args: Record<string, unknown>, extraMeta = {}) =>

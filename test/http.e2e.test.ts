@@ -1,12 +1,11 @@
 /** Streamable HTTP over a real socket: the node adapter, as served by `toolwire serve`. */
 import { request as httpRequest } from 'node:http'
 import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, meta, post, resultOf, standardHeaders } from './helpers/http.js'
-import { CLI } from './helpers/stdio.js'
+import { CLI, testServer } from './helpers/paths.js'
 
-const SERVER = fileURLToPath(new URL('./servers/core-server.mjs', import.meta.url))
+const SERVER = testServer('core-server.mjs')
 let child: ReturnType<typeof spawn>
 let url = ''
 let port = 0

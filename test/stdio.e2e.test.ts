@@ -1,9 +1,9 @@
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { meta } from './helpers/http.js'
+import { testServer } from './helpers/paths.js'
 import { StdioPeer } from './helpers/stdio.js'
 
-const SERVER = fileURLToPath(new URL('./servers/core-server.mjs', import.meta.url))
+const SERVER = testServer('core-server.mjs')
 const peers: StdioPeer[] = []
 const start = (): StdioPeer => {
   const peer = new StdioPeer(['serve', SERVER, '--stdio'])

@@ -1,9 +1,9 @@
 /** Drives a real stdio server child process: write JSON-RPC lines, collect and schema-check what comes back. */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { CLI } from './paths.js'
 import { assertServerMessage } from './spec-schema.js'
 
-export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url))
+export { CLI }
 
 export class StdioPeer {
   readonly child: ChildProcessWithoutNullStreams
