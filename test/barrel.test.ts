@@ -27,3 +27,18 @@ describe('root entry', () => {
     expect(graph.some((spec) => spec.endsWith('dispatcher.ts'))).toBe(true)
   })
 })
+
+describe('package exports', () => {
+  it('every subpath export points at a built file that loads', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | { types: string; default: string }>
+    }
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      if (typeof target === 'string') continue
+      const file = join(ROOT, target.default)
+      expect(readFileSync(join(ROOT, target.types), 'utf8').length, `${subpath} types`).toBeGreaterThan(0)
+      const module = (await import(file)) as Record<string, unknown>
+      expect(Object.keys(module).length, subpath).toBeGreaterThan(0)
+    }
+  })
+})

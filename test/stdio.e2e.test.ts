@@ -89,6 +89,32 @@ describe('stdio transport in a real child process', () => {
     expect((peer.messages.find((m) => m.id === 9)?.error as { code: number }).code).toBe(-32600)
   })
 
+  it('answers -32022, -32021 and -32602 (missing _meta) the same way as over HTTP', async () => {
+    const peer = start()
+    peer.send({
+      jsonrpc: '2.0',
+      id: 'v',
+      method: 'server/discover',
+      params: { _meta: meta({ 'io.modelcontextprotocol/protocolVersion': '1900-01-01' }) },
+    })
+    peer.send(call('c', 'needs_sampling'))
+    peer.send({ jsonrpc: '2.0', id: 'm', method: 'tools/list', params: {} })
+    peer.send({ jsonrpc: '2.0', id: 'i', method: 'initialize', params: { protocolVersion: '2025-11-25' } })
+    expect((await peer.response('v')).error).toMatchObject({
+      code: -32022,
+      data: { supported: ['2026-07-28'], requested: '1900-01-01' },
+    })
+    expect((await peer.response('c')).error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { sampling: {} } },
+    })
+    expect((await peer.response('m')).error).toMatchObject({ code: -32602 })
+    expect((await peer.response('i')).error).toMatchObject({
+      code: -32022,
+      data: { requested: '2025-11-25' },
+    })
+  })
+
   it('refuses a second request with an id that is still in flight', async () => {
     const peer = start()
     peer.send(call('dup', 'echo', { text: 'first', delayMs: 200 }))

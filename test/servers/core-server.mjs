@@ -1,5 +1,5 @@
 // A server for end-to-end tests, loaded by `toolwire serve` from the built package.
-import { defineServer, defineTool, ToolError } from '../../dist/index.js'
+import { defineServer, defineTool, McpError, ToolError } from '../../dist/index.js'
 
 const sleep = (ms, signal) =>
   new Promise((resolve, reject) => {
@@ -60,6 +60,16 @@ export default defineServer({
         }
         ctx.log.info('done', 'progress')
         return 'ok'
+      },
+    }),
+    defineTool({
+      name: 'needs_sampling',
+      description: 'Refuses clients without the sampling capability',
+      handler: (_args, ctx) => {
+        if (!ctx.meta.clientCapabilities.sampling) {
+          throw new McpError(-32021, 'This tool needs sampling', { requiredCapabilities: { sampling: {} } })
+        }
+        return 'sampled'
       },
     }),
     defineTool({
