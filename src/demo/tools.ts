@@ -217,6 +217,7 @@ const countdown = defineTool({
     for (let elapsed = 0; elapsed < seconds; elapsed++) {
       ctx.progress(elapsed, seconds, `${seconds - elapsed} s left`)
       await new Promise<void>((resolve, reject) => {
+        if (ctx.signal.aborted) return reject(new Error('cancelled'))
         const timer = setTimeout(resolve, 1000)
         ctx.signal.addEventListener('abort', () => (clearTimeout(timer), reject(new Error('cancelled'))), {
           once: true,

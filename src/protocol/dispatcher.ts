@@ -3,8 +3,8 @@
  * middleware and handler, then encoding. Built once per server; holds nothing per request.
  */
 import { internalError, McpError, methodNotFound, unsupportedVersion } from '../wire/errors.js'
-import type { JsonRpcRequest } from '../wire/jsonrpc.js'
-import { META_SERVER_INFO } from '../wire/meta.js'
+import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
+import { META_SERVER_INFO, SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
 import { RequestContext } from './context.js'
 import { encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
@@ -54,6 +54,12 @@ export interface DispatcherOptions {
   readonly logger: ServerLogger
 }
 
+/** A 2025-era client opening with `initialize`: name the versions we speak (requirements §10, BC-S-04). */
+function legacyInitialize(params: Record<string, unknown>): McpError {
+  const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : 'unknown'
+  return unsupportedVersion(requested, SUPPORTED_VERSIONS)
+}
+
 let correlationCounter = 0
 const correlationId = (): string =>
   `${Date.now().toString(36)}-${(++correlationCounter).toString(36)}-${Math.random().toString(36).slice(2, 8)}`
@@ -87,6 +93,7 @@ export class Dispatcher {
     let ctx: RequestContext | undefined
     try {
       const params = request.params ?? {}
+      if (request.method === 'initialize' && !isRecord(params._meta)) throw legacyInitialize(params)
       const meta = parseRequestMeta(params)
       const spec = this.#methods.get(request.method)
       check?.(request, meta, spec)
@@ -95,6 +102,7 @@ export class Dispatcher {
       }
       const handler = this.#handlers.get(request.method)
       if (!handler) throw methodNotFound(request.method)
+      if (exchange.signal.aborted) return null // cancelled before it started: do no work at all
       ctx = new RequestContext(request.id, request.method, params, meta, exchange)
       const result = await handler(ctx)
       ctx.finish()

@@ -22,7 +22,7 @@ const DEFAULT_STATUS: Record<number, number> = {
   [ErrorCode.InvalidRequest]: 400,
   [ErrorCode.MethodNotFound]: 404,
   [ErrorCode.InvalidParams]: 400,
-  [ErrorCode.InternalError]: 500,
+  [ErrorCode.InternalError]: 200, // an execution-phase failure: the envelope was fine (requirements §11.3)
   [ErrorCode.HeaderMismatch]: 400,
   [ErrorCode.MissingRequiredClientCapability]: 400,
   [ErrorCode.UnsupportedProtocolVersion]: 400,

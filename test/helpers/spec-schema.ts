@@ -3,12 +3,13 @@
  * from the shared spec folder beside the repository (never copied into it).
  */
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import Ajv2020Module from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import type { ValidateFunction } from 'ajv'
+import { SHARED } from './paths.js'
 
-const SCHEMA_PATH = fileURLToPath(new URL('../../../shared/spec/schema/schema.json', import.meta.url))
+const SCHEMA_PATH = join(SHARED, 'spec', 'schema', 'schema.json')
 const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as { $defs: Record<string, unknown> }
 const ajv = new Ajv2020Module.default({ strict: false, allErrors: true })
 addFormatsModule.default(ajv as never)

@@ -1,0 +1,8 @@
+/** Paths tests need, from the repository root (computed once, without `new URL(literal, import.meta.url)`). */
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const SHARED = join(ROOT, '..', 'shared')
+export const CLI = join(ROOT, 'dist', 'cli', 'main.js')
+export const testServer = (name: string): string => join(ROOT, 'test', 'servers', name)

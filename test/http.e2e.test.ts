@@ -1,0 +1,126 @@
+/** Streamable HTTP over a real socket: the node adapter, as served by `toolwire serve`. */
+import { request as httpRequest } from 'node:http'
+import { spawn } from 'node:child_process'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { errorOf, meta, post, resultOf, standardHeaders } from './helpers/http.js'
+import { CLI, testServer } from './helpers/paths.js'
+
+const SERVER = testServer('core-server.mjs')
+let child: ReturnType<typeof spawn>
+let url = ''
+let port = 0
+const stderr: string[] = []
+const fetcher = (request: Request) => fetch(request)
+const call = (name: string, args: Record<string, unknown> = {}, options = {}) =>
+  post(fetcher, 'tools/call', { name, arguments: args }, options, url)
+
+beforeAll(async () => {
+  child = spawn(process.execPath, [CLI, 'serve', SERVER, '--http', '127.0.0.1:0'], { stdio: 'pipe' })
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk))
+  url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('server did not start')), 10_000)
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      const match = /http:\/\/\S+\/mcp/.exec(chunk)
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[0])
+      }
+    })
+  })
+  port = Number(new URL(url).port)
+})
+
+afterAll(async () => {
+  child.kill('SIGTERM')
+  await new Promise((resolve) => child.once('exit', resolve))
+})
+
+/** A raw request, to control Host/Origin and to hang up mid-response. */
+function raw(headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers }, (res) => {
+      let text = ''
+      res.setEncoding('utf8').on('data', (c: string) => (text += c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+const discoverBody = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'server/discover',
+  params: { _meta: meta() },
+})
+
+describe('node adapter over a real socket', () => {
+  it('serves discover, list and call', async () => {
+    expect(resultOf(await post(fetcher, 'server/discover', {}, {}, url)).supportedVersions).toEqual([
+      '2026-07-28',
+    ])
+    const list = resultOf(await post(fetcher, 'tools/list', {}, {}, url))
+    expect(list.nextCursor).toBeTypeOf('string')
+    expect(resultOf(await call('echo', { text: 'hi' })).content).toEqual([{ type: 'text', text: 'hi' }])
+  })
+
+  it('refuses a foreign Host or Origin with 403 and accepts its own', async () => {
+    const headers = standardHeaders('server/discover', {})
+    expect((await raw({ ...headers, host: 'evil.example.com' }, discoverBody)).status).toBe(403)
+    expect((await raw({ ...headers, origin: 'http://evil.example.com' }, discoverBody)).status).toBe(403)
+    expect((await raw({ ...headers, origin: `http://localhost:${port}` }, discoverBody)).status).toBe(200)
+    expect((await raw({ ...headers, host: `localhost:${port}` }, discoverBody)).status).toBe(200)
+  })
+
+  it('answers 413 for an oversized body without reading it all', async () => {
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { pad: 'x'.repeat(5 * 1024 * 1024) },
+    })
+    expect((await raw(standardHeaders('tools/list', {}), big)).status).toBe(413)
+  })
+
+  it('answers 404 for other paths', async () => {
+    const response = await fetch(url.replace('/mcp', '/other'), { method: 'POST', body: '{}' })
+    expect(response.status).toBe(404)
+  })
+
+  it('streams progress on the POST response as SSE', async () => {
+    const answer = await call('progress', {}, { meta: meta({ progressToken: 'tok' }) })
+    expect(answer.contentType).toBe('text/event-stream')
+    expect(answer.messages.filter((m) => m.method === 'notifications/progress')).toHaveLength(3)
+  })
+
+  it('treats a client disconnect as cancellation: the handler signal fires', async () => {
+    const before = resultOf(await call('cancelled_count')).structuredContent as { cancelled: number }
+    const controller = new AbortController()
+    const pending = call('block', {}, { signal: controller.signal }).catch((error: unknown) => error)
+    await new Promise((r) => setTimeout(r, 200))
+    controller.abort()
+    await pending
+    await expect
+      .poll(
+        async () =>
+          (resultOf(await call('cancelled_count')).structuredContent as { cancelled: number }).cancelled,
+      )
+      .toBe(before.cancelled + 1)
+  })
+
+  it('keeps concurrent clients with identical request ids apart', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call('echo', { text: `client ${i}`, delayMs: 20 - i }, { id: 1 })),
+    )
+    answers.forEach((answer, i) => {
+      expect(answer.response?.id).toBe(1)
+      expect(resultOf(answer).content).toEqual([{ type: 'text', text: `client ${i}` }])
+    })
+  })
+
+  it('reports deliberate tool failures as isError results', async () => {
+    expect(resultOf(await call('fail'))).toMatchObject({ isError: true })
+    expect(errorOf(await call('missing')).code).toBe(-32602)
+  })
+})
