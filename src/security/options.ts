@@ -37,7 +37,7 @@ export interface SecurityOptions {
   readonly auth?: BearerAuth
   /** Rate limits (on by default); `false` turns them all off. */
   readonly rateLimit?: RateLimitOptions | false
-  /** Tool calls in flight per principal (default 16). */
+  /** Tool calls in flight per principal (default 64). */
   readonly maxConcurrentCalls?: number | false
   /** Timeout for tools without their own `timeoutMs` (default 60 000 ms). */
   readonly toolTimeoutMs?: number | false
@@ -56,7 +56,7 @@ export interface SecurityOptions {
 export const SECURITY_DEFAULTS = {
   requests: { points: 600, durationMs: 10_000 },
   toolCalls: { points: 120, durationMs: 60_000 },
-  maxConcurrentCalls: 16,
+  maxConcurrentCalls: 64,
   toolTimeoutMs: 60_000,
   output: { maxBytes: 1024 * 1024, oversized: 'truncate' },
   maxDepth: 64,
