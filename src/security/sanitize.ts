@@ -75,27 +75,44 @@ export interface OutputLimits {
 /** What `sanitizeResult` decided: the result to send, or a problem that makes it unsendable. */
 export type Sanitized = { result: CallToolResult } | { refuse: string; log?: string }
 
-/** Deep copy of a JSON value with every string sanitised; counts string bytes into `size`. */
+/**
+ * A JSON value with every string sanitised; counts string bytes into `size`. Copy-on-write: a value with
+ * nothing to clean comes back as the same reference, so clean results cost a scan and no allocation.
+ */
 function cleanValue(value: unknown, size: { n: number }): unknown {
   if (typeof value === 'string') {
     size.n += value.length
     return stripControls(value)
   }
   if (typeof value !== 'object' || value === null) return value
-  if (Array.isArray(value)) return value.map((item) => cleanValue(item, size))
-  const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) {
-    size.n += key.length
-    copy[stripControls(key)] = cleanValue((value as Record<string, unknown>)[key], size)
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined
+    value.forEach((item: unknown, index) => {
+      const cleaned = cleanValue(item, size)
+      if (cleaned !== item) (copy ??= [...value])[index] = cleaned
+    })
+    return copy ?? value
   }
-  return copy
+  let copy: Record<string, unknown> | undefined
+  for (const [key, item] of Object.entries(value)) {
+    size.n += key.length
+    const cleanKey = stripControls(key)
+    const cleaned = cleanValue(item, size)
+    if (cleanKey === key && cleaned === item) continue
+    copy ??= { ...(value as Record<string, unknown>) }
+    if (cleanKey !== key) delete copy[key]
+    copy[cleanKey] = cleaned
+  }
+  return copy ?? value
 }
 
 function cleanBlock(block: ContentBlock, size: { n: number }): ContentBlock | string {
   switch (block.type) {
-    case 'text':
+    case 'text': {
       size.n += block.text.length
-      return block.text === stripControls(block.text) ? block : { ...block, text: stripControls(block.text) }
+      const text = stripControls(block.text)
+      return text === block.text ? block : { ...block, text }
+    }
     case 'image':
     case 'audio': {
       size.n += block.data.length
@@ -147,17 +164,19 @@ function truncate(content: readonly ContentBlock[], max: number): ContentBlock[]
 export function sanitizeResult(result: CallToolResult, limits: OutputLimits): Sanitized {
   const size = { n: 0 }
   const content: ContentBlock[] = []
+  let changed = false
   for (const block of result.content) {
     const cleaned = cleanBlock(block, size)
     if (typeof cleaned === 'string') return { refuse: 'produced invalid binary content', log: cleaned }
+    changed ||= cleaned !== block
     content.push(cleaned)
   }
   let structured = result.structuredContent
   if (structured !== undefined) {
-    const before = size.n
     structured = cleanValue(structured, size) as Record<string, unknown>
-    // A JSON text copy of the structured value is made before sanitising; keep the two in step.
-    if (size.n !== before) {
+    // The JSON text copy of the structured value was made before sanitising; keep the two in step.
+    if (structured !== result.structuredContent) {
+      changed = true
       const original = JSON.stringify(result.structuredContent)
       content.forEach((block, index) => {
         if (block.type === 'text' && block.text === original)
@@ -165,9 +184,11 @@ export function sanitizeResult(result: CallToolResult, limits: OutputLimits): Sa
       })
     }
   }
+  const fits = size.n <= limits.maxBytes
+  if (fits && !changed) return { result }
   const clean: CallToolResult = { ...result, content }
   if (structured !== undefined) clean.structuredContent = structured
-  if (size.n <= limits.maxBytes) return { result: clean }
+  if (fits) return { result: clean }
   const over = `returned about ${size.n} bytes, over the ${limits.maxBytes}-byte limit for results`
   if (limits.oversized === 'refuse' || structured !== undefined)
     return { refuse: `${over}; ask for less (narrow the query or page through it)` }

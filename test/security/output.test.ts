@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js'
 import type { SecurityOptions, ToolDefinition } from '../../src/index.js'
 import { PNG_1X1, WAV_SILENCE } from '../../src/fixture/media.js'
+import { sanitizeResult } from '../../src/security/sanitize.js'
 import { errorOf, meta, resultOf } from '../helpers/http.js'
 import { callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
 
@@ -44,6 +45,23 @@ describe('text sanitising', () => {
   it('strips terminal escapes and invisible controls, keeping newline, tab, CRLF and emoji joiners', () => {
     expect(stripControls(HOSTILE)).toBe(CLEAN)
     expect(stripControls('plain text\nwith\ttabs')).toBe('plain text\nwith\ttabs')
+  })
+
+  it('hands a clean result back untouched, and copies only what it cleans', () => {
+    const clean = {
+      content: [{ type: 'text' as const, text: 'ok' }],
+      structuredContent: { a: ['b', { c: 'd' }] },
+    }
+    const limits = { maxBytes: 1000, oversized: 'truncate' as const }
+    expect(sanitizeResult(clean, limits)).toEqual({ result: clean })
+    expect((sanitizeResult(clean, limits) as { result: unknown }).result).toBe(clean)
+    const dirty = { content: [], structuredContent: { keep: { x: 'y' }, fix: ['\x1b[1mz'] } }
+    const outcome = sanitizeResult(dirty, limits) as {
+      result: { structuredContent: Record<string, unknown> }
+    }
+    expect(outcome.result.structuredContent).toEqual({ keep: { x: 'y' }, fix: ['z'] })
+    expect(outcome.result.structuredContent.keep).toBe(dirty.structuredContent.keep)
+    expect(dirty.structuredContent.fix).toEqual(['\x1b[1mz'])
   })
 
   it('sanitises text, structured content and its JSON copy in real results', async () => {
