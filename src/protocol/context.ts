@@ -21,6 +21,7 @@ export class RequestContext {
   /** Free-form per-request storage for middleware (e.g. a rate-limit decision, a tool). */
   readonly state: Record<string, unknown> = {}
   #signal: AbortSignal | undefined
+  #extraSignals: (AbortSignal | (() => AbortSignal))[] | undefined
   #lastProgress = -Infinity
   #finished = false
   #log: RequestLogger | undefined
@@ -41,12 +42,21 @@ export class RequestContext {
 
   /** Aborted when the peer cancels, or when a limit this request runs under (a tool timeout) fires. */
   get signal(): AbortSignal {
+    if (this.#extraSignals) {
+      // Combined on first read only: most handlers never look at their signal.
+      const extra = this.#extraSignals.map((signal) => (typeof signal === 'function' ? signal() : signal))
+      this.#signal = AbortSignal.any([this.#signal ?? this.exchange.signal, ...extra])
+      this.#extraSignals = undefined
+    }
     return this.#signal ?? this.exchange.signal
   }
 
-  /** Makes `signal` also abort when `extra` does (used by tool timeouts); the exchange is untouched. */
-  addAbortSignal(extra: AbortSignal): void {
-    this.#signal = AbortSignal.any([this.signal, extra])
+  /**
+   * Makes `signal` also abort when `extra` does (used by tool timeouts); the exchange is untouched.
+   * A function is called only if the handler ever reads `signal`.
+   */
+  addAbortSignal(extra: AbortSignal | (() => AbortSignal)): void {
+    ;(this.#extraSignals ??= []).push(extra)
   }
 
   get auth(): AuthInfo | undefined {

@@ -1,6 +1,10 @@
-/** The security layer's `(ctx, next)` middleware: input limits, the per-principal request rate, output sanitising. */
+/**
+ * The security layer's `(ctx, next)` middleware: input limits, the per-principal request rate, and output
+ * sanitising, in one layer so the hot path pays for one async hop, not three.
+ */
 import type { Middleware } from '../protocol/middleware.js'
-import { isRawJson } from '../protocol/encode.js'
+import type { RequestContext } from '../protocol/context.js'
+import { isRawJson, type ResultPayload } from '../protocol/encode.js'
 import { invalidParams } from '../wire/errors.js'
 import type { CallToolResult } from '../wire/types.js'
 import { tooManyRequests } from './errors.js'
@@ -9,54 +13,62 @@ import type { PrincipalOf } from './principal.js'
 import type { Bucket, RateLimitStore } from './rate-limit.js'
 import { type OutputLimits, sanitizeResult, stripControls } from './sanitize.js'
 
-/** Refuses params nested too deep or carrying `__proto__` keys (-32602). */
-export function inputGuard(limits: InputLimits): Middleware {
-  return (ctx, next) => {
-    const problem = inputProblem(ctx.params, limits)
+export interface RequestLimit {
+  readonly store: RateLimitStore
+  readonly bucket: Bucket
+  readonly principal: PrincipalOf
+  readonly onStoreFailure: (error: unknown) => void
+}
+
+export interface GuardOptions {
+  /** Refuses params nested too deep or carrying `__proto__` keys (-32602). */
+  readonly input: InputLimits
+  /** Every request counts against its principal's budget; over it: HTTP 429 with Retry-After. */
+  readonly requests: RequestLimit | undefined
+  /** Sanitises complete `tools/call` results; one that cannot be sent safely becomes a tool error. */
+  readonly output: { readonly limits: OutputLimits; readonly report: (what: string) => string } | undefined
+}
+
+export function requestGuard(options: GuardOptions): Middleware {
+  const { input, requests, output } = options
+  const what =
+    requests && `more than ${requests.bucket.points} requests in ${requests.bucket.durationMs / 1000} s`
+  return async (ctx, next) => {
+    const problem = inputProblem(ctx.params, input)
     if (problem) throw invalidParams(`Invalid params: ${problem}`)
-    return next()
-  }
-}
-
-/** Every request counts against its principal's budget; over it: HTTP 429 with Retry-After. */
-export function requestLimiter(
-  store: RateLimitStore,
-  bucket: Bucket,
-  principal: PrincipalOf,
-  onStoreFailure: (error: unknown) => void,
-): Middleware {
-  const what = `more than ${bucket.points} requests in ${bucket.durationMs / 1000} s`
-  return async (ctx, next) => {
-    let consumed
-    try {
-      consumed = await store.consume(bucket, principal(ctx))
-    } catch (error) {
-      onStoreFailure(error)
+    if (requests) {
+      let consumed
+      try {
+        consumed = await requests.store.consume(requests.bucket, requests.principal(ctx))
+      } catch (error) {
+        requests.onStoreFailure(error) // a broken shared store must not take the server down
+      }
+      if (consumed && !consumed.allowed) throw tooManyRequests(consumed.retryAfterMs, what as string)
     }
-    if (consumed && !consumed.allowed) throw tooManyRequests(consumed.retryAfterMs, what)
-    return next()
-  }
-}
-
-/** Sanitises complete `tools/call` results; a result that cannot be sent safely becomes a tool error. */
-export function outputSanitizer(limits: OutputLimits, report: (what: string) => string): Middleware {
-  return async (ctx, next) => {
     const result = await next()
-    if (ctx.method !== 'tools/call' || isRawJson(result) || result.resultType !== 'complete') return result
-    if (!Array.isArray(result.content)) return result
-    const outcome = sanitizeResult(result as unknown as CallToolResult, limits)
-    if ('result' in outcome) return outcome.result as unknown as Record<string, unknown>
-    const name = stripControls(String(ctx.params.name)).slice(0, 128)
-    const ref = report(`tool ${name} output refused: ${outcome.log ?? outcome.refuse}`)
-    const text = outcome.log
-      ? `Tool ${name} ${outcome.refuse} (ref ${ref})`
-      : `Tool ${name} ${outcome.refuse}`
-    const refused: Record<string, unknown> = {
-      resultType: 'complete',
-      content: [{ type: 'text', text }],
-      isError: true,
-    }
-    if (result._meta !== undefined) refused._meta = result._meta
-    return refused
+    return output && ctx.method === 'tools/call'
+      ? sanitized(ctx, result, output.limits, output.report)
+      : result
   }
+}
+
+function sanitized(
+  ctx: RequestContext,
+  result: ResultPayload,
+  limits: OutputLimits,
+  report: (what: string) => string,
+): ResultPayload {
+  if (isRawJson(result) || result.resultType !== 'complete' || !Array.isArray(result.content)) return result
+  const outcome = sanitizeResult(result as unknown as CallToolResult, limits)
+  if ('result' in outcome) return outcome.result as unknown as Record<string, unknown>
+  const name = stripControls(String(ctx.params.name)).slice(0, 128)
+  const ref = report(`tool ${name} output refused: ${outcome.log ?? outcome.refuse}`)
+  const text = outcome.log ? `Tool ${name} ${outcome.refuse} (ref ${ref})` : `Tool ${name} ${outcome.refuse}`
+  const refused: Record<string, unknown> = {
+    resultType: 'complete',
+    content: [{ type: 'text', text }],
+    isError: true,
+  }
+  if (result._meta !== undefined) refused._meta = result._meta
+  return refused
 }

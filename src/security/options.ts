@@ -8,7 +8,7 @@ import type { ServerLogger } from '../protocol/dispatcher.js'
 import type { Exchange } from '../protocol/exchange.js'
 import type { Middleware } from '../protocol/middleware.js'
 import type { BearerAuth } from './auth/bearer.js'
-import { inputGuard, outputSanitizer, requestLimiter } from './middleware.js'
+import { requestGuard } from './middleware.js'
 import { defaultPrincipal, type PrincipalOf } from './principal.js'
 import {
   type Bucket,
@@ -153,16 +153,21 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   const maxDepth =
     positive(options.maxDepth, SECURITY_DEFAULTS.maxDepth, 'maxDepth') ?? SECURITY_DEFAULTS.maxDepth
 
-  const middleware: Middleware[] = []
+  let output: OutputLimits | undefined
   if (options.output !== false) {
-    const output = { ...SECURITY_DEFAULTS.output, ...options.output }
+    output = { ...SECURITY_DEFAULTS.output, ...options.output }
     if (!(output.maxBytes > 0)) throw new TypeError('security.output.maxBytes must be positive')
-    middleware.push(outputSanitizer(output, report))
   }
-  middleware.push(inputGuard({ maxDepth }))
-  if (requests)
-    middleware.push(requestLimiter(store, { name: 'requests', ...requests }, principal, onStoreFailure))
-  middleware.push(...(host.middleware ?? []))
+  const middleware: Middleware[] = [
+    requestGuard({
+      input: { maxDepth },
+      requests: requests
+        ? { store, bucket: { name: 'requests', ...requests }, principal, onStoreFailure }
+        : undefined,
+      output: output && { limits: output, report },
+    }),
+    ...(host.middleware ?? []),
+  ]
 
   const guard = toolGuard({ principal, store, bucketFor, maxConcurrent, defaultTimeoutMs, onStoreFailure })
   const inner = host.wrapToolHandler

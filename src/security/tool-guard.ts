@@ -8,6 +8,7 @@ import type { CompiledTool } from '../features/tools/compile.js'
 import { ToolError } from '../features/tools/errors.js'
 import type { PrincipalOf } from './principal.js'
 import type { Bucket, RateLimitStore } from './rate-limit.js'
+import { Deadlines } from './deadlines.js'
 
 export type ToolWrapper = (
   tool: CompiledTool,
@@ -34,6 +35,7 @@ function span(ms: number): string {
 }
 
 export function toolGuard(options: ToolGuardOptions): ToolWrapper {
+  const deadlines = new Deadlines()
   // One entry per principal with calls in flight; removed at zero, so it never outgrows the traffic.
   const inFlight = new Map<string, number>()
   const release = (principal: string): void => {
@@ -67,34 +69,47 @@ export function toolGuard(options: ToolGuardOptions): ToolWrapper {
         }
       }
       const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs
-      return await (timeoutMs === undefined ? run() : withTimeout(tool.name, timeoutMs, ctx, run))
+      return await (timeoutMs === undefined ? run() : withTimeout(deadlines, tool.name, timeoutMs, ctx, run))
     } finally {
       release(principal)
     }
   }
 }
 
-async function withTimeout(
+/** Races the handler against its deadline; on expiry the handler's signal aborts and the caller gets a tool error. */
+function withTimeout(
+  deadlines: Deadlines,
   name: string,
   ms: number,
   ctx: RequestContext,
   run: () => Promise<unknown>,
 ): Promise<unknown> {
-  const controller = new AbortController()
-  ctx.addAbortSignal(controller.signal)
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+  // The controller exists only once the handler reads its signal, or the deadline passes.
+  let controller: AbortController | undefined
+  let expired: ToolError | undefined
+  ctx.addAbortSignal(() => {
+    controller ??= new AbortController()
+    if (expired) controller.abort(expired)
+    return controller.signal
+  })
+  return new Promise((resolve, reject) => {
+    const deadline = deadlines.start(ms, () => {
       const error = new ToolError(
         `Tool ${name} timed out after ${ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`} and was stopped; try a smaller request, or try again later.`,
       )
-      controller.abort(error)
+      expired = error
+      controller?.abort(error)
       reject(error)
-    }, ms)
+    })
+    run().then(
+      (value) => {
+        deadline.cancel()
+        resolve(value)
+      },
+      (error: unknown) => {
+        deadline.cancel()
+        reject(error)
+      },
+    )
   })
-  try {
-    return await Promise.race([run(), expired])
-  } finally {
-    clearTimeout(timer)
-  }
 }

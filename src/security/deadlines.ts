@@ -1,0 +1,72 @@
+/**
+ * Tool timeouts without a timer per call. Calls with the same timeout expire in the order they started,
+ * so each duration keeps a linked list in deadline order and one timer armed for its head. Starting and
+ * finishing a call is O(1) and allocates one small node; a finished call unlinks itself at once, so the
+ * lists never hold more than the calls in flight.
+ */
+
+interface Node {
+  readonly deadline: number
+  readonly expire: () => void
+  prev: Node | undefined
+  next: Node | undefined
+  list: DeadlineList | undefined
+}
+
+class DeadlineList {
+  head: Node | undefined
+  tail: Node | undefined
+  timer: ReturnType<typeof setTimeout> | undefined
+  armedFor = Infinity
+}
+
+export interface Deadline {
+  /** Call when the work finished first: the expiry will not run. */
+  cancel(): void
+}
+
+export class Deadlines {
+  readonly #lists = new Map<number, DeadlineList>()
+
+  /** Runs `expire` once `ms` have passed, unless cancelled before. */
+  start(ms: number, expire: () => void): Deadline {
+    let list = this.#lists.get(ms)
+    if (!list) {
+      list = new DeadlineList()
+      this.#lists.set(ms, list)
+    }
+    const node: Node = { deadline: Date.now() + ms, expire, prev: list.tail, next: undefined, list }
+    if (list.tail) list.tail.next = node
+    else list.head = node
+    list.tail = node
+    if (list.timer === undefined) this.#arm(list, node.deadline)
+    return { cancel: () => unlink(node) }
+  }
+
+  #arm(list: DeadlineList, at: number): void {
+    list.armedFor = at
+    list.timer = setTimeout(() => this.#fire(list), Math.max(0, at - Date.now()))
+    ;(list.timer as { unref?: () => void }).unref?.()
+  }
+
+  #fire(list: DeadlineList): void {
+    list.timer = undefined
+    const now = Date.now()
+    while (list.head && list.head.deadline <= now) {
+      const node = list.head
+      unlink(node)
+      node.expire()
+    }
+    if (list.head) this.#arm(list, list.head.deadline)
+  }
+}
+
+function unlink(node: Node): void {
+  const list = node.list
+  if (!list) return
+  if (node.prev) node.prev.next = node.next
+  else list.head = node.next
+  if (node.next) node.next.prev = node.prev
+  else list.tail = node.prev
+  node.list = node.prev = node.next = undefined
+}
