@@ -92,7 +92,7 @@ export class Server {
   readonly auth: BearerAuth | undefined
   readonly #dispatcher: Dispatcher
   readonly #redactBody: ((body: string) => string) | undefined
-  readonly #redactExchange: ((exchange: Exchange) => Exchange) | undefined
+  readonly #guardExchange: ((exchange: Exchange) => Exchange) | undefined
 
   constructor(options: ServerOptions) {
     if (!options.name || !options.version) throw new TypeError('defineServer needs a name and a version')
@@ -111,7 +111,7 @@ export class Server {
     this.logger = security.logger
     this.auth = security.auth
     this.#redactBody = security.redactBody
-    this.#redactExchange = security.redactExchange
+    this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info
     const cache = { ttlMs: options.cache?.ttlMs ?? 300_000, scope: options.cache?.scope ?? 'public' }
     if (!Number.isInteger(cache.ttlMs) || cache.ttlMs < 0)
@@ -168,11 +168,10 @@ export class Server {
 
   /** Answers one JSON-RPC request; null when it was cancelled. Transports call this. */
   handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
+    const guard = this.#guardExchange
+    const handled = this.#dispatcher.handle(request, guard ? guard(exchange) : exchange, check)
     const redact = this.#redactBody
-    if (!redact || !this.#redactExchange) return this.#dispatcher.handle(request, exchange, check)
-    return this.#dispatcher
-      .handle(request, this.#redactExchange(exchange), check)
-      .then((reply) => reply && { ...reply, body: redact(reply.body) })
+    return redact ? handled.then((reply) => reply && { ...reply, body: redact(reply.body) }) : handled
   }
 
   methodSpec(method: string): MethodSpec | undefined {

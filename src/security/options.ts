@@ -7,6 +7,7 @@ import type { RequestContext } from '../protocol/context.js'
 import type { ServerLogger } from '../protocol/dispatcher.js'
 import type { Exchange } from '../protocol/exchange.js'
 import type { Middleware } from '../protocol/middleware.js'
+import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import type { BearerAuth } from './auth/bearer.js'
 import { requestGuard } from './middleware.js'
 import { defaultPrincipal, type PrincipalOf } from './principal.js'
@@ -17,7 +18,7 @@ import {
   MemoryRateLimitStore,
   type RateLimitStore,
 } from './rate-limit.js'
-import type { OutputLimits } from './sanitize.js'
+import { cleanValue, type OutputLimits } from './sanitize.js'
 import { createRedactor, type Redactor, secretsFromEnvironment } from './secrets.js'
 import { toolGuard, type ToolWrapper } from './tool-guard.js'
 
@@ -71,9 +72,10 @@ export interface SecurityLayer {
   readonly wrapToolHandler: ToolWrapper
   readonly toolVisibility: Visibility | undefined
   readonly logger: ServerLogger
-  /** Redacts secrets from a reply body and from notifications; identity when there are none. */
+  /** Redacts secrets from a reply body; undefined when there are none. */
   readonly redactBody: ((body: string) => string) | undefined
-  readonly redactExchange: ((exchange: Exchange) => Exchange) | undefined
+  /** Wraps a request's exchange so its notifications are sanitised and redacted too. */
+  readonly guardExchange: ((exchange: Exchange) => Exchange) | undefined
 }
 
 export interface SecurityHost {
@@ -198,6 +200,20 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
       : (scopeVisibility ?? own)
 
   const json = redactor?.json
+  // Progress messages and log data come from tool code as much as results do.
+  const guardNotification = (message: JsonRpcNotification): JsonRpcNotification => {
+    let guarded = message
+    if (output && message.params !== undefined) {
+      const params = cleanValue(message.params) as Record<string, unknown>
+      if (params !== message.params) guarded = { ...message, params }
+    }
+    if (json) {
+      const text = JSON.stringify(guarded)
+      const clean = json(text)
+      if (clean !== text) guarded = JSON.parse(clean) as JsonRpcNotification
+    }
+    return guarded
+  }
   return {
     auth,
     middleware,
@@ -205,15 +221,9 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     toolVisibility,
     logger,
     redactBody: json,
-    redactExchange:
-      json &&
-      ((exchange) => ({
-        ...exchange,
-        notify: (message) => {
-          const text = JSON.stringify(message)
-          const clean = json(text)
-          exchange.notify(clean === text ? message : (JSON.parse(clean) as typeof message))
-        },
-      })),
+    guardExchange:
+      output || json
+        ? (exchange) => ({ ...exchange, notify: (message) => exchange.notify(guardNotification(message)) })
+        : undefined,
   }
 }

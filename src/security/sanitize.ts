@@ -79,7 +79,7 @@ export type Sanitized = { result: CallToolResult } | { refuse: string; log?: str
  * A JSON value with every string sanitised; counts string bytes into `size`. Copy-on-write: a value with
  * nothing to clean comes back as the same reference, so clean results cost a scan and no allocation.
  */
-function cleanValue(value: unknown, size: { n: number }): unknown {
+export function cleanValue(value: unknown, size: { n: number } = { n: 0 }): unknown {
   if (typeof value === 'string') {
     size.n += value.length
     return stripControls(value)

@@ -91,6 +91,31 @@ describe('text sanitising', () => {
   })
 })
 
+describe('notification sanitising', () => {
+  it('strips control sequences from progress messages and log data', async () => {
+    const noisy = defineTool({
+      name: 'noisy',
+      handler: (_args, ctx) => {
+        ctx.progress(1, 2, 'step \x1b[2Jone')
+        ctx.log.warning({ note: 'beware \x1b]0;title\x07here' })
+        return 'done'
+      },
+    })
+    const mcp = await start([noisy])
+    const answer = await callTool(
+      mcp,
+      'noisy',
+      {},
+      { meta: meta({ progressToken: 7, 'io.modelcontextprotocol/logLevel': 'debug' }) },
+    )
+    const params = answer.messages.filter((message) => !('id' in message)).map((message) => message.params)
+    expect(params).toEqual([
+      { progressToken: 7, progress: 1, total: 2, message: 'step one' },
+      { level: 'warning', data: { note: 'beware here' } },
+    ])
+  })
+})
+
 describe('result size cap', () => {
   const big = defineTool({
     name: 'big',
