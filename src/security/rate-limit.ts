@@ -32,6 +32,8 @@ export interface MemoryRateLimitOptions {
 /** In-process store: exact for one process, not shared across replicas. Memory is bounded by `maxKeys`. */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #limiters = new Map<string, RateLimiterMemory>()
+  /** Buckets are usually defined once: look their limiter up by identity before building the id. */
+  readonly #byBucket = new WeakMap<Bucket, RateLimiterMemory>()
   /** Keys in least-recently-used order, with the limiter that holds each. */
   readonly #keys = new Map<string, { limiter: RateLimiterMemory; key: string }>()
   readonly #maxKeys: number
@@ -46,32 +48,36 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return this.#keys.size
   }
 
-  async consume(bucket: Bucket, key: string, points = 1): Promise<Consumed> {
+  consume(bucket: Bucket, key: string, points = 1): Promise<Consumed> {
     const limiter = this.#limiter(bucket)
-    const slot = `${bucket.name}\u0000${key}`
-    if (this.#keys.delete(slot) || this.#keys.size < this.#maxKeys) {
-      this.#keys.set(slot, { limiter, key })
-    } else {
+    this.#remember(limiter, `${bucket.name}\u0000${key}`, key)
+    return limiter.consume(key, points).then(allowed, refused)
+  }
+
+  /** Keeps `slot` among the most recently used keys, forgetting the least recently used beyond the cap. */
+  #remember(limiter: RateLimiterMemory, slot: string, key: string): void {
+    const known = this.#keys.get(slot)
+    if (known) {
+      this.#keys.delete(slot)
+      this.#keys.set(slot, known)
+      return
+    }
+    if (this.#keys.size >= this.#maxKeys) {
       const [oldest, entry] = this.#keys.entries().next().value as [
         string,
         { limiter: RateLimiterMemory; key: string },
       ]
       this.#keys.delete(oldest)
-      await entry.limiter.delete(entry.key)
-      this.#keys.set(slot, { limiter, key })
+      void entry.limiter.delete(entry.key)
     }
-    try {
-      await limiter.consume(key, points)
-      return { allowed: true }
-    } catch (outcome) {
-      if (outcome instanceof RateLimiterRes) return { allowed: false, retryAfterMs: outcome.msBeforeNext }
-      throw outcome
-    }
+    this.#keys.set(slot, { limiter, key })
   }
 
   #limiter(bucket: Bucket): RateLimiterMemory {
+    let limiter = this.#byBucket.get(bucket)
+    if (limiter) return limiter
     const id = `${bucket.name}/${bucket.points}/${bucket.durationMs}`
-    let limiter = this.#limiters.get(id)
+    limiter = this.#limiters.get(id)
     if (!limiter) {
       limiter = new RateLimiterMemory({
         keyPrefix: bucket.name,
@@ -80,8 +86,16 @@ export class MemoryRateLimitStore implements RateLimitStore {
       })
       this.#limiters.set(id, limiter)
     }
+    this.#byBucket.set(bucket, limiter)
     return limiter
   }
+}
+
+const ALLOWED: Consumed = Object.freeze({ allowed: true })
+const allowed = (): Consumed => ALLOWED
+function refused(outcome: unknown): Consumed {
+  if (outcome instanceof RateLimiterRes) return { allowed: false, retryAfterMs: outcome.msBeforeNext }
+  throw outcome
 }
 
 export function checkLimit(limit: Limit, what: string): void {
