@@ -85,6 +85,7 @@ export interface SecurityHost {
   readonly wrapToolHandler?: ToolWrapper | undefined
 }
 
+const PRINCIPAL_KEY = 'toolwire.principal'
 let refCounter = 0
 const reference = (): string =>
   `${Date.now().toString(36)}-s${(++refCounter).toString(36)}-${Math.random().toString(36).slice(2, 8)}`
@@ -112,7 +113,15 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   ]
   const redactor = createRedactor(secrets)
   const logger = redactingLogger(host.logger, redactor)
-  const principal = options.principal ?? defaultPrincipal
+  // Worked out once per request: the request limit and the tool guard both ask.
+  const principalOf = options.principal ?? defaultPrincipal
+  const principal: PrincipalOf = (ctx) => {
+    const known = ctx.state[PRINCIPAL_KEY]
+    if (typeof known === 'string') return known
+    const computed = principalOf(ctx)
+    ctx.state[PRINCIPAL_KEY] = computed
+    return computed
+  }
   const report = (what: string): string => {
     const ref = reference()
     logger.error(`${what} (ref ${ref})`)
