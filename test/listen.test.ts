@@ -158,3 +158,32 @@ describe('subscriptions/listen over HTTP', () => {
     expect(resultOf({ response: await late.next() } as never)._meta).toMatchObject({ [SUB]: 3 })
   })
 })
+
+describe('subscriptions/listen over node:http', () => {
+  it('ends cleanly when the client closes, and gracefully when the server closes', async () => {
+    const { serveNode } = await import('../src/transports/http/node.js')
+    const errors: string[] = []
+    const logger = { error: (message: string) => void errors.push(message), warn: () => {} }
+    const server = defineServer({ name: 's', version: '1', tools: [], logger })
+    const running = await serveNode(server, { port: 0 })
+    const fetcher = async (request: Request) =>
+      fetch(running.url, {
+        method: request.method,
+        headers: request.headers,
+        body: await request.text(),
+        signal: request.signal,
+      })
+    const leaving = await openListen(fetcher, 'leaving', { toolsListChanged: true })
+    const staying = await openListen(fetcher, 'staying', { toolsListChanged: true })
+    await leaving.next()
+    await staying.next()
+    leaving.close()
+    await until(() => server.listeners === 1)
+    server.tools.add(defineTool({ name: 'added', handler: () => 'ok' }))
+    expect(subId(await staying.next())).toBe('staying')
+    await running.close()
+    expect(await staying.next()).toMatchObject({ id: 'staying', result: { _meta: { [SUB]: 'staying' } } })
+    await staying.ended
+    expect(errors).toEqual([])
+  })
+})
