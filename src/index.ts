@@ -23,7 +23,12 @@ export type {
   PromptMessage,
   PromptReturn,
 } from './features/prompts/define.js'
-export { defineResource, defineResourceTemplate, ResourceDefinitionError } from './features/resources/define.js'
+export {
+  defineResource,
+  defineResourceTemplate,
+  ResourceDefinitionError,
+  resourceNotFound,
+} from './features/resources/define.js'
 export type {
   CompiledResource,
   CompiledTemplate,

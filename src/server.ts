@@ -140,7 +140,12 @@ export class Server {
       serverInfo,
     })
 
-    const listOptions = { pageSize: options.pageSize ?? 100, ttlMs: cache.ttlMs, cacheScope: cache.scope, serverInfo }
+    const listOptions = {
+      pageSize: options.pageSize ?? 100,
+      ttlMs: cache.ttlMs,
+      cacheScope: cache.scope,
+      serverInfo,
+    }
     const resourceDefs = options.resources ?? []
     this.prompts = new Catalog('prompts', options.prompts ?? [], compilePrompt, listOptions)
     this.resources = new Catalog(
@@ -163,12 +168,14 @@ export class Server {
       dispatcherRef.current?.reportInternal(what, error) ?? 'unknown'
     if (options.prompts) {
       capabilities.prompts = { listChanged: true }
-      for (const [method, spec] of Object.entries(promptMethods(this.prompts, report))) methods.set(method, spec)
+      for (const [method, spec] of Object.entries(promptMethods(this.prompts, report)))
+        methods.set(method, spec)
     }
     if (options.resources) {
       capabilities.resources = { subscribe: true, listChanged: true }
       const set = { resources: this.resources, templates: this.resourceTemplates }
-      for (const [method, spec] of Object.entries(resourceMethods(set, cache, report))) methods.set(method, spec)
+      for (const [method, spec] of Object.entries(resourceMethods(set, cache, report)))
+        methods.set(method, spec)
     }
     if (options.prompts || options.resources) {
       capabilities.completions = {}
@@ -194,7 +201,9 @@ export class Server {
 
     const changes =
       options.changes ??
-      new InProcessChangeBus((error) => this.logger.error('change subscriber failed', { error: String(error) }))
+      new InProcessChangeBus((error) =>
+        this.logger.error('change subscriber failed', { error: String(error) }),
+      )
     this.changes = changes
     const publish = (event: Parameters<ChangeBus['publish']>[0]) => (): void => {
       Promise.resolve(changes.publish(event)).catch((error: unknown) =>

@@ -47,7 +47,9 @@ describe('subscriptions/listen over HTTP', () => {
     const { fetcher } = setup()
     const tools = await openListen(fetcher, 'tools', { toolsListChanged: true })
     const prompts = await openListen(fetcher, 'prompts', { promptsListChanged: true })
-    const watched = await openListen(fetcher, 'watched', { resourceSubscriptions: ['test://watched-resource'] })
+    const watched = await openListen(fetcher, 'watched', {
+      resourceSubscriptions: ['test://watched-resource'],
+    })
     for (const stream of [tools, prompts, watched]) await stream.next()
     await post(fetcher, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })
     await post(fetcher, 'tools/call', { name: 'test_trigger_prompt_change', arguments: {} })
@@ -59,7 +61,10 @@ describe('subscriptions/listen over HTTP', () => {
     expect(promptEvent?.method).toBe('notifications/prompts/list_changed')
     expect(subId(promptEvent)).toBe('prompts')
     const updated = await watched.next()
-    expect(updated).toMatchObject({ method: 'notifications/resources/updated', params: { uri: 'test://watched-resource' } })
+    expect(updated).toMatchObject({
+      method: 'notifications/resources/updated',
+      params: { uri: 'test://watched-resource' },
+    })
     expect(subId(updated)).toBe('watched')
     // Nothing else arrives on any of them (in particular no progress or log messages).
     for (const stream of [tools, prompts, watched]) await expect(stream.next(100)).rejects.toThrow(/timeout/)
@@ -80,8 +85,17 @@ describe('subscriptions/listen over HTTP', () => {
 
   it('rejects a malformed filter with -32602', async () => {
     const { fetcher } = setup()
-    for (const notifications of [undefined, 'all', { toolsListChanged: 'yes' }, { resourceSubscriptions: [1] }]) {
-      const answer = await post(fetcher, 'subscriptions/listen', notifications === undefined ? {} : { notifications })
+    for (const notifications of [
+      undefined,
+      'all',
+      { toolsListChanged: 'yes' },
+      { resourceSubscriptions: [1] },
+    ]) {
+      const answer = await post(
+        fetcher,
+        'subscriptions/listen',
+        notifications === undefined ? {} : { notifications },
+      )
       expect(errorOf(answer).code).toBe(-32602)
     }
   })
@@ -145,12 +159,17 @@ describe('subscriptions/listen over HTTP', () => {
 
   it('ends every stream with its graceful result on server.close()', async () => {
     const { fetcher, server } = setup()
-    const streams = await Promise.all([1, 'two'].map((id) => openListen(fetcher, id, { toolsListChanged: true })))
+    const streams = await Promise.all(
+      [1, 'two'].map((id) => openListen(fetcher, id, { toolsListChanged: true })),
+    )
     await Promise.all(streams.map((stream) => stream.next()))
     await server.close()
     const results = await Promise.all(streams.map((stream) => stream.next()))
     expect(results[0]).toMatchObject({ id: 1, result: { resultType: 'complete', _meta: { [SUB]: 1 } } })
-    expect(results[1]).toMatchObject({ id: 'two', result: { resultType: 'complete', _meta: { [SUB]: 'two' } } })
+    expect(results[1]).toMatchObject({
+      id: 'two',
+      result: { resultType: 'complete', _meta: { [SUB]: 'two' } },
+    })
     await Promise.all(streams.map((stream) => stream.ended))
     // A listen opened after close is acknowledged and closed at once.
     const late = await openListen(fetcher, 3, { toolsListChanged: true })

@@ -47,13 +47,19 @@ describe('multi-round-trip tools/call', () => {
     const r1 = resultOf(await call(fixture, name))
     expect(Object.keys(r1.inputRequests as object)).toEqual(['step1'])
     const r2 = resultOf(
-      await call(fixture, name, { inputResponses: { step1: accept({ name: 'Ada' }) }, requestState: r1.requestState }),
+      await call(fixture, name, {
+        inputResponses: { step1: accept({ name: 'Ada' }) },
+        requestState: r1.requestState,
+      }),
     )
     expect(Object.keys(r2.inputRequests as object)).toEqual(['step2'])
     expect(r2.requestState).not.toBe(r1.requestState)
     // The retry carries only the newest answer; step1's answer travels inside requestState.
     const r3 = resultOf(
-      await call(fixture, name, { inputResponses: { step2: accept({ color: 'teal' }) }, requestState: r2.requestState }),
+      await call(fixture, name, {
+        inputResponses: { step2: accept({ color: 'teal' }) },
+        requestState: r2.requestState,
+      }),
     )
     expect(r3.content).toEqual([{ type: 'text', text: 'Ada likes teal' }])
   })
@@ -86,7 +92,11 @@ describe('multi-round-trip tools/call', () => {
   it('re-asks for missing or malformed answers, ignores extra keys, rejects a non-object', async () => {
     const name = 'test_input_required_result_elicitation'
     const r1 = resultOf(await call(fixture, name))
-    for (const inputResponses of [{ wrong_key: accept({ name: 'X' }) }, { user_name: 12345 }, { user_name: accept({ name: 7 }) }]) {
+    for (const inputResponses of [
+      { wrong_key: accept({ name: 'X' }) },
+      { user_name: 12345 },
+      { user_name: accept({ name: 7 }) },
+    ]) {
       const again = resultOf(await call(fixture, name, { inputResponses, requestState: r1.requestState }))
       expect(again.resultType).toBe('input_required')
       expect(Object.keys(again.inputRequests as object)).toEqual(['user_name'])
@@ -107,7 +117,10 @@ describe('multi-round-trip tools/call', () => {
     const name = 'test_input_required_result_elicitation'
     const r1 = resultOf(await call(fixture, name))
     const declined = resultOf(
-      await call(fixture, name, { inputResponses: { user_name: { action: 'decline' } }, requestState: r1.requestState }),
+      await call(fixture, name, {
+        inputResponses: { user_name: { action: 'decline' } },
+        requestState: r1.requestState,
+      }),
     )
     expect(declined.content).toEqual([{ type: 'text', text: 'No name given (decline)' }])
   })
@@ -116,7 +129,10 @@ describe('multi-round-trip tools/call', () => {
     const name = 'test_input_required_result_request_state'
     const r1 = resultOf(await call(fixture, name))
     const r2 = resultOf(
-      await call(fixture, name, { inputResponses: { confirm: accept({ ok: true }) }, requestState: r1.requestState }),
+      await call(fixture, name, {
+        inputResponses: { confirm: accept({ ok: true }) },
+        requestState: r1.requestState,
+      }),
     )
     expect((r2.content as { text: string }[])[0]?.text).toBe('state-ok: confirmation true')
   })
@@ -130,7 +146,14 @@ describe('requestState integrity', () => {
     const state = resultOf(await call(fixture, name)).requestState as string
     const [body, mac] = state.split('.') as [string, string]
     const forgedBody = btoa(JSON.stringify({ v: 1, m: 'tools/call', n: name, answers: {}, asked: [] }))
-    for (const bad of [`${state}-TAMPERED`, body, `${body}.${mac.slice(2)}`, `${forgedBody}.${mac}`, 42, '']) {
+    for (const bad of [
+      `${state}-TAMPERED`,
+      body,
+      `${body}.${mac.slice(2)}`,
+      `${forgedBody}.${mac}`,
+      42,
+      '',
+    ]) {
       const answer = await call(fixture, name, { inputResponses: confirm, requestState: bad })
       expect(errorOf(answer).code).toBe(-32602)
       expect(errorOf(answer).message).toMatch(/requestState/)
@@ -163,11 +186,18 @@ describe('requestState integrity', () => {
       ],
     })
     const fetcher = createFetchHandler(server)
-    const asked = resultOf(await post(fetcher, 'tools/call', { name: 'pay', arguments: { amount: 1 } }, { meta: caps(ALL_CAPS) }))
+    const asked = resultOf(
+      await post(fetcher, 'tools/call', { name: 'pay', arguments: { amount: 1 } }, { meta: caps(ALL_CAPS) }),
+    )
     const swapped = await post(
       fetcher,
       'tools/call',
-      { name: 'pay', arguments: { amount: 1000 }, inputResponses: { confirm: { action: 'accept', content: {} } }, requestState: asked.requestState },
+      {
+        name: 'pay',
+        arguments: { amount: 1000 },
+        inputResponses: { confirm: { action: 'accept', content: {} } },
+        requestState: asked.requestState,
+      },
       { meta: caps(ALL_CAPS) },
     )
     expect(errorOf(swapped).message).toMatch(/arguments changed/)
@@ -182,31 +212,45 @@ describe('requestState integrity', () => {
         defineTool({
           name: 'ask',
           handler: async (_args, ctx) =>
-            (await ctx.input.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } }, 'q')).action,
+            (
+              await ctx.input.elicit(
+                { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
+                'q',
+              )
+            ).action,
         }),
       ],
     })
     const fetcher = createFetchHandler(server)
     const asked = resultOf(await call(fetcher, 'ask'))
     await new Promise((resolve) => setTimeout(resolve, 5))
-    const late = await call(fetcher, 'ask', { inputResponses: { q: { action: 'accept', content: {} } }, requestState: asked.requestState })
+    const late = await call(fetcher, 'ask', {
+      inputResponses: { q: { action: 'accept', content: {} } },
+      requestState: asked.requestState,
+    })
     expect(errorOf(late).message).toMatch(/expired/)
   })
 
   const askTool = defineTool({
     name: 'ask',
     handler: async (_args, ctx) =>
-      (await ctx.input.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } }, 'q')).action,
+      (await ctx.input.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } }, 'q'))
+        .action,
   })
 
   it('accepts a state from another instance sharing the secret, rejects one from a foreign secret', async () => {
     const make = (secret: string) =>
-      createFetchHandler(defineServer({ name: 's', version: '1', requestState: { secret }, tools: [askTool] }))
+      createFetchHandler(
+        defineServer({ name: 's', version: '1', requestState: { secret }, tools: [askTool] }),
+      )
     const a = make('shared-secret-for-the-cluster')
     const b = make('shared-secret-for-the-cluster')
     const foreign = make('some-other-secret-entirely')
     const asked = resultOf(await call(a, 'ask'))
-    const retry = { inputResponses: { q: { action: 'accept', content: {} } }, requestState: asked.requestState }
+    const retry = {
+      inputResponses: { q: { action: 'accept', content: {} } },
+      requestState: asked.requestState,
+    }
     expect(resultOf(await call(b, 'ask', retry)).content).toEqual([{ type: 'text', text: 'accept' }])
     expect(errorOf(await call(foreign, 'ask', retry)).message).toMatch(/integrity/)
   })
@@ -214,12 +258,20 @@ describe('requestState integrity', () => {
   it('binds the state to the authenticated principal', async () => {
     let subject = 'alice'
     const fetcher = createFetchHandler(
-      defineServer({ name: 's', version: '1', requestState: { secret: 'principal-binding-secret' }, tools: [askTool] }),
+      defineServer({
+        name: 's',
+        version: '1',
+        requestState: { secret: 'principal-binding-secret' },
+        tools: [askTool],
+      }),
       { authenticate: () => ({ ok: true, auth: { subject, scopes: [] } }) },
     )
     const asked = resultOf(await call(fetcher, 'ask'))
     subject = 'mallory'
-    const retry = { inputResponses: { q: { action: 'accept', content: {} } }, requestState: asked.requestState }
+    const retry = {
+      inputResponses: { q: { action: 'accept', content: {} } },
+      requestState: asked.requestState,
+    }
     expect(errorOf(await call(fetcher, 'ask', retry)).message).toMatch(/another principal/)
     subject = 'alice'
     expect(resultOf(await call(fetcher, 'ask', retry)).resultType).toBe('complete')
@@ -236,8 +288,13 @@ describe('requestState integrity', () => {
   })
 
   it('does no state work for tools that never ask: a garbage requestState is ignored', async () => {
-    const answer = await call(fixture, 'test_simple_text', { requestState: 'not-a-state', inputResponses: { x: 1 } })
-    expect(resultOf(answer).content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }])
+    const answer = await call(fixture, 'test_simple_text', {
+      requestState: 'not-a-state',
+      inputResponses: { x: 1 },
+    })
+    expect(resultOf(answer).content).toEqual([
+      { type: 'text', text: 'This is a simple text response for testing.' },
+    ])
   })
 })
 
@@ -259,17 +316,24 @@ describe('client capabilities', () => {
       ],
     })
     const formOnly = await call(createFetchHandler(url), 'connect', {}, { elicitation: {} })
-    expect(errorOf(formOnly)).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { url: {} } } } })
+    expect(errorOf(formOnly)).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { url: {} } } },
+    })
     const withUrl = resultOf(await call(createFetchHandler(url), 'connect', {}, { elicitation: { url: {} } }))
     expect(withUrl.inputRequests).toMatchObject({ 'elicit-url-1': { params: { mode: 'url' } } })
   })
 
   it('asks only for what this request declares', async () => {
-    const sampling = resultOf(await call(fixture, 'test_input_required_result_capabilities', {}, { sampling: {} }))
+    const sampling = resultOf(
+      await call(fixture, 'test_input_required_result_capabilities', {}, { sampling: {} }),
+    )
     expect(Object.values(sampling.inputRequests as object).map((r: { method: string }) => r.method)).toEqual([
       'sampling/createMessage',
     ])
-    const form = resultOf(await call(fixture, 'test_input_required_result_capabilities', {}, { elicitation: {} }))
+    const form = resultOf(
+      await call(fixture, 'test_input_required_result_capabilities', {}, { elicitation: {} }),
+    )
     expect(Object.values(form.inputRequests as object).map((r: { method: string }) => r.method)).toEqual([
       'elicitation/create',
     ])
@@ -279,7 +343,12 @@ describe('client capabilities', () => {
 describe('multi-round-trip prompts/get', () => {
   it('asks, then builds the prompt on the retry', async () => {
     const first = resultOf(
-      await post(fixture, 'prompts/get', { name: 'test_input_required_result_prompt' }, { meta: caps(ALL_CAPS) }),
+      await post(
+        fixture,
+        'prompts/get',
+        { name: 'test_input_required_result_prompt' },
+        { meta: caps(ALL_CAPS) },
+      ),
     )
     expect(first.resultType).toBe('input_required')
     const second = resultOf(
@@ -294,6 +363,8 @@ describe('multi-round-trip prompts/get', () => {
         { meta: caps(ALL_CAPS) },
       ),
     )
-    expect(second.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Answer using this context: tests' } }])
+    expect(second.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Answer using this context: tests' } },
+    ])
   })
 })

@@ -38,7 +38,10 @@ describe('prompts', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ name: 'test_prompt_with_arguments', arguments: { arg1: 'x' } }, /needs the arguments: arg2/],
       [{ name: 'test_prompt_with_arguments', arguments: { arg1: 'x', arg2: 3 } }, /must be a string/],
-      [{ name: 'test_prompt_with_arguments', arguments: { arg1: 'x', arg2: 'y', arg3: 'z' } }, /no argument arg3/],
+      [
+        { name: 'test_prompt_with_arguments', arguments: { arg1: 'x', arg2: 'y', arg3: 'z' } },
+        /no argument arg3/,
+      ],
       [{ name: 'test_prompt_with_arguments', arguments: ['x'] }, /arguments must be an object/],
       [{ name: 'no_such_prompt' }, /Unknown prompt/],
     ]
@@ -67,7 +70,9 @@ describe('prompts', () => {
       logger: { error: () => {}, warn: () => {} },
       prompts: [definePrompt({ name: 'broken', handler: () => [{ role: 'robot', content: 'x' }] as never })],
     })
-    expect(errorOf(await post(createFetchHandler(server), 'prompts/get', { name: 'broken' })).code).toBe(-32603)
+    expect(errorOf(await post(createFetchHandler(server), 'prompts/get', { name: 'broken' })).code).toBe(
+      -32603,
+    )
   })
 })
 
@@ -77,7 +82,13 @@ describe('resources', () => {
     expect(text).toMatchObject({
       resultType: 'complete',
       cacheScope: 'public',
-      contents: [{ uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
+      contents: [
+        {
+          uri: 'test://static-text',
+          mimeType: 'text/plain',
+          text: 'This is the content of the static text resource.',
+        },
+      ],
     })
     const binary = resultOf(await post(fixture, 'resources/read', { uri: 'test://static-binary' }))
     expect(binary.contents).toEqual([{ uri: 'test://static-binary', mimeType: 'image/png', blob: PNG_1X1 }])
@@ -109,7 +120,9 @@ describe('resources', () => {
       name: 's',
       version: '1',
       pageSize: 2,
-      resources: ['a', 'b', 'c', 'd', 'e'].map((n) => defineResource({ uri: `x://${n}`, name: n, read: () => n })),
+      resources: ['a', 'b', 'c', 'd', 'e'].map((n) =>
+        defineResource({ uri: `x://${n}`, name: n, read: () => n }),
+      ),
     })
     const fetcher = createFetchHandler(server)
     const seen: string[] = []
@@ -133,7 +146,12 @@ describe('resources', () => {
       version: '1',
       logger: { error: () => {}, warn: () => {} },
       resources: [
-        defineResource({ uri: 'x://private', name: 'p', cache: { ttlMs: 0, scope: 'private' }, read: () => 'mine' }),
+        defineResource({
+          uri: 'x://private',
+          name: 'p',
+          cache: { ttlMs: 0, scope: 'private' },
+          read: () => 'mine',
+        }),
         defineResource({ uri: 'x://empty', name: 'e', read: () => [] }),
       ],
     })
@@ -157,19 +175,36 @@ describe('resources', () => {
   })
 
   it('refuses bad definitions at startup', () => {
-    expect(() => defineServer({ name: 's', version: '1', resources: [defineResource({ uri: 'relative', name: 'r', read: () => '' })] })).toThrow(/absolute URI/)
     expect(() =>
-      defineServer({ name: 's', version: '1', resources: [defineResourceTemplate({ uriTemplate: 'x://{a', name: 't', read: () => '' })] }),
+      defineServer({
+        name: 's',
+        version: '1',
+        resources: [defineResource({ uri: 'relative', name: 'r', read: () => '' })],
+      }),
+    ).toThrow(/absolute URI/)
+    expect(() =>
+      defineServer({
+        name: 's',
+        version: '1',
+        resources: [defineResourceTemplate({ uriTemplate: 'x://{a', name: 't', read: () => '' })],
+      }),
     ).toThrow(/Malformed/)
   })
 })
 
 describe('URI templates', () => {
   it('matches level 1-3 expressions in reverse', () => {
-    expect(compileUriTemplate('file:///{dir}/{name}.txt').match('file:///docs/a%2Fb.txt')).toEqual({ dir: 'docs', name: 'a/b' })
+    expect(compileUriTemplate('file:///{dir}/{name}.txt').match('file:///docs/a%2Fb.txt')).toEqual({
+      dir: 'docs',
+      name: 'a/b',
+    })
     expect(compileUriTemplate('file:///{dir}/x').match('file:///a/b/x')).toBeUndefined()
-    expect(compileUriTemplate('repo://{+path}').match('repo://src/index.ts')).toEqual({ path: 'src/index.ts' })
-    expect(compileUriTemplate('search://items{?q,limit}').match('search://items?q=cat&limit=5&other=1')).toEqual({ q: 'cat', limit: '5' })
+    expect(compileUriTemplate('repo://{+path}').match('repo://src/index.ts')).toEqual({
+      path: 'src/index.ts',
+    })
+    expect(
+      compileUriTemplate('search://items{?q,limit}').match('search://items?q=cat&limit=5&other=1'),
+    ).toEqual({ q: 'cat', limit: '5' })
     expect(compileUriTemplate('doc://x{/id}').match('doc://x/42')).toEqual({ id: '42' })
     expect(() => compileUriTemplate('x://{a}/{a}')).toThrow(/repeats/)
   })
@@ -183,7 +218,10 @@ describe('completion/complete', () => {
         argument: { name: 'arg1', value: 'par' },
       }),
     )
-    expect(prompt).toMatchObject({ resultType: 'complete', completion: { values: ['paris', 'park', 'party'], total: 3, hasMore: false } })
+    expect(prompt).toMatchObject({
+      resultType: 'complete',
+      completion: { values: ['paris', 'park', 'party'], total: 3, hasMore: false },
+    })
     const template = resultOf(
       await post(fixture, 'completion/complete', {
         ref: { type: 'ref/resource', uri: 'test://template/{id}/data' },
@@ -203,7 +241,10 @@ describe('completion/complete', () => {
       ],
     })
     const capped = resultOf(
-      await post(createFetchHandler(many), 'completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'n', value: '' } }),
+      await post(createFetchHandler(many), 'completion/complete', {
+        ref: { type: 'ref/prompt', name: 'p' },
+        argument: { name: 'n', value: '' },
+      }),
     )
     expect(capped.completion).toMatchObject({ total: 150, hasMore: true })
     expect((capped.completion as { values: string[] }).values).toHaveLength(100)

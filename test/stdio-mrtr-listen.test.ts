@@ -7,7 +7,9 @@ import { assertServerMessage } from './helpers/spec-schema.js'
 
 const MAIN = fileURLToPath(new URL('../src/fixture/main.ts', import.meta.url))
 const SUB = 'io.modelcontextprotocol/subscriptionId'
-const CAPS = meta({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, sampling: {}, roots: {} } })
+const CAPS = meta({
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, sampling: {}, roots: {} },
+})
 type Message = Record<string, unknown>
 
 class StdioPeer {
@@ -92,7 +94,9 @@ describe('stdio in a child process', () => {
       inputResponses: { step2: { action: 'accept', content: { color: 'red' } } },
       requestState: r2.requestState,
     })
-    expect(((await peer.response(3)).result as Message).content).toEqual([{ type: 'text', text: 'Lin likes red' }])
+    expect(((await peer.response(3)).result as Message).content).toEqual([
+      { type: 'text', text: 'Lin likes red' },
+    ])
     peer.request(4, 'tools/call', {
       name: 'test_input_required_result_multi_round',
       arguments: {},
@@ -128,7 +132,11 @@ describe('stdio in a child process', () => {
     await peer.take(notification('notifications/prompts/list_changed', 42))
     await peer.take(notification('notifications/prompts/list_changed', 'both'))
     // Cancel one subscription: it gets no response and no more notifications; the others continue.
-    peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'both', reason: 'done' } })
+    peer.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'both', reason: 'done' },
+    })
     await new Promise((resolve) => setTimeout(resolve, 100))
     peer.request(12, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })
     await peer.response(12)

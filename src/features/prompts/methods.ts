@@ -11,7 +11,10 @@ import type { CompiledPrompt, PromptDefinition, PromptMessage } from './define.j
 /** Logs an internal failure and returns its correlation id. */
 export type Report = (what: string, error: unknown) => string
 
-export function promptMethods(prompts: Catalog<PromptDefinition, CompiledPrompt>, report: Report): Record<string, MethodSpec> {
+export function promptMethods(
+  prompts: Catalog<PromptDefinition, CompiledPrompt>,
+  report: Report,
+): Record<string, MethodSpec> {
   return {
     'prompts/list': { handler: (ctx) => prompts.page(ctx.params.cursor) },
     'prompts/get': { nameParam: 'name', handler: (ctx) => getPrompt(prompts, report, ctx) },
@@ -25,7 +28,8 @@ export function checkPromptArguments(prompt: CompiledPrompt, args: unknown): Rec
   const values = (args ?? {}) as Record<string, unknown>
   const declared = new Set(prompt.arguments.map((arg) => arg.name))
   for (const [key, value] of Object.entries(values)) {
-    if (!declared.has(key)) throw invalidParams(`Invalid params: prompt ${prompt.name} has no argument ${key}`)
+    if (!declared.has(key))
+      throw invalidParams(`Invalid params: prompt ${prompt.name} has no argument ${key}`)
     if (typeof value !== 'string')
       throw invalidParams(`Invalid params: argument ${key} of prompt ${prompt.name} must be a string`)
   }

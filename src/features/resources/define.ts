@@ -1,16 +1,14 @@
 /** `defineResource` and `defineResourceTemplate`: readable data by URI, checked and compiled once. */
 import type { RequestContext } from '../../protocol/context.js'
 import type { Annotations, CacheScope, Icon, MetaObject, ResourceContents } from '../../wire/types.js'
+import { type McpError, notFound } from '../../wire/errors.js'
 import type { CatalogItem } from '../catalog.js'
 import type { Completer } from '../prompts/define.js'
-import { compileUriTemplate, type UriTemplate, UriTemplateError } from './uri-template.js'
+import { compileUriTemplate, type UriTemplate, type UriTemplateError } from './uri-template.js'
 
 /** What a read may return: text, bytes, one contents object, or several (uri/mimeType default to the resource's). */
 export type ResourceRead =
-  | string
-  | Uint8Array
-  | Partial<ResourceContents>
-  | readonly Partial<ResourceContents>[]
+  string | Uint8Array | Partial<ResourceContents> | readonly Partial<ResourceContents>[]
 
 interface ResourceBase {
   name: string
@@ -69,6 +67,9 @@ export const isResourceDefinition = (value: unknown): value is ResourceDefinitio
 export const isResourceTemplateDefinition = (value: unknown): value is ResourceTemplateDefinition =>
   typeof value === 'object' && value !== null && TEMPLATE in value
 
+/** Throw from a read when the URI names nothing: -32602 with `data.uri`, never empty contents. */
+export const resourceNotFound = (uri: string): McpError => notFound(`Resource not found: ${uri}`, { uri })
+
 export class ResourceDefinitionError extends Error {
   override readonly name = 'ResourceDefinitionError'
 }
@@ -111,7 +112,14 @@ export function compileResource(definition: ResourceDefinition): CompiledResourc
   const wire: Record<string, unknown> = { uri: config.uri, ...baseWire(config, `Resource ${config.uri}`) }
   if (config.size !== undefined) wire.size = config.size
   if (config._meta !== undefined) wire._meta = config._meta
-  return { key: config.uri, uri: config.uri, wire, mimeType: config.mimeType, cache: config.cache, read: config.read }
+  return {
+    key: config.uri,
+    uri: config.uri,
+    wire,
+    mimeType: config.mimeType,
+    cache: config.cache,
+    read: config.read,
+  }
 }
 
 export function compileTemplate(definition: ResourceTemplateDefinition): CompiledTemplate {
@@ -123,7 +131,8 @@ export function compileTemplate(definition: ResourceTemplateDefinition): Compile
   } catch (error) {
     throw new ResourceDefinitionError(`${label}: ${(error as UriTemplateError).message}`)
   }
-  if (!SCHEME.test(config.uriTemplate)) throw new ResourceDefinitionError(`${label}: must start with a scheme`)
+  if (!SCHEME.test(config.uriTemplate))
+    throw new ResourceDefinitionError(`${label}: must start with a scheme`)
   const complete = config.complete ?? {}
   for (const name of Object.keys(complete)) {
     if (!template.variables.includes(name))

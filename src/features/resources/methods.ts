@@ -2,17 +2,18 @@
 import type { RequestContext } from '../../protocol/context.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
-import { internalError, invalidParams, McpError, notFound } from '../../wire/errors.js'
+import { internalError, invalidParams, McpError } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { CacheScope, ResourceContents } from '../../wire/types.js'
 import type { Catalog } from '../catalog.js'
 import type { Report } from '../prompts/methods.js'
-import type {
-  CompiledResource,
-  CompiledTemplate,
-  ReadCacheHints,
-  ResourceDefinition,
-  ResourceTemplateDefinition,
+import {
+  type CompiledResource,
+  type CompiledTemplate,
+  type ReadCacheHints,
+  type ResourceDefinition,
+  resourceNotFound,
+  type ResourceTemplateDefinition,
 } from './define.js'
 
 export interface ResourceSet {
@@ -51,11 +52,16 @@ export function findTemplate(
 
 const toBase64 = (bytes: Uint8Array): string => {
   let binary = ''
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
   return btoa(binary)
 }
 
-function normalizeContents(returned: unknown, uri: string, mimeType: string | undefined): ResourceContents[] | string {
+function normalizeContents(
+  returned: unknown,
+  uri: string,
+  mimeType: string | undefined,
+): ResourceContents[] | string {
   const withDefaults = (contents: Record<string, unknown>): Record<string, unknown> => ({
     uri,
     ...(mimeType !== undefined && { mimeType }),
@@ -64,10 +70,12 @@ function normalizeContents(returned: unknown, uri: string, mimeType: string | un
   let list: unknown[]
   if (typeof returned === 'string') list = [withDefaults({ text: returned })]
   else if (returned instanceof Uint8Array) list = [withDefaults({ blob: toBase64(returned) })]
-  else if (Array.isArray(returned)) list = returned.map((item) => (isRecord(item) ? withDefaults(item) : item))
+  else if (Array.isArray(returned))
+    list = returned.map((item) => (isRecord(item) ? withDefaults(item) : item))
   else if (isRecord(returned)) list = [withDefaults(returned)]
   else return 'read must return text, bytes or resource contents'
-  if (list.length === 0) return 'read returned no contents (a missing resource must throw, not return nothing)'
+  if (list.length === 0)
+    return 'read returned no contents (a missing resource must throw, not return nothing)'
   for (const [index, item] of list.entries()) {
     if (!isRecord(item) || typeof item.uri !== 'string') return `contents[${index}] needs a uri`
     if (typeof item.text !== 'string' && typeof item.blob !== 'string')
@@ -83,16 +91,15 @@ async function readResource(
   ctx: RequestContext,
 ): Promise<Record<string, unknown>> {
   const { uri } = ctx.params
-  if (typeof uri !== 'string' || uri === '') throw invalidParams('Invalid params: resources/read needs a string uri')
+  if (typeof uri !== 'string' || uri === '')
+    throw invalidParams('Invalid params: resources/read needs a string uri')
   const resource = set.resources.get(uri)
   const found = resource ? undefined : findTemplate(set.templates, uri)
-  if (!resource && !found) throw notFound(`Resource not found: ${uri}`, { uri })
-  const source = resource ?? (found as { template: CompiledTemplate }).template
+  const source = resource ?? found?.template
+  if (!source) throw resourceNotFound(uri)
   let returned: unknown
   try {
-    returned = resource
-      ? await resource.read(ctx)
-      : await found!.template.read(uri, found!.variables, ctx) // eslint-disable-line @typescript-eslint/no-non-null-assertion
+    returned = found ? await found.template.read(uri, found.variables, ctx) : await resource?.read(ctx)
   } catch (error) {
     if (error instanceof McpError || error instanceof InputRequired) throw error
     const ref = report(`resource ${uri} read failed`, error)

@@ -79,7 +79,8 @@ export function compileUriTemplate(template: string): UriTemplate {
       }
       if (queryNames.length > 0) {
         const query = uri.includes('?') ? uri.slice(uri.indexOf('?') + 1).split('#')[0] : ''
-        for (const [key, value] of new URLSearchParams(query)) if (queryNames.includes(key)) values[key] = value
+        for (const [key, value] of new URLSearchParams(query))
+          if (queryNames.includes(key)) values[key] = value
       }
       return values
     },

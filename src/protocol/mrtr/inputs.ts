@@ -123,8 +123,7 @@ export class RequestInputs {
       const response = responses?.[key]
       // An answer counts when it is well formed for the question asked now under its key; answers are
       // never trusted beyond what the client could have said anyway, so unsolicited ones are fine.
-      if (response !== undefined && isValidResponse(request, response))
-        this.#answers[key] = response
+      if (response !== undefined && isValidResponse(request, response)) this.#answers[key] = response
       else missing[key] = request
     }
     if (Object.keys(missing).length > 0) {
