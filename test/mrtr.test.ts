@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, defineServer, defineTool, type ServerLogger } from '../src/index.js'
+import {
+  createFetchHandler,
+  definePrompt,
+  defineServer,
+  defineTool,
+  type ServerLogger,
+} from '../src/index.js'
 import { createFixtureServer } from '../src/fixture/server.js'
 import { errorOf, meta, post, resultOf, type Fetcher } from './helpers/http.js'
 
@@ -337,6 +343,68 @@ describe('client capabilities', () => {
     expect(Object.values(form.inputRequests as object).map((r: { method: string }) => r.method)).toEqual([
       'elicitation/create',
     ])
+  })
+})
+
+describe('where input may be asked', () => {
+  it('refuses input requests outside tools/call, prompts/get and resources/read (a server bug: -32603)', async () => {
+    const server = defineServer({
+      name: 's',
+      version: '1',
+      requestState: { secret: 'scope-test-secret-value' },
+      logger: { error: () => {}, warn: () => {} },
+      prompts: [
+        definePrompt({
+          name: 'p',
+          arguments: [
+            {
+              name: 'a',
+              complete: async (_value, { ctx }) => {
+                await ctx.input.elicit({ message: 'no', requestedSchema: { type: 'object', properties: {} } })
+                return []
+              },
+            },
+          ],
+          handler: () => 'x',
+        }),
+      ],
+    })
+    const answer = await post(
+      createFetchHandler(server),
+      'completion/complete',
+      { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' } },
+      { meta: caps(ALL_CAPS) },
+    )
+    expect(errorOf(answer).code).toBe(-32603)
+  })
+
+  it('binds arguments by value, not by key order', async () => {
+    const server = defineServer({
+      name: 's',
+      version: '1',
+      requestState: { secret: 'order-test-secret-value' },
+      tools: [
+        defineTool({
+          name: 'pair',
+          inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+          handler: async (_args, ctx) =>
+            (
+              await ctx.input.elicit(
+                { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
+                'q',
+              )
+            ).action,
+        }),
+      ],
+    })
+    const fetcher = createFetchHandler(server)
+    const asked = resultOf(await call(fetcher, 'pair', { arguments: { a: 1, b: 2 } }))
+    const retry = await call(fetcher, 'pair', {
+      arguments: { b: 2, a: 1 },
+      inputResponses: { q: { action: 'cancel' } },
+      requestState: asked.requestState,
+    })
+    expect(resultOf(retry).content).toEqual([{ type: 'text', text: 'cancel' }])
   })
 })
 

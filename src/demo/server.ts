@@ -16,6 +16,8 @@ export function createDemoServer(): Server {
     tools: [...demoTools, ...notebook.tools],
     resources: notebook.resources,
     prompts: notebook.prompts,
+    // Set it when several demo instances share a load balancer; otherwise a per-process secret is used.
+    requestState: { secret: process.env.TOOLWIRE_STATE_SECRET },
   })
   notebook.attach(server)
   return server

@@ -127,7 +127,7 @@ export class RequestInputs {
       else missing[key] = request
     }
     if (Object.keys(missing).length > 0) {
-      const requestState = await this.#seal(Object.keys(missing))
+      const requestState = await this.#seal()
       throw new InputRequired({ resultType: 'input_required', inputRequests: missing, requestState })
     }
     const out: Record<string, unknown> = {}
@@ -139,7 +139,7 @@ export class RequestInputs {
   async retryLater(data?: unknown): Promise<never> {
     await this.#load()
     if (data !== undefined) this.#next = data
-    throw new InputRequired({ resultType: 'input_required', requestState: await this.#seal([]) })
+    throw new InputRequired({ resultType: 'input_required', requestState: await this.#seal() })
   }
 
   async #one<R extends InputRequest>(request: R, key: string): Promise<ResponseOf<R>> {
@@ -173,7 +173,7 @@ export class RequestInputs {
       const { inputResponses, requestState } = this.#ctx.params
       if (inputResponses !== undefined && !isRecord(inputResponses))
         throw invalidParams('Invalid params: inputResponses must be an object keyed by input request')
-      if (requestState === undefined) return { answers: {}, asked: [] }
+      if (requestState === undefined) return { answers: {} }
       const state = await this.#codec.open(requestState, binding)
       this.#answers = { ...state.answers }
       this.#data = state.data
@@ -182,11 +182,8 @@ export class RequestInputs {
     return this.#loaded
   }
 
-  async #seal(asked: string[]): Promise<string> {
-    const payload: { answers: Record<string, unknown>; asked: string[]; data?: unknown } = {
-      answers: this.#answers,
-      asked,
-    }
+  async #seal(): Promise<string> {
+    const payload: { answers: Record<string, unknown>; data?: unknown } = { answers: this.#answers }
     const data = this.#next ?? this.#data
     if (data !== undefined) payload.data = data
     return this.#codec.seal(await this.#bind(), payload)

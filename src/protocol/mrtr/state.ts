@@ -11,7 +11,7 @@ export interface RequestStateOptions {
    * HMAC secret shared by every instance that may receive a retry (≥ 32 bytes recommended). Without one a
    * random per-process secret is used, so retries only succeed on the instance that asked.
    */
-  readonly secret?: string | Uint8Array
+  readonly secret?: string | Uint8Array | undefined
   /** How long a retry may come after the question (default 10 minutes). */
   readonly ttlMs?: number
 }
@@ -28,15 +28,12 @@ export interface StateBinding {
 export interface StatePayload {
   /** Answers collected in earlier rounds, by input key. */
   readonly answers: Record<string, unknown>
-  /** Keys asked in the last round: only these may be answered by the retry. */
-  readonly asked: readonly string[]
   /** Handler data carried across rounds (`ctx.input.data`). */
   readonly data?: unknown
 }
 
 interface Envelope {
   answers: Record<string, unknown>
-  asked: string[]
   data?: unknown
   v: 1
   m: string
@@ -133,7 +130,6 @@ export class RequestStateCodec {
       a: binding.argsDigest,
       exp: now + this.ttlMs,
       answers: payload.answers,
-      asked: [...payload.asked],
     }
     if (binding.principal !== undefined) envelope.p = binding.principal
     if (payload.data !== undefined) envelope.data = payload.data
@@ -157,17 +153,13 @@ export class RequestStateCodec {
     } catch {
       return rejected('malformed')
     }
-    if (envelope.v !== 1 || !isRecord(envelope.answers) || !Array.isArray(envelope.asked))
-      return rejected('malformed')
+    if (envelope.v !== 1 || !isRecord(envelope.answers)) return rejected('malformed')
     if (!(envelope.exp > now)) return rejected('expired, start the request again')
     if (envelope.m !== binding.method || envelope.n !== binding.name)
       return rejected(`issued for another request (${envelope.m} ${envelope.n})`)
     if (envelope.a !== binding.argsDigest) return rejected('the arguments changed since it was issued')
     if (envelope.p !== binding.principal) return rejected('issued to another principal')
-    const payload: { answers: Record<string, unknown>; asked: string[]; data?: unknown } = {
-      answers: envelope.answers,
-      asked: envelope.asked.filter((key): key is string => typeof key === 'string'),
-    }
+    const payload: { answers: Record<string, unknown>; data?: unknown } = { answers: envelope.answers }
     if (envelope.data !== undefined) payload.data = envelope.data
     return payload
   }
