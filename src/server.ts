@@ -34,7 +34,7 @@ import {
   type ResourceTemplateDefinition,
 } from './features/resources/define.js'
 import { resourceMethods } from './features/resources/methods.js'
-import { type ChangeBus, InProcessChangeBus } from './features/subscriptions/bus.js'
+import { type ChangeBus, type ChangeEvent, InProcessChangeBus } from './features/subscriptions/bus.js'
 import { ListenHub, type ListenOptions } from './features/subscriptions/listen.js'
 import { RequestStateCodec, type RequestStateOptions } from './protocol/mrtr/state.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
@@ -205,11 +205,7 @@ export class Server {
         this.logger.error('change subscriber failed', { error: String(error) }),
       )
     this.changes = changes
-    const publish = (event: Parameters<ChangeBus['publish']>[0]) => (): void => {
-      Promise.resolve(changes.publish(event)).catch((error: unknown) =>
-        this.logger.error(`publishing ${event.type} failed`, { error: String(error) }),
-      )
-    }
+    const publish = (event: ChangeEvent) => (): void => this.#publish(event)
     this.tools.onChange(publish({ type: 'tools/list_changed' }))
     this.prompts.onChange(publish({ type: 'prompts/list_changed' }))
     this.resources.onChange(publish({ type: 'resources/list_changed' }))
@@ -273,10 +269,13 @@ export class Server {
     return Promise.resolve()
   }
 
-  #publish(event: Parameters<ChangeBus['publish']>[0]): void {
-    Promise.resolve(this.changes.publish(event)).catch((error: unknown) =>
-      this.logger.error(`publishing ${event.type} failed`, { error: String(error) }),
-    )
+  /** A publish that fails (e.g. a remote bus is down) is logged, never thrown into the caller's edit. */
+  #publish(event: ChangeEvent): void {
+    Promise.resolve()
+      .then(() => this.changes.publish(event))
+      .catch((error: unknown) =>
+        this.logger.error(`publishing ${event.type} failed`, { error: String(error) }),
+      )
   }
 }
 
