@@ -142,8 +142,10 @@ export class RequestStateCodec {
   async open(state: unknown, binding: StateBinding, now = Date.now()): Promise<StatePayload> {
     if (typeof state !== 'string') return rejected('must be a string')
     const dot = state.indexOf('.')
-    const mac = dot > 0 ? fromBase64Url(state.slice(dot + 1)) : undefined
-    if (!mac) return rejected('malformed')
+    const macText = state.slice(dot + 1)
+    const mac = dot > 0 ? fromBase64Url(macText) : undefined
+    // Only the canonical spelling counts: base64 leaves spare bits that decode alike.
+    if (!mac || toBase64Url(mac) !== macText) return rejected('malformed')
     const body = state.slice(0, dot)
     const valid = await crypto.subtle.verify('HMAC', await this.#hmacKey(), mac, encoder.encode(body))
     if (!valid) return rejected('integrity check failed')
