@@ -267,3 +267,26 @@ describe('completion/complete', () => {
     }
   })
 })
+
+describe('server/discover', () => {
+  it('advertises what the fixture serves', async () => {
+    const result = resultOf(await post(fixture, 'server/discover'))
+    expect(result.capabilities).toMatchObject({
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { listChanged: true, subscribe: true },
+      completions: {},
+    })
+  })
+
+  it('declares no prompts, resources or completions for a tools-only server, and 404s their methods', async () => {
+    const fetcher = createFetchHandler(defineServer({ name: 's', version: '1', tools: [] }))
+    const result = resultOf(await post(fetcher, 'server/discover'))
+    expect(Object.keys(result.capabilities as object).sort()).toEqual(['logging', 'tools'])
+    for (const method of ['prompts/list', 'resources/read', 'completion/complete']) {
+      const answer = await post(fetcher, method, { uri: 'x://y' })
+      expect(answer.status).toBe(404)
+      expect(errorOf(answer).code).toBe(-32601)
+    }
+  })
+})
