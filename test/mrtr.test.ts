@@ -4,6 +4,7 @@ import {
   definePrompt,
   defineServer,
   defineTool,
+  type InputRequest,
   type ServerLogger,
 } from '../src/index.js'
 import { createFixtureServer } from '../src/fixture/server.js'
@@ -434,5 +435,44 @@ describe('multi-round-trip prompts/get', () => {
     expect(second.messages).toEqual([
       { role: 'user', content: { type: 'text', text: 'Answer using this context: tests' } },
     ])
+  })
+})
+
+describe('answer keys are plain data', () => {
+  it('treats keys such as __proto__ and toString like any other', async () => {
+    const server = defineServer({
+      name: 's',
+      version: '1',
+      requestState: { secret: 'odd-keys-secret-value' },
+      tools: [
+        defineTool({
+          name: 'odd',
+          handler: async (_args, ctx) => {
+            const question = (message: string) => ({
+              method: 'elicitation/create',
+              params: { message, requestedSchema: { type: 'object', properties: {} } },
+            })
+            // Built by JSON.parse so that __proto__ is an own key, as it is on the wire.
+            const requests = JSON.parse(
+              JSON.stringify({ toString: question('b') }).replace(
+                '{',
+                `{"__proto__":${JSON.stringify(question('a'))},`,
+              ),
+            ) as Record<string, InputRequest>
+            const answers = await ctx.input.ask(requests)
+            return Object.keys(answers as object).join(',')
+          },
+        }),
+      ],
+    })
+    const fetcher = createFetchHandler(server)
+    const first = resultOf(await call(fetcher, 'odd'))
+    expect(Object.keys(first.inputRequests as object).sort()).toEqual(['__proto__', 'toString'])
+    const retry = JSON.parse(`{"toString":{"action":"cancel"},"__proto__":{"action":"cancel"}}`) as Record<
+      string,
+      unknown
+    >
+    const done = await call(fetcher, 'odd', { inputResponses: retry, requestState: first.requestState })
+    expect(resultOf(done).content).toEqual([{ type: 'text', text: '__proto__,toString' }])
   })
 })

@@ -51,7 +51,7 @@ async function complete(
   if (!isRecord(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string')
     throw invalidParams('Invalid params: argument needs string name and value')
   const previous = isRecord(context) && isRecord(context.arguments) ? context.arguments : {}
-  const known: Record<string, string> = {}
+  const known = Object.create(null) as Record<string, string>
   for (const [key, value] of Object.entries(previous)) if (typeof value === 'string') known[key] = value
   const completer = completerFor(prompts, templates, ref, argument.name)
   const values = completer ? [...(await completer(argument.value, { arguments: known, ctx }))] : []

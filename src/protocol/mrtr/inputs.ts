@@ -63,7 +63,8 @@ export class RequestInputs {
   readonly #codec: RequestStateCodec
   #loaded: Promise<StatePayload> | undefined
   #binding: Promise<StateBinding> | undefined
-  #answers: Record<string, unknown> = {}
+  /** Null-prototype: keys are plain data, whatever they are called. */
+  #answers: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   #data: unknown
   #next: unknown
   #sequence = 0
@@ -117,10 +118,10 @@ export class RequestInputs {
     }
     await this.#load()
     const responses = this.#ctx.params.inputResponses as Record<string, unknown> | undefined
-    const missing: Record<string, InputRequest> = {}
+    const missing = Object.create(null) as Record<string, InputRequest>
     for (const [key, request] of Object.entries(requests)) {
-      if (key in this.#answers) continue
-      const response = responses?.[key]
+      if (Object.hasOwn(this.#answers, key)) continue
+      const response = responses && Object.hasOwn(responses, key) ? responses[key] : undefined
       // An answer counts when it is well formed for the question asked now under its key; answers are
       // never trusted beyond what the client could have said anyway, so unsolicited ones are fine.
       if (response !== undefined && isValidResponse(request, response)) this.#answers[key] = response
@@ -130,7 +131,7 @@ export class RequestInputs {
       const requestState = await this.#seal()
       throw new InputRequired({ resultType: 'input_required', inputRequests: missing, requestState })
     }
-    const out: Record<string, unknown> = {}
+    const out = Object.create(null) as Record<string, unknown>
     for (const key of Object.keys(requests)) out[key] = this.#answers[key]
     return out as { [K in keyof T]: ResponseOf<T[K]> }
   }
@@ -175,7 +176,7 @@ export class RequestInputs {
         throw invalidParams('Invalid params: inputResponses must be an object keyed by input request')
       if (requestState === undefined) return { answers: {} }
       const state = await this.#codec.open(requestState, binding)
-      this.#answers = { ...state.answers }
+      Object.assign(this.#answers, state.answers)
       this.#data = state.data
       return state
     })()
