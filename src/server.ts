@@ -22,6 +22,23 @@ import type { ErrorExposure } from './features/tools/errors.js'
 import { ToolRegistry } from './features/tools/registry.js'
 import type { BearerAuth } from './security/auth/bearer.js'
 import { createSecurity, type SecurityOptions } from './security/options.js'
+import { Catalog } from './features/catalog.js'
+import { completionMethods } from './features/completion.js'
+import { compilePrompt, type CompiledPrompt, type PromptDefinition } from './features/prompts/define.js'
+import { promptMethods } from './features/prompts/methods.js'
+import {
+  compileResource,
+  compileTemplate,
+  type CompiledResource,
+  type CompiledTemplate,
+  isResourceTemplateDefinition,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+} from './features/resources/define.js'
+import { resourceMethods } from './features/resources/methods.js'
+import { type ChangeBus, type ChangeEvent, InProcessChangeBus } from './features/subscriptions/bus.js'
+import { ListenHub, type ListenOptions } from './features/subscriptions/listen.js'
+import { RequestStateCodec, type RequestStateOptions } from './protocol/mrtr/state.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from './wire/meta.js'
 import type { CacheScope, Icon, Implementation, ServerCapabilities } from './wire/types.js'
@@ -57,6 +74,16 @@ export interface ServerOptions {
   /** Guidance for the model, returned by `server/discover`. */
   instructions?: string
   tools?: readonly ToolDefinition[]
+  /** Prompts (`definePrompt`); declares the `prompts` and `completions` capabilities. */
+  prompts?: readonly PromptDefinition[]
+  /** Resources and resource templates; declares the `resources` and `completions` capabilities. */
+  resources?: readonly (ResourceDefinition | ResourceTemplateDefinition)[]
+  /** Multi-round-trip `requestState` sealing: the shared HMAC secret and how long a retry may take. */
+  requestState?: RequestStateOptions
+  /** Where list changes and resource updates are published (default: in-process). */
+  changes?: ChangeBus
+  /** Limits of `subscriptions/listen` streams. */
+  listen?: ListenOptions
   /** Tools per `tools/list` page (default 100). */
   pageSize?: number
   /** Cache hints for list results (default 5 minutes, public). */
@@ -86,7 +113,13 @@ export class Server {
   readonly info: Implementation
   readonly capabilities: ServerCapabilities
   readonly tools: ToolRegistry
+  readonly prompts: Catalog<PromptDefinition, CompiledPrompt>
+  readonly resources: Catalog<ResourceDefinition, CompiledResource>
+  readonly resourceTemplates: Catalog<ResourceTemplateDefinition, CompiledTemplate>
+  /** Publishing here reaches every open `subscriptions/listen` stream (tool/prompt/resource edits do it). */
+  readonly changes: ChangeBus
   readonly logger: ServerLogger
+  readonly #hub: ListenHub
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
   /** Bearer-token authentication the HTTP transports apply (from `security.auth`). */
   readonly auth: BearerAuth | undefined
@@ -124,9 +157,48 @@ export class Server {
       serverInfo,
     })
 
+    const listOptions = {
+      pageSize: options.pageSize ?? 100,
+      ttlMs: cache.ttlMs,
+      cacheScope: cache.scope,
+      serverInfo,
+    }
+    const resourceDefs = options.resources ?? []
+    this.prompts = new Catalog('prompts', options.prompts ?? [], compilePrompt, listOptions)
+    this.resources = new Catalog(
+      'resources',
+      resourceDefs.filter((d): d is ResourceDefinition => !isResourceTemplateDefinition(d)),
+      compileResource,
+      listOptions,
+    )
+    this.resourceTemplates = new Catalog(
+      'resourceTemplates',
+      resourceDefs.filter(isResourceTemplateDefinition),
+      compileTemplate,
+      listOptions,
+    )
+
     const methods = new Map<string, MethodSpec>()
     const capabilities: ServerCapabilities = { tools: { listChanged: true }, logging: {} }
     const dispatcherRef: { current?: Dispatcher } = {}
+    const report = (what: string, error: unknown): string =>
+      dispatcherRef.current?.reportInternal(what, error) ?? 'unknown'
+    if (options.prompts) {
+      capabilities.prompts = { listChanged: true }
+      for (const [method, spec] of Object.entries(promptMethods(this.prompts, report)))
+        methods.set(method, spec)
+    }
+    if (options.resources) {
+      capabilities.resources = { subscribe: true, listChanged: true }
+      const set = { resources: this.resources, templates: this.resourceTemplates }
+      for (const [method, spec] of Object.entries(resourceMethods(set, cache, report)))
+        methods.set(method, spec)
+    }
+    if (options.prompts || options.resources) {
+      capabilities.completions = {}
+      for (const [method, spec] of Object.entries(completionMethods(this.prompts, this.resourceTemplates)))
+        methods.set(method, spec)
+    }
     const toolOptions: ToolCallOptions = {
       invalidArguments: options.invalidArguments ?? 'tool-error',
       errorExposure: options.errorExposure ?? 'safe',
@@ -143,6 +215,20 @@ export class Server {
       for (const [method, spec] of Object.entries(feature.methods)) methods.set(method, spec)
     }
     this.capabilities = capabilities
+
+    const changes =
+      options.changes ??
+      new InProcessChangeBus((error) =>
+        this.logger.error('change subscriber failed', { error: String(error) }),
+      )
+    this.changes = changes
+    const publish = (event: ChangeEvent) => (): void => this.#publish(event)
+    this.tools.onChange(publish({ type: 'tools/list_changed' }))
+    this.prompts.onChange(publish({ type: 'prompts/list_changed' }))
+    this.resources.onChange(publish({ type: 'resources/list_changed' }))
+    this.resourceTemplates.onChange(publish({ type: 'resources/list_changed' }))
+    this.#hub = new ListenHub(changes, capabilities, options.listen)
+    methods.set('subscriptions/listen', this.#hub.method())
 
     const discover: Record<string, unknown> = {
       resultType: 'complete',
@@ -162,6 +248,12 @@ export class Server {
       supportedVersions: SUPPORTED_VERSIONS,
       serverInfo,
       logger: this.logger,
+      requestState: new RequestStateCodec(options.requestState, () =>
+        this.logger.warn(
+          'requestState is sealed with a random per-process secret: configure requestState.secret ' +
+            'when several instances serve this server, or their retries will be rejected',
+        ),
+      ),
     })
     dispatcherRef.current = this.#dispatcher
   }
@@ -176,6 +268,34 @@ export class Server {
 
   methodSpec(method: string): MethodSpec | undefined {
     return this.#dispatcher.methodSpec(method)
+  }
+
+  /** Tells listen streams subscribed to `uri` that it changed (`notifications/resources/updated`). */
+  resourceUpdated(uri: string): void {
+    this.#publish({ type: 'resources/updated', uri })
+  }
+
+  /** Open `subscriptions/listen` streams on this instance. */
+  get listeners(): number {
+    return this.#hub.size
+  }
+
+  /**
+   * Graceful shutdown: every listen stream receives its closing result (SUB-12) and new ones close at once.
+   * Transports call this before they close their connections; calling it again does nothing.
+   */
+  close(): Promise<void> {
+    this.#hub.close()
+    return Promise.resolve()
+  }
+
+  /** A publish that fails (e.g. a remote bus is down) is logged, never thrown into the caller's edit. */
+  #publish(event: ChangeEvent): void {
+    Promise.resolve()
+      .then(() => this.changes.publish(event))
+      .catch((error: unknown) =>
+        this.logger.error(`publishing ${event.type} failed`, { error: String(error) }),
+      )
   }
 }
 

@@ -1,6 +1,7 @@
 /** The demo server `npm start` serves. */
 import { defineServer, type HandleStore, type Server } from '../index.js'
 import { basketTools } from './basket.js'
+import { createNotebook } from './notes.js'
 import { demoTools } from './tools.js'
 
 export interface DemoOptions {
@@ -9,12 +10,22 @@ export interface DemoOptions {
 }
 
 export function createDemoServer(options: DemoOptions = {}): Server {
-  return defineServer({
+  const notebook = createNotebook()
+  const server = defineServer({
     name: 'toolwire-demo',
     title: 'toolwire demo',
     version: '0.1.0',
     instructions:
-      'Small utility tools: arithmetic, unit conversion, text statistics, time zones, a countdown, and a shopping basket kept between calls by a handle.',
-    tools: [...demoTools, ...basketTools(options.store)],
+      'Small utility tools (arithmetic, unit conversion, text statistics, time zones, a countdown), a ' +
+      'notebook: add_note asks the user to fill in a form, delete_notes asks them to confirm; the notes are ' +
+      'resources (notes://all, notes://note/{id}) and summarize_notes is a prompt over them; and a shopping ' +
+      'basket kept between calls by a handle (basket_create, basket_add, basket_view, basket_checkout).',
+    tools: [...demoTools, ...notebook.tools, ...basketTools(options.store)],
+    resources: notebook.resources,
+    prompts: notebook.prompts,
+    // Set it when several demo instances share a load balancer; otherwise a per-process secret is used.
+    requestState: { secret: process.env.TOOLWIRE_STATE_SECRET },
   })
+  notebook.attach(server)
+  return server
 }

@@ -6,6 +6,8 @@ import type { RequestId } from '../wire/jsonrpc.js'
 import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { RequestMeta } from '../wire/types.js'
 import type { AuthInfo, Exchange } from './exchange.js'
+import { RequestInputs } from './mrtr/inputs.js'
+import type { RequestStateCodec } from './mrtr/state.js'
 
 const SEVERITY: Record<string, number> = Object.fromEntries(LOG_LEVELS.map((level, index) => [level, index]))
 
@@ -25,6 +27,8 @@ export class RequestContext {
   #lastProgress = -Infinity
   #finished = false
   #log: RequestLogger | undefined
+  readonly #stateCodec: RequestStateCodec | undefined
+  #input: RequestInputs | undefined
 
   constructor(
     id: RequestId,
@@ -32,12 +36,26 @@ export class RequestContext {
     params: Record<string, unknown>,
     meta: RequestMeta,
     exchange: Exchange,
+    stateCodec?: RequestStateCodec,
   ) {
     this.id = id
     this.method = method
     this.params = params
     this.meta = meta
     this.exchange = exchange
+    this.#stateCodec = stateCodec
+  }
+
+  /**
+   * Multi-round-trip input: `await ctx.input.elicit({...})` ends this round with `input_required` and
+   * returns the client's answer on the retry. Created on first use only.
+   */
+  get input(): RequestInputs {
+    if (!this.#input) {
+      if (!this.#stateCodec) throw new Error('this server was built without requestState support')
+      this.#input = new RequestInputs(this, this.#stateCodec)
+    }
+    return this.#input
   }
 
   /** Aborted when the peer cancels, or when a limit this request runs under (a tool timeout) fires. */

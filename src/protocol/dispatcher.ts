@@ -10,6 +10,8 @@ import { RequestContext } from './context.js'
 import { encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
 import type { Exchange } from './exchange.js'
 import { compose, type MethodHandler, type Middleware } from './middleware.js'
+import { InputRequired } from './mrtr/inputs.js'
+import type { RequestStateCodec } from './mrtr/state.js'
 import { parseRequestMeta } from './request-meta.js'
 
 export interface MethodSpec {
@@ -52,6 +54,8 @@ export interface DispatcherOptions {
   readonly supportedVersions: readonly string[]
   readonly serverInfo: Implementation | undefined
   readonly logger: ServerLogger
+  /** Seals and opens `requestState` for multi-round-trip requests. */
+  readonly requestState?: RequestStateCodec
 }
 
 /** A 2025-era client opening with `initialize`: name the versions we speak (requirements §10, BC-S-04). */
@@ -71,8 +75,10 @@ export class Dispatcher {
   readonly #supportedList: readonly string[]
   readonly #serverInfo: Implementation | undefined
   readonly #logger: ServerLogger
+  readonly #stateCodec: RequestStateCodec | undefined
 
   constructor(options: DispatcherOptions) {
+    this.#stateCodec = options.requestState
     this.#methods = options.methods
     this.#supported = new Set(options.supportedVersions)
     this.#supportedList = options.supportedVersions
@@ -103,7 +109,7 @@ export class Dispatcher {
       const handler = this.#handlers.get(request.method)
       if (!handler) throw methodNotFound(request.method)
       if (exchange.signal.aborted) return null // cancelled before it started: do no work at all
-      ctx = new RequestContext(request.id, request.method, params, meta, exchange)
+      ctx = new RequestContext(request.id, request.method, params, meta, exchange, this.#stateCodec)
       const result = await handler(ctx)
       ctx.finish()
       if (exchange.signal.aborted) return null
@@ -111,6 +117,9 @@ export class Dispatcher {
     } catch (thrown) {
       ctx?.finish()
       if (exchange.signal.aborted) return null
+      if (thrown instanceof InputRequired) {
+        return { status: 200, body: encodeResult(request.id, this.#withServerInfo(thrown.result)) }
+      }
       const error = this.#toProtocolError(thrown, request.method)
       const body = encodeError(request.id, error)
       return error.headers

@@ -18,6 +18,8 @@ export interface Exchange {
   readonly signal: AbortSignal
   /** Sends a notification scoped to this request, before its response (progress, log messages). */
   notify(message: JsonRpcNotification): void
+  /** Bytes written for this request but not yet taken by the peer (bounds slow listen streams). */
+  backlog?(): number
   /** An HTTP request header by lower-case name; absent on other transports. */
   header?(name: string): string | undefined
   /** Set by the transport when the request was authenticated. */

@@ -75,7 +75,9 @@ export function registerServe(program: Command): void {
 
   program
     .command('demo')
-    .description('serve the demo tools (arithmetic, units, text statistics, time, countdown, basket)')
+    .description(
+      'serve the demo: utility tools, a notebook that asks for input (resources, a prompt), a basket on handles',
+    )
     .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
     .option('--stdio', 'serve over stdin/stdout')
     .action(async (options: { http?: string; stdio?: boolean }) => {

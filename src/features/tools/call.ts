@@ -2,6 +2,7 @@
 import type { RequestContext } from '../../protocol/context.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import type { ResultPayload } from '../../protocol/encode.js'
+import { InputRequired } from '../../protocol/mrtr/inputs.js'
 import { internalError, invalidParams, McpError, notFound } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { CallToolResult } from '../../wire/types.js'
@@ -73,7 +74,7 @@ async function callTool(
     const run = async (): Promise<unknown> => tool.handler(checked.value as Record<string, never>, ctx)
     returned = await (options.wrapHandler ? options.wrapHandler(tool, ctx, run) : run())
   } catch (error) {
-    if (error instanceof McpError) throw error
+    if (error instanceof McpError || error instanceof InputRequired) throw error
     if (exposesMessage(error, options.errorExposure)) {
       return {
         resultType: 'complete',

@@ -17,6 +17,8 @@ export interface HttpOptions {
   readonly maxBodyBytes?: number
   /** Host/Origin policy; `false` turns the check off (only behind a proxy that does it). */
   readonly originPolicy?: OriginPolicy | false
+  /** Interval of SSE keep-alive comments on `subscriptions/listen` streams, in ms (default 15 s; 0 = off). */
+  readonly keepAliveMs?: number
   /** Authenticates a request before it is parsed; return a Response-like rejection to refuse it. */
   readonly authenticate?: (request: HttpRequestView) => Promise<AuthResult> | AuthResult
 }
@@ -45,6 +47,8 @@ export interface HttpResponseSink {
   startStream(headers: Record<string, string>): void
   write(chunk: string): void
   end(): void
+  /** Bytes written to the stream that the client has not taken yet. */
+  pending?(): number
 }
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024
@@ -105,9 +109,11 @@ export class HttpCore {
   readonly maxBodyBytes: number
   readonly #policy: OriginPolicy | false
   readonly #authenticate: HttpOptions['authenticate']
+  readonly #keepAliveMs: number
 
   constructor(server: Server, options: HttpOptions = {}) {
     this.server = server
+    this.#keepAliveMs = options.keepAliveMs ?? 15_000
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
     this.#policy = options.originPolicy ?? {}
     this.#authenticate = options.authenticate ?? server.auth?.authenticate
@@ -204,6 +210,7 @@ export class HttpCore {
       auth,
       remoteAddress: view.remoteAddress,
       header: (name) => view.header(name),
+      backlog: () => out.pending?.() ?? 0,
       notify: (message: JsonRpcNotification) => {
         if (view.signal.aborted) return
         if (!streaming) {
@@ -213,7 +220,20 @@ export class HttpCore {
         out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
       },
     }
-    const reply = await this.server.handle(request, exchange, checkStandardHeaders(view))
+    // Long-lived listen streams get periodic SSE comments so proxies keep them open (SUB-17).
+    const keepAlive =
+      request.method === 'subscriptions/listen' && this.#keepAliveMs > 0
+        ? setInterval(() => {
+            if (streaming && !view.signal.aborted) out.write(':\n\n')
+          }, this.#keepAliveMs)
+        : undefined
+    keepAlive?.unref?.()
+    let reply: Awaited<ReturnType<Server['handle']>>
+    try {
+      reply = await this.server.handle(request, exchange, checkStandardHeaders(view))
+    } finally {
+      if (keepAlive) clearInterval(keepAlive)
+    }
     if (view.signal.aborted || reply === null) {
       if (streaming) out.end()
       return

@@ -2,6 +2,9 @@
 import type { Server } from '../../server.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 
+/** Bytes a response stream buffers before its reader is considered behind. */
+const STREAM_HIGH_WATER = 64 * 1024
+
 export type FetchHandler = (request: Request) => Promise<Response>
 
 async function readCapped(request: Request, max: number): Promise<Uint8Array | undefined> {
@@ -47,10 +50,10 @@ export function createFetchHandler(server: Server, options: HttpOptions = {}): F
     const sink: HttpResponseSink = {
       send: (status, headers, body) => settle(new Response(body ?? null, { status, headers })),
       startStream: (headers) => {
-        const stream = new ReadableStream<Uint8Array>({
-          start: (c) => void (controller = c),
-          cancel: () => cancel.abort(),
-        })
+        const stream = new ReadableStream<Uint8Array>(
+          { start: (c) => void (controller = c), cancel: () => cancel.abort() },
+          new ByteLengthQueuingStrategy({ highWaterMark: STREAM_HIGH_WATER }),
+        )
         settle(new Response(stream, { status: 200, headers }))
       },
       write: (chunk) => {
@@ -67,6 +70,7 @@ export function createFetchHandler(server: Server, options: HttpOptions = {}): F
           // already closed
         }
       },
+      pending: () => STREAM_HIGH_WATER - (controller?.desiredSize ?? STREAM_HIGH_WATER),
     }
     const view: HttpRequestView = {
       method: request.method,

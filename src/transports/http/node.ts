@@ -39,6 +39,9 @@ class NodeSink implements HttpResponseSink {
   end(): void {
     if (!this.res.writableEnded) this.res.end()
   }
+  pending(): number {
+    return this.res.writableLength
+  }
 }
 
 function pathOf(url: string | undefined): string {
@@ -144,10 +147,14 @@ export async function serveNode(server: Server, options: ServeOptions = {}): Pro
   return {
     url: `http://${shownHost}:${address.port}${options.path ?? '/mcp'}`,
     httpServer,
-    close: () =>
-      new Promise((resolve) => {
+    close: async () => {
+      // Listen streams first get their graceful closing result (SUB-12), then connections go.
+      server.close()
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      await new Promise<void>((resolve) => {
         httpServer.close(() => resolve())
         httpServer.closeAllConnections()
-      }),
+      })
+    },
   }
 }

@@ -33,6 +33,8 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
   const output = options.output ?? process.stdout
   const maxLine = options.maxLineBytes ?? 4 * 1024 * 1024
   const inFlight = new Map<RequestId, AbortController>()
+  /** Open `subscriptions/listen` requests: they end with the input rather than drain. */
+  const listens = new Set<RequestId>()
   let pending: Buffer[] = []
   let pendingSize = 0
   let discarding = false
@@ -93,9 +95,11 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
     }
     const controller = new AbortController()
     inFlight.set(request.id, controller)
+    if (request.method === 'subscriptions/listen') listens.add(request.id)
     const exchange: Exchange = {
       transport: 'stdio',
       signal: controller.signal,
+      backlog: () => output.writableLength,
       notify: (message) => {
         if (!controller.signal.aborted) send(JSON.stringify(message))
       },
@@ -103,11 +107,24 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
     server
       .handle(request, exchange)
       .then((reply) => {
-        if (reply && !controller.signal.aborted) send(reply.body)
+        if (!reply || controller.signal.aborted) return
+        send(reply.body)
+        // A listen stream the server ended is also torn down with notifications/cancelled on stdio
+        // (cancellation.mdx; requirements §11.1): the result first, then the cancel.
+        if (request.method === 'subscriptions/listen' && reply.status === 200) {
+          send(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              method: 'notifications/cancelled',
+              params: { requestId: request.id, reason: 'server closed the subscription' },
+            }),
+          )
+        }
       })
       .catch((error: unknown) => server.logger.error('stdio request failed', { error: String(error) }))
       .finally(() => {
         inFlight.delete(request.id)
+        listens.delete(request.id)
         maybeClosed()
       })
   }
@@ -155,6 +172,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
     ended = true
     if (pendingSize > 0) onLine(Buffer.concat(pending))
     pending = []
+    for (const id of listens) inFlight.get(id)?.abort('input ended')
     maybeClosed()
     if (inFlight.size > 0) setTimeout(abortAll, options.drainMs ?? 5_000).unref()
   }
@@ -168,6 +186,9 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
     closed,
     close: async () => {
       input.off('data', onData)
+      // Listen streams end with their graceful result before anything still running is aborted.
+      server.close()
+      await new Promise((resolve) => setImmediate(resolve))
       onEnd()
       abortAll()
       await closed

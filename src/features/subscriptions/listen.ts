@@ -1,0 +1,147 @@
+/**
+ * `subscriptions/listen`: one long-lived request per subscription. The acknowledgment comes first, then only
+ * the notification types asked for and honoured, each tagged with the subscription id (the request's own id).
+ * The request ends when the client goes away (its signal aborts), when the server closes (a graceful result,
+ * SUB-12), or when the listener cannot keep up (its transport backlog passes a bound, so memory stays bounded).
+ */
+import type { RequestContext } from '../../protocol/context.js'
+import type { MethodSpec } from '../../protocol/dispatcher.js'
+import { invalidParams } from '../../wire/errors.js'
+import { isRecord, type JsonRpcNotification, type RequestId } from '../../wire/jsonrpc.js'
+import { META_SUBSCRIPTION_ID } from '../../wire/meta.js'
+import type { ServerCapabilities, SubscriptionFilter } from '../../wire/types.js'
+import type { ChangeBus, ChangeEvent } from './bus.js'
+
+export interface ListenOptions {
+  /** A listener whose transport holds more than this many unsent bytes is closed (default 256 KiB). */
+  readonly maxBacklogBytes?: number
+}
+
+interface Listener {
+  readonly id: RequestId
+  readonly filter: SubscriptionFilter
+  readonly uris: ReadonlySet<string>
+  readonly ctx: RequestContext
+  readonly end: () => void
+}
+
+const BOOLEAN_FIELDS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const
+
+/** The part of a requested filter this server honours (SUB-06); malformed filters are -32602. */
+export function honouredFilter(requested: unknown, capabilities: ServerCapabilities): SubscriptionFilter {
+  if (!isRecord(requested))
+    throw invalidParams('Invalid params: subscriptions/listen needs a notifications object')
+  const offered = {
+    toolsListChanged: capabilities.tools?.listChanged === true,
+    promptsListChanged: capabilities.prompts?.listChanged === true,
+    resourcesListChanged: capabilities.resources?.listChanged === true,
+  }
+  const filter: SubscriptionFilter = {}
+  for (const field of BOOLEAN_FIELDS) {
+    const value = requested[field]
+    if (value !== undefined && typeof value !== 'boolean')
+      throw invalidParams(`Invalid params: notifications.${field} must be a boolean`)
+    if (value === true && offered[field]) filter[field] = true
+  }
+  const uris = requested.resourceSubscriptions
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string'))
+      throw invalidParams('Invalid params: notifications.resourceSubscriptions must be an array of URIs')
+    if (capabilities.resources?.subscribe === true) filter.resourceSubscriptions = [...new Set(uris)]
+  }
+  return filter
+}
+
+function wants(listener: Listener, event: ChangeEvent): boolean {
+  switch (event.type) {
+    case 'tools/list_changed':
+      return listener.filter.toolsListChanged === true
+    case 'prompts/list_changed':
+      return listener.filter.promptsListChanged === true
+    case 'resources/list_changed':
+      return listener.filter.resourcesListChanged === true
+    case 'resources/updated':
+      return listener.uris.has(event.uri)
+  }
+}
+
+export class ListenHub {
+  readonly #listeners = new Set<Listener>()
+  readonly #capabilities: ServerCapabilities
+  readonly #maxBacklog: number
+  readonly #unsubscribe: () => void
+  #closed = false
+
+  constructor(bus: ChangeBus, capabilities: ServerCapabilities, options: ListenOptions = {}) {
+    this.#capabilities = capabilities
+    this.#maxBacklog = options.maxBacklogBytes ?? 256 * 1024
+    this.#unsubscribe = bus.subscribe((event) => this.#deliver(event))
+  }
+
+  /** Open listen streams right now. */
+  get size(): number {
+    return this.#listeners.size
+  }
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  method(): MethodSpec {
+    return { handler: (ctx) => this.#listen(ctx) }
+  }
+
+  /** Ends every stream with its graceful result and refuses new ones (they are closed at once). */
+  close(): void {
+    if (this.#closed) return
+    this.#closed = true
+    this.#unsubscribe()
+    for (const listener of [...this.#listeners]) listener.end()
+  }
+
+  #listen(ctx: RequestContext): Promise<Record<string, unknown>> {
+    const filter = honouredFilter(ctx.params.notifications, this.#capabilities)
+    const tag = { [META_SUBSCRIPTION_ID]: ctx.id }
+    const closing = { resultType: 'complete', _meta: { ...tag } }
+    ctx.exchange.notify({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: tag, notifications: filter },
+    })
+    if (this.#closed) return Promise.resolve(closing)
+    return new Promise((resolve) => {
+      const signal = ctx.signal
+      const end = (): void => {
+        this.#listeners.delete(listener)
+        signal.removeEventListener('abort', end)
+        resolve(closing)
+      }
+      const listener: Listener = {
+        id: ctx.id,
+        filter,
+        uris: new Set(filter.resourceSubscriptions),
+        ctx,
+        end,
+      }
+      if (signal.aborted) return end()
+      signal.addEventListener('abort', end, { once: true })
+      this.#listeners.add(listener)
+    })
+  }
+
+  #deliver(event: ChangeEvent): void {
+    for (const listener of this.#listeners) {
+      if (!wants(listener, event)) continue
+      const exchange = listener.ctx.exchange
+      // A listener that cannot keep up is closed rather than buffered without bound.
+      if ((exchange.backlog?.() ?? 0) > this.#maxBacklog) {
+        listener.end()
+        continue
+      }
+      const params: Record<string, unknown> = { _meta: { [META_SUBSCRIPTION_ID]: listener.id } }
+      if (event.type === 'resources/updated') params.uri = event.uri
+      const message: JsonRpcNotification = { jsonrpc: '2.0', method: `notifications/${event.type}`, params }
+      exchange.notify(message)
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * What a client may ask for and answer inside a multi-round-trip request: capability checks against this
+ * request's `clientCapabilities` (MRTR-S-09, ELIC-02/04) and shape checks of each `inputResponses` entry
+ * (MRTR-S-11). A malformed answer counts as missing, so the question is asked again.
+ */
+import { isRecord } from '../../wire/jsonrpc.js'
+import type { ClientCapabilities, InputRequest } from '../../wire/types.js'
+
+/** The client capability an input request needs, as `requiredCapabilities` of a -32021 error. */
+export function missingCapabilityFor(
+  request: InputRequest,
+  caps: ClientCapabilities,
+): Record<string, unknown> | undefined {
+  switch (request.method) {
+    case 'elicitation/create': {
+      const elicitation = caps.elicitation
+      const url = request.params.mode === 'url'
+      if (!elicitation) return { elicitation: url ? { url: {} } : {} }
+      const declaresModes = elicitation.form !== undefined || elicitation.url !== undefined
+      if (url) return elicitation.url ? undefined : { elicitation: { url: {} } }
+      return !declaresModes || elicitation.form ? undefined : { elicitation: { form: {} } }
+    }
+    case 'sampling/createMessage':
+      if (!caps.sampling) return { sampling: request.params.tools ? { tools: {} } : {} }
+      return request.params.tools && !caps.sampling.tools ? { sampling: { tools: {} } } : undefined
+    case 'roots/list':
+      return caps.roots ? undefined : { roots: {} }
+  }
+}
+
+const ACTIONS = new Set(['accept', 'decline', 'cancel'])
+
+function formContentOk(content: unknown, schema: Record<string, unknown>): boolean {
+  if (!isRecord(content)) return false
+  const properties = isRecord(schema.properties) ? schema.properties : {}
+  const required = Array.isArray(schema.required) ? schema.required : []
+  for (const key of required) if (typeof key === 'string' && content[key] === undefined) return false
+  for (const [key, value] of Object.entries(content)) {
+    const declared = properties[key]
+    const type = isRecord(declared) ? declared.type : undefined
+    switch (type) {
+      case 'string':
+        if (typeof value !== 'string') return false
+        break
+      case 'number':
+        if (typeof value !== 'number' || !Number.isFinite(value)) return false
+        break
+      case 'integer':
+        if (!Number.isInteger(value)) return false
+        break
+      case 'boolean':
+        if (typeof value !== 'boolean') return false
+        break
+      case 'array':
+        if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return false
+        break
+      default: {
+        const primitive = ['string', 'number', 'boolean'].includes(typeof value)
+        if (!primitive && !(Array.isArray(value) && value.every((item) => typeof item === 'string')))
+          return false
+      }
+    }
+  }
+  return true
+}
+
+/** True when `response` is a well-formed answer to `request`. */
+export function isValidResponse(request: InputRequest, response: unknown): boolean {
+  if (!isRecord(response)) return false
+  switch (request.method) {
+    case 'elicitation/create': {
+      if (typeof response.action !== 'string' || !ACTIONS.has(response.action)) return false
+      if (response.action !== 'accept' || request.params.mode === 'url') return true
+      return formContentOk(response.content, request.params.requestedSchema)
+    }
+    case 'sampling/createMessage':
+      return (
+        (response.role === 'user' || response.role === 'assistant') &&
+        typeof response.model === 'string' &&
+        (isRecord(response.content) || Array.isArray(response.content))
+      )
+    case 'roots/list':
+      return (
+        Array.isArray(response.roots) &&
+        response.roots.every((root) => isRecord(root) && typeof root.uri === 'string')
+      )
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * `requestState` sealing: an HMAC-SHA-256 protected, expiring envelope bound to the originating request
+ * (method, tool/prompt name or URI, a digest of the arguments) and to the principal (MRTR-S-05, S-06).
+ * Web Crypto only, so it runs on every runtime; keys are imported once per secret.
+ */
+import { invalidParams } from '../../wire/errors.js'
+import { isRecord } from '../../wire/jsonrpc.js'
+
+export interface RequestStateOptions {
+  /**
+   * HMAC secret shared by every instance that may receive a retry (≥ 32 bytes recommended). Without one a
+   * random per-process secret is used, so retries only succeed on the instance that asked.
+   */
+  readonly secret?: string | Uint8Array | undefined
+  /** How long a retry may come after the question (default 10 minutes). */
+  readonly ttlMs?: number
+}
+
+/** What a request is bound to; a retry must present the same values. */
+export interface StateBinding {
+  readonly method: string
+  readonly name: string
+  readonly argsDigest: string
+  readonly principal: string | undefined
+}
+
+/** The payload toolwire keeps inside `requestState`. */
+export interface StatePayload {
+  /** Answers collected in earlier rounds, by input key. */
+  readonly answers: Record<string, unknown>
+  /** Handler data carried across rounds (`ctx.input.data`). */
+  readonly data?: unknown
+}
+
+interface Envelope {
+  answers: Record<string, unknown>
+  data?: unknown
+  v: 1
+  m: string
+  n: string
+  a: string
+  p?: string
+  exp: number
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = ''
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  }
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '')
+}
+
+function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined
+  try {
+    const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'))
+    const bytes = new Uint8Array(binary.length)
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+    return bytes
+  } catch {
+    return undefined
+  }
+}
+
+/** JSON with sorted object keys, so equal values always digest the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (isRecord(value)) {
+    const keys = Object.keys(value)
+      .filter((key) => value[key] !== undefined)
+      .sort()
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+export async function digest(value: unknown): Promise<string> {
+  const hash = await crypto.subtle.digest('SHA-256', encoder.encode(canonicalJson(value)))
+  return toBase64Url(new Uint8Array(hash))
+}
+
+const rejected = (why: string): never => {
+  throw invalidParams(`Invalid requestState: ${why}`)
+}
+
+export class RequestStateCodec {
+  readonly ttlMs: number
+  readonly #secret: Uint8Array<ArrayBuffer>
+  readonly #ephemeral: boolean
+  #key: Promise<CryptoKey> | undefined
+  #onEphemeral: (() => void) | undefined
+
+  /** `onEphemeral` runs once, the first time a state is sealed with a random per-process secret. */
+  constructor(options: RequestStateOptions = {}, onEphemeral?: () => void) {
+    const { secret } = options
+    this.ttlMs = options.ttlMs ?? 600_000
+    if (!(this.ttlMs > 0)) throw new TypeError('requestState ttlMs must be positive')
+    if (secret === undefined) {
+      this.#secret = crypto.getRandomValues(new Uint8Array(32))
+      this.#ephemeral = true
+    } else {
+      this.#secret = typeof secret === 'string' ? encoder.encode(secret) : new Uint8Array(secret)
+      if (this.#secret.length < 16) throw new TypeError('requestState secret must be at least 16 bytes')
+      this.#ephemeral = false
+    }
+    this.#onEphemeral = onEphemeral
+  }
+
+  #hmacKey(): Promise<CryptoKey> {
+    this.#key ??= crypto.subtle.importKey('raw', this.#secret, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ])
+    return this.#key
+  }
+
+  async seal(binding: StateBinding, payload: StatePayload, now = Date.now()): Promise<string> {
+    if (this.#ephemeral && this.#onEphemeral) {
+      this.#onEphemeral()
+      this.#onEphemeral = undefined
+    }
+    const envelope: Envelope = {
+      v: 1,
+      m: binding.method,
+      n: binding.name,
+      a: binding.argsDigest,
+      exp: now + this.ttlMs,
+      answers: payload.answers,
+    }
+    if (binding.principal !== undefined) envelope.p = binding.principal
+    if (payload.data !== undefined) envelope.data = payload.data
+    const body = toBase64Url(encoder.encode(JSON.stringify(envelope)))
+    const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), encoder.encode(body))
+    return `${body}.${toBase64Url(new Uint8Array(mac))}`
+  }
+
+  /** Verifies and opens a state; anything forged, expired or bound elsewhere is -32602. */
+  async open(state: unknown, binding: StateBinding, now = Date.now()): Promise<StatePayload> {
+    if (typeof state !== 'string') return rejected('must be a string')
+    const dot = state.indexOf('.')
+    const macText = state.slice(dot + 1)
+    const mac = dot > 0 ? fromBase64Url(macText) : undefined
+    // Only the canonical spelling counts: base64 leaves spare bits that decode alike.
+    if (!mac || toBase64Url(mac) !== macText) return rejected('malformed')
+    const body = state.slice(0, dot)
+    const valid = await crypto.subtle.verify('HMAC', await this.#hmacKey(), mac, encoder.encode(body))
+    if (!valid) return rejected('integrity check failed')
+    let envelope: Envelope
+    try {
+      envelope = JSON.parse(decoder.decode(fromBase64Url(body))) as Envelope
+    } catch {
+      return rejected('malformed')
+    }
+    if (envelope.v !== 1 || !isRecord(envelope.answers)) return rejected('malformed')
+    if (!(envelope.exp > now)) return rejected('expired, start the request again')
+    if (envelope.m !== binding.method || envelope.n !== binding.name)
+      return rejected(`issued for another request (${envelope.m} ${envelope.n})`)
+    if (envelope.a !== binding.argsDigest) return rejected('the arguments changed since it was issued')
+    if (envelope.p !== binding.principal) return rejected('issued to another principal')
+    const payload: { answers: Record<string, unknown>; data?: unknown } = { answers: envelope.answers }
+    if (envelope.data !== undefined) payload.data = envelope.data
+    return payload
+  }
+}

@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest'
+import { createFetchHandler, defineServer, defineTool, type Server } from '../src/index.js'
+import { createFixtureServer } from '../src/fixture/server.js'
+import { errorOf, post, resultOf } from './helpers/http.js'
+import { openListen, until } from './helpers/sse-stream.js'
+
+const SUB = 'io.modelcontextprotocol/subscriptionId'
+const subId = (message: Record<string, unknown> | undefined) =>
+  ((message?.params as { _meta?: Record<string, unknown> } | undefined)?._meta ?? {})[SUB]
+
+function setup(server: Server = createFixtureServer(), keepAliveMs?: number) {
+  return { server, fetcher: createFetchHandler(server, keepAliveMs === undefined ? {} : { keepAliveMs }) }
+}
+
+describe('subscriptions/listen over HTTP', () => {
+  it('acknowledges first with the honoured filter, tagged with the request id of the same type', async () => {
+    const { fetcher, server } = setup()
+    const numeric = await openListen(fetcher, 7, { toolsListChanged: true, promptsListChanged: false })
+    expect(numeric.status).toBe(200)
+    const ack = await numeric.next()
+    expect(ack).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { toolsListChanged: true } },
+    })
+    expect(subId(ack)).toBe(7)
+    const named = await openListen(fetcher, 'seven', { resourceSubscriptions: ['test://watched-resource'] })
+    expect(subId(await named.next())).toBe('seven')
+    await until(() => server.listeners === 2)
+    numeric.close()
+    named.close()
+    await until(() => server.listeners === 0)
+  })
+
+  it('leaves out what the server does not offer', async () => {
+    const { fetcher } = setup(defineServer({ name: 'tools-only', version: '1', tools: [] }))
+    const stream = await openListen(fetcher, 1, {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+      resourceSubscriptions: ['x://y'],
+    })
+    expect((await stream.next())?.params).toMatchObject({ notifications: { toolsListChanged: true } })
+    stream.close()
+  })
+
+  it('delivers only the requested notification types, each tagged', async () => {
+    const { fetcher } = setup()
+    const tools = await openListen(fetcher, 'tools', { toolsListChanged: true })
+    const prompts = await openListen(fetcher, 'prompts', { promptsListChanged: true })
+    const watched = await openListen(fetcher, 'watched', {
+      resourceSubscriptions: ['test://watched-resource'],
+    })
+    for (const stream of [tools, prompts, watched]) await stream.next()
+    await post(fetcher, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })
+    await post(fetcher, 'tools/call', { name: 'test_trigger_prompt_change', arguments: {} })
+    await post(fetcher, 'tools/call', { name: 'test_trigger_resource_update', arguments: {} })
+    const toolEvent = await tools.next()
+    expect(toolEvent?.method).toBe('notifications/tools/list_changed')
+    expect(subId(toolEvent)).toBe('tools')
+    const promptEvent = await prompts.next()
+    expect(promptEvent?.method).toBe('notifications/prompts/list_changed')
+    expect(subId(promptEvent)).toBe('prompts')
+    const updated = await watched.next()
+    expect(updated).toMatchObject({
+      method: 'notifications/resources/updated',
+      params: { uri: 'test://watched-resource' },
+    })
+    expect(subId(updated)).toBe('watched')
+    // Nothing else arrives on any of them (in particular no progress or log messages).
+    for (const stream of [tools, prompts, watched]) await expect(stream.next(100)).rejects.toThrow(/timeout/)
+    for (const stream of [tools, prompts, watched]) stream.close()
+  })
+
+  it('publishes runtime tool changes by itself', async () => {
+    const { fetcher, server } = setup(defineServer({ name: 's', version: '1', tools: [] }))
+    const stream = await openListen(fetcher, 1, { toolsListChanged: true })
+    await stream.next()
+    server.tools.add(defineTool({ name: 'late', handler: () => 'hi' }))
+    server.tools.disable('late')
+    server.tools.enable('late')
+    server.tools.remove('late')
+    for (let i = 0; i < 4; i++) expect((await stream.next())?.method).toBe('notifications/tools/list_changed')
+    stream.close()
+  })
+
+  it('rejects a malformed filter with -32602', async () => {
+    const { fetcher } = setup()
+    for (const notifications of [
+      undefined,
+      'all',
+      { toolsListChanged: 'yes' },
+      { resourceSubscriptions: [1] },
+    ]) {
+      const answer = await post(
+        fetcher,
+        'subscriptions/listen',
+        notifications === undefined ? {} : { notifications },
+      )
+      expect(errorOf(answer).code).toBe(-32602)
+    }
+  })
+
+  it('keeps one change exactly once per listener across 100 concurrent listeners', async () => {
+    const { fetcher, server } = setup()
+    const streams = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => openListen(fetcher, `l${i}`, { toolsListChanged: true })),
+    )
+    await Promise.all(streams.map((stream) => stream.next()))
+    expect(server.listeners).toBe(100)
+    await post(fetcher, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })
+    const events = await Promise.all(streams.map((stream) => stream.next()))
+    events.forEach((event, i) => {
+      expect(event?.method).toBe('notifications/tools/list_changed')
+      expect(subId(event)).toBe(`l${i}`)
+    })
+    await Promise.all(streams.map((stream) => expect(stream.next(50)).rejects.toThrow(/timeout/)))
+    for (const stream of streams) stream.close()
+    await until(() => server.listeners === 0)
+  })
+
+  it('survives listeners that disconnect mid-stream', async () => {
+    const { fetcher, server } = setup()
+    const leaving = await openListen(fetcher, 'leaving', { toolsListChanged: true })
+    const staying = await openListen(fetcher, 'staying', { toolsListChanged: true })
+    await leaving.next()
+    await staying.next()
+    leaving.close()
+    await until(() => server.listeners === 1)
+    await post(fetcher, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })
+    expect(subId(await staying.next())).toBe('staying')
+    staying.close()
+  })
+
+  it('closes a listener that cannot keep up without holding up the others', async () => {
+    const server = defineServer({ name: 's', version: '1', tools: [], listen: { maxBacklogBytes: 2_000 } })
+    const { fetcher } = setup(server)
+    const slow = await openListen(fetcher, 'slow', { toolsListChanged: true }, { read: false })
+    const fast = await openListen(fetcher, 'fast', { toolsListChanged: true })
+    await fast.next()
+    await until(() => server.listeners === 2)
+    // The fast reader drains between changes; the slow one never reads, so its backlog passes the bound.
+    for (let i = 0; i < 200; i++) {
+      server.changes.publish({ type: 'tools/list_changed' })
+      await new Promise((resolve) => setTimeout(resolve, 0))
+    }
+    for (let i = 0; i < 200; i++) expect(subId(await fast.next())).toBe('fast')
+    expect(server.listeners).toBe(1)
+    fast.close()
+    slow.close()
+  })
+
+  it('sends keep-alive comments on an idle stream', async () => {
+    const { fetcher } = setup(undefined, 10)
+    const stream = await openListen(fetcher, 1, { toolsListChanged: true })
+    await stream.next()
+    await until(() => stream.comments.length >= 2)
+    stream.close()
+  })
+
+  it('ends every stream with its graceful result on server.close()', async () => {
+    const { fetcher, server } = setup()
+    const streams = await Promise.all(
+      [1, 'two'].map((id) => openListen(fetcher, id, { toolsListChanged: true })),
+    )
+    await Promise.all(streams.map((stream) => stream.next()))
+    await server.close()
+    const results = await Promise.all(streams.map((stream) => stream.next()))
+    expect(results[0]).toMatchObject({ id: 1, result: { resultType: 'complete', _meta: { [SUB]: 1 } } })
+    expect(results[1]).toMatchObject({
+      id: 'two',
+      result: { resultType: 'complete', _meta: { [SUB]: 'two' } },
+    })
+    await Promise.all(streams.map((stream) => stream.ended))
+    // A listen opened after close is acknowledged and closed at once.
+    const late = await openListen(fetcher, 3, { toolsListChanged: true })
+    expect((await late.next())?.method).toBe('notifications/subscriptions/acknowledged')
+    expect(resultOf({ response: await late.next() } as never)._meta).toMatchObject({ [SUB]: 3 })
+  })
+})
+
+describe('subscriptions/listen over node:http', () => {
+  it('ends cleanly when the client closes, and gracefully when the server closes', async () => {
+    const { serveNode } = await import('../src/transports/http/node.js')
+    const errors: string[] = []
+    const logger = { error: (message: string) => void errors.push(message), warn: () => {} }
+    const server = defineServer({ name: 's', version: '1', tools: [], logger })
+    const running = await serveNode(server, { port: 0 })
+    const fetcher = async (request: Request) =>
+      fetch(running.url, {
+        method: request.method,
+        headers: request.headers,
+        body: await request.text(),
+        signal: request.signal,
+      })
+    const leaving = await openListen(fetcher, 'leaving', { toolsListChanged: true })
+    const staying = await openListen(fetcher, 'staying', { toolsListChanged: true })
+    await leaving.next()
+    await staying.next()
+    leaving.close()
+    await until(() => server.listeners === 1)
+    server.tools.add(defineTool({ name: 'added', handler: () => 'ok' }))
+    expect(subId(await staying.next())).toBe('staying')
+    await running.close()
+    expect(await staying.next()).toMatchObject({ id: 'staying', result: { _meta: { [SUB]: 'staying' } } })
+    await staying.ended
+    expect(errors).toEqual([])
+  })
+})

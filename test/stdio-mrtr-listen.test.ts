@@ -1,0 +1,168 @@
+/** The fixture in a real child process over stdio: MRTR round trips, listen streams, cancellation, shutdown. */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { meta } from './helpers/http.js'
+import { ROOT } from './helpers/paths.js'
+import { assertServerMessage } from './helpers/spec-schema.js'
+
+const MAIN = join(ROOT, 'dist', 'fixture', 'main.js')
+const SUB = 'io.modelcontextprotocol/subscriptionId'
+const CAPS = meta({
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, sampling: {}, roots: {} },
+})
+type Message = Record<string, unknown>
+
+class StdioPeer {
+  readonly child: ChildProcessWithoutNullStreams
+  readonly received: Message[] = []
+  readonly exited: Promise<number | null>
+  readonly #methods = new Map<string | number, string>()
+  #buffer = ''
+
+  constructor() {
+    this.child = spawn(process.execPath, [MAIN, '--stdio'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, TOOLWIRE_STATE_SECRET: 'stdio-test-secret-value' },
+    })
+    this.child.stdout.setEncoding('utf8')
+    this.child.stdout.on('data', (chunk: string) => {
+      this.#buffer += chunk
+      let cut: number
+      while ((cut = this.#buffer.indexOf('\n')) !== -1) {
+        const line = this.#buffer.slice(0, cut)
+        this.#buffer = this.#buffer.slice(cut + 1)
+        const message = JSON.parse(line) as Message
+        const id = message.id as string | number | undefined
+        assertServerMessage(message, id === undefined ? undefined : this.#methods.get(id))
+        this.received.push(message)
+      }
+    })
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)))
+  }
+
+  send(message: Message): void {
+    if (message.id !== undefined && typeof message.method === 'string')
+      this.#methods.set(message.id as string | number, message.method)
+    this.child.stdin.write(`${JSON.stringify(message)}\n`)
+  }
+
+  request(id: string | number, method: string, params: Message = {}): void {
+    this.send({ jsonrpc: '2.0', id, method, params: { _meta: CAPS, ...params } })
+  }
+
+  /** Waits for (and removes) the first message matching `match`. */
+  async take(match: (message: Message) => boolean, timeoutMs = 10_000): Promise<Message> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const index = this.received.findIndex(match)
+      if (index !== -1) return this.received.splice(index, 1)[0] as Message
+      if (Date.now() > deadline) throw new Error(`no matching message; have ${JSON.stringify(this.received)}`)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  }
+
+  response(id: string | number): Promise<Message> {
+    return this.take((m) => m.id === id && ('result' in m || 'error' in m))
+  }
+}
+
+const subOf = (m: Message) => ((m.params as Message | undefined)?._meta as Message | undefined)?.[SUB]
+const notification = (method: string, sub: unknown) => (m: Message) => m.method === method && subOf(m) === sub
+
+let peer: StdioPeer | undefined
+afterEach(() => {
+  if (peer && peer.child.exitCode === null) peer.child.kill('SIGKILL')
+  peer = undefined
+})
+
+describe('stdio in a child process', () => {
+  it('completes multi-round-trip tool and prompt requests', async () => {
+    peer = new StdioPeer()
+    peer.request(1, 'tools/call', { name: 'test_input_required_result_multi_round', arguments: {} })
+    const r1 = (await peer.response(1)).result as Message
+    expect(r1.resultType).toBe('input_required')
+    peer.request(2, 'tools/call', {
+      name: 'test_input_required_result_multi_round',
+      arguments: {},
+      inputResponses: { step1: { action: 'accept', content: { name: 'Lin' } } },
+      requestState: r1.requestState,
+    })
+    const r2 = (await peer.response(2)).result as Message
+    peer.request(3, 'tools/call', {
+      name: 'test_input_required_result_multi_round',
+      arguments: {},
+      inputResponses: { step2: { action: 'accept', content: { color: 'red' } } },
+      requestState: r2.requestState,
+    })
+    expect(((await peer.response(3)).result as Message).content).toEqual([
+      { type: 'text', text: 'Lin likes red' },
+    ])
+    peer.request(4, 'tools/call', {
+      name: 'test_input_required_result_multi_round',
+      arguments: {},
+      inputResponses: { step2: { action: 'accept', content: { color: 'red' } } },
+      requestState: `${String(r2.requestState)}x`,
+    })
+    expect(((await peer.response(4)).error as Message).code).toBe(-32602)
+    peer.request(5, 'prompts/get', { name: 'test_input_required_result_prompt' })
+    const p1 = (await peer.response(5)).result as Message
+    peer.request(6, 'prompts/get', {
+      name: 'test_input_required_result_prompt',
+      inputResponses: { user_context: { action: 'accept', content: { context: 'stdio' } } },
+      requestState: p1.requestState,
+    })
+    expect(((await peer.response(6)).result as Message).messages).toHaveLength(1)
+  })
+
+  it('demultiplexes several listen streams by id, and a cancelled one stops', async () => {
+    peer = new StdioPeer()
+    peer.request('tools-sub', 'subscriptions/listen', { notifications: { toolsListChanged: true } })
+    peer.request(42, 'subscriptions/listen', { notifications: { promptsListChanged: true } })
+    peer.request('both', 'subscriptions/listen', {
+      notifications: { toolsListChanged: true, promptsListChanged: true },
+    })
+    for (const id of ['tools-sub', 42, 'both'])
+      await peer.take(notification('notifications/subscriptions/acknowledged', id))
+    peer.request(10, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })
+    await peer.response(10)
+    await peer.take(notification('notifications/tools/list_changed', 'tools-sub'))
+    await peer.take(notification('notifications/tools/list_changed', 'both'))
+    peer.request(11, 'tools/call', { name: 'test_trigger_prompt_change', arguments: {} })
+    await peer.response(11)
+    await peer.take(notification('notifications/prompts/list_changed', 42))
+    await peer.take(notification('notifications/prompts/list_changed', 'both'))
+    // Cancel one subscription: it gets no response and no more notifications; the others continue.
+    peer.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'both', reason: 'done' },
+    })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    peer.request(12, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })
+    await peer.response(12)
+    await peer.take(notification('notifications/tools/list_changed', 'tools-sub'))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(peer.received.filter((m) => subOf(m) === 'both' || m.id === 'both')).toEqual([])
+    expect(peer.received.filter((m) => m.method === 'notifications/tools/list_changed')).toEqual([])
+  })
+
+  it('ends open listen streams gracefully on SIGTERM, then exits', async () => {
+    peer = new StdioPeer()
+    peer.request('l1', 'subscriptions/listen', { notifications: { toolsListChanged: true } })
+    await peer.take(notification('notifications/subscriptions/acknowledged', 'l1'))
+    peer.child.kill('SIGTERM')
+    const result = await peer.response('l1')
+    expect(result.result).toMatchObject({ resultType: 'complete', _meta: { [SUB]: 'l1' } })
+    await peer.take((m) => m.method === 'notifications/cancelled' && (m.params as Message).requestId === 'l1')
+    expect(await peer.exited).toBe(0)
+  })
+
+  it('exits when stdin closes, even with a listen stream open', async () => {
+    peer = new StdioPeer()
+    peer.request('l', 'subscriptions/listen', { notifications: { toolsListChanged: true } })
+    await peer.take(notification('notifications/subscriptions/acknowledged', 'l'))
+    peer.child.stdin.end()
+    expect(await peer.exited).toBe(0)
+  })
+})
