@@ -22,14 +22,13 @@ export async function openListen(
 ): Promise<OpenStream> {
   const controller = new AbortController()
   const params = { _meta: options.meta ?? meta(), notifications }
-  const response = await fetcher(
-    new Request('http://127.0.0.1/mcp', {
-      method: 'POST',
-      headers: standardHeaders('subscriptions/listen', params),
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }),
-      signal: controller.signal,
-    }),
-  )
+  const request = new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: standardHeaders('subscriptions/listen', params),
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }),
+    signal: controller.signal,
+  })
+  const response = await fetcher(request)
   const queue: Record<string, unknown>[] = []
   const comments: string[] = []
   let waiter: (() => void) | undefined
@@ -88,7 +87,12 @@ export async function openListen(
     status: response.status,
     comments,
     ended,
-    close: () => controller.abort(),
+    // Holding `request` matters: undici links a Request's signal to its parent only weakly, so once the
+    // Request is garbage-collected an abort would no longer reach the fetch that carries its signal.
+    close: () => {
+      void request
+      controller.abort()
+    },
     async next(timeoutMs = 2_000) {
       const deadline = Date.now() + timeoutMs
       while (queue.length === 0 && !done) {

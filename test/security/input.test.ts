@@ -76,7 +76,7 @@ describe('input hardening over HTTP', () => {
     const message = (await response.json()) as Record<string, unknown>
     assertServerMessage(message, 'tools/call')
     expect((message.error as { message: string }).message).toBe(
-      'Invalid params: the key "__proto__" is not allowed',
+      'Invalid params: the key "__proto__" is not allowed in arguments',
     )
     const sneaky = resultOf(
       await callTool(mcp, 'store', {
