@@ -70,7 +70,7 @@ describe('state handles on the basket demo', () => {
   })
 
   it('expires idle handles, refreshes them on use, and tells the model how to recover', async () => {
-    const notes = defineHandles<string[]>({ kind: 'notebook', createTool: 'notebook_open', ttlMs: 300 })
+    const notes = defineHandles<string[]>({ kind: 'notebook', createTool: 'notebook_open', ttlMs: 600 })
     const open = defineTool({
       name: 'notebook_open',
       description: notes.describe('Opens a notebook.'),
@@ -89,14 +89,14 @@ describe('state handles on the basket demo', () => {
     running.push(mcp)
     const id = textOf(resultOf(await callTool(mcp, 'notebook_open')))
     for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await new Promise((resolve) => setTimeout(resolve, 300))
       expect(textOf(resultOf(await callTool(mcp, 'notebook_read', { id })))).toBe('0')
     }
-    await new Promise((resolve) => setTimeout(resolve, 400))
+    await new Promise((resolve) => setTimeout(resolve, 700))
     const expired = resultOf(await callTool(mcp, 'notebook_read', { id }))
     expect(expired.isError).toBe(true)
     expect(textOf(expired)).toBe(
-      'Unknown or expired notebook handle: notebooks expire after 300 ms without use. Call notebook_open to get a new one.',
+      'Unknown or expired notebook handle: notebooks expire after 600 ms without use. Call notebook_open to get a new one.',
     )
     await notes.store.close()
   })
