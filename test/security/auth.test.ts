@@ -334,3 +334,48 @@ describe('bearer authentication with a fixed key and server-wide scopes', () => 
     expect(document.bearer_methods_supported).toEqual(['header'])
   })
 })
+
+describe('failed authentication attempts per client address', () => {
+  it('answers 429 once an address has sent too many bad tokens, valid ones included, until the window ends', async () => {
+    const secret = new TextEncoder().encode('another-long-random-hmac-secret-for-tests')
+    const guarded = defineServer({
+      name: 'guarded',
+      version: '1',
+      tools: tools(),
+      security: {
+        auth: bearerAuth({
+          resource: 'https://mcp.example.test/mcp',
+          authorizationServers: [ISSUER],
+          jwt: { issuer: ISSUER, key: secret },
+          failedAttempts: { points: 3, durationMs: 60_000 },
+        }),
+      },
+    })
+    const { serveNode } = await import('../../src/transports/http/node.js')
+    const running = await serveNode(guarded, { host: '127.0.0.1', port: 0 })
+    const viaFetch = (request: Request): Promise<Response> => fetch(request)
+    try {
+      const attempt = (headers: Record<string, string>) =>
+        post(viaFetch, 'tools/list', {}, { headers }, running.url)
+      for (let i = 0; i < 3; i++)
+        expect((await attempt({ authorization: `Bearer guess-${i}` })).status).toBe(401)
+      const blocked = await attempt({ authorization: 'Bearer guess-3' })
+      expect(blocked.status).toBe(429)
+      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(50)
+      expect(errorOf(blocked).message).toMatch(/too many missing or invalid access tokens from this address/)
+      const valid = await new SignJWT({ sub: 'eve' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer(ISSUER)
+        .setAudience('https://mcp.example.test/mcp')
+        .setExpirationTime('1m')
+        .sign(secret)
+      expect((await attempt({ authorization: `Bearer ${valid}` })).status).toBe(429)
+      // Without a client address (the fetch handler here) the limit cannot apply, and tokens are checked.
+      const inProcess = createFetchHandler(guarded, { originPolicy: false })
+      const answer = await post(inProcess, 'tools/list', {}, bearer(valid), 'https://mcp.example.test/mcp')
+      expect(answer.status).toBe(200)
+    } finally {
+      await running.close()
+    }
+  })
+})

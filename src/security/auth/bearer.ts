@@ -10,10 +10,17 @@ import { ErrorCode, McpError } from '../../wire/errors.js'
 import { bearerChallenge, insufficientScope, unauthorized } from '../errors.js'
 import { jwtVerifier, type JwtVerifierOptions } from './jwt.js'
 import { InvalidTokenError, type TokenVerifier } from './verifier.js'
+import { addressKey } from '../principal.js'
+import { type Bucket, checkLimit, type Limit, MemoryRateLimitStore } from '../rate-limit.js'
+import { tooManyRequests } from '../errors.js'
+
+const MAX_BLOCKED = 10_000
 
 /** The parts of an HTTP request the authenticator reads (matches the transports' request view). */
 export interface AuthRequest {
   header(name: string): string | undefined
+  /** The client's address, for the failed-attempt limit (the node adapter provides it). */
+  readonly remoteAddress?: string | undefined
 }
 
 export type AuthOutcome =
@@ -43,6 +50,11 @@ export interface BearerAuthOptions {
   /** Human-readable name and documentation URL for the metadata document. */
   readonly resourceName?: string
   readonly resourceDocumentation?: string
+  /**
+   * Missing or bad tokens accepted per client address before it gets 429 for the rest of the window
+   * (default 60 per minute); this keeps token guessing and verification floods cheap. `false` turns it off.
+   */
+  readonly failedAttempts?: Limit | false
 }
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
@@ -66,6 +78,9 @@ export class BearerAuth {
   readonly #options: BearerAuthOptions
   readonly #audiences: ReadonlySet<string>
   readonly #implied: ReadonlyMap<string, readonly string[]>
+  readonly #failures: { readonly store: MemoryRateLimitStore; readonly bucket: Bucket } | undefined
+  /** Addresses refused until a time; bounded, oldest dropped first. */
+  readonly #blocked = new Map<string, number>()
 
   constructor(options: BearerAuthOptions) {
     let url: URL
@@ -89,10 +104,38 @@ export class BearerAuth {
     this.#audiences = new Set(typeof audience === 'string' ? [audience] : audience)
     this.#verify = options.verifier ?? jwtVerifier({ ...options.jwt!, audience: [...this.#audiences] })
     this.#implied = new Map(Object.entries(options.scopeHierarchy ?? {}))
+    const failedAttempts = options.failedAttempts ?? { points: 60, durationMs: 60_000 }
+    if (failedAttempts) checkLimit(failedAttempts, 'bearerAuth.failedAttempts')
+    this.#failures = failedAttempts
+      ? { store: new MemoryRateLimitStore(), bucket: { name: 'auth-failures', ...failedAttempts } }
+      : undefined
   }
 
   /** The HttpCore `authenticate` hook. */
   readonly authenticate = async (request: AuthRequest): Promise<AuthOutcome> => {
+    const failures = this.#failures
+    const address =
+      failures && request.remoteAddress !== undefined ? addressKey(request.remoteAddress) : undefined
+    if (address === undefined || !failures) return this.#authenticate(request)
+    const until = this.#blocked.get(address)
+    if (until !== undefined) {
+      if (until > Date.now()) return this.#refuse(this.#tooManyFailures(until - Date.now()))
+      this.#blocked.delete(address)
+    }
+    const outcome = await this.#authenticate(request)
+    if (outcome.ok || outcome.status !== 401) return outcome
+    const consumed = await failures.store.consume(failures.bucket, address)
+    if (consumed.allowed) return outcome
+    if (this.#blocked.size >= MAX_BLOCKED) this.#blocked.delete(this.#blocked.keys().next().value as string)
+    this.#blocked.set(address, Date.now() + consumed.retryAfterMs)
+    return this.#refuse(this.#tooManyFailures(consumed.retryAfterMs))
+  }
+
+  #tooManyFailures(retryAfterMs: number): McpError {
+    return tooManyRequests(retryAfterMs, 'too many missing or invalid access tokens from this address')
+  }
+
+  async #authenticate(request: AuthRequest): Promise<AuthOutcome> {
     const header = request.header('authorization')
     if (header === undefined || !/^bearer\b/i.test(header.trim())) {
       return this.#refuse(
