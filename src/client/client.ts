@@ -1,0 +1,358 @@
+/**
+ * `connect()`: a client for any MCP 2026-07-28 server over Streamable HTTP or stdio.
+ *
+ *   const client = connect({ url: 'http://127.0.0.1:3000/mcp' })
+ *   const { tools } = await client.listTools()
+ *   const result = await client.callTool('arithmetic', { op: 'add', a: 2, b: 3 })
+ */
+import { isRecord, type JsonRpcNotification } from '../wire/jsonrpc.js'
+import { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from '../wire/meta.js'
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  DiscoverResult,
+  Implementation,
+  ProgressNotificationParams,
+  SubscriptionFilter,
+  Tool,
+} from '../wire/types.js'
+import {
+  InvalidResponseError,
+  ProtocolError,
+  ToolExecutionError,
+  TransportError,
+  VersionMismatchError,
+} from './errors.js'
+import { HttpTransport, type HttpTransportOptions } from './http.js'
+import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
+import { checkResult, Session } from './session.js'
+import { StdioTransport, type StdioTransportOptions } from './stdio.js'
+import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
+import { ToolBook } from './tools.js'
+import type { ClientTransport } from './transport.js'
+
+export interface ClientOptions {
+  /** Sent as `clientInfo` on every request (META-03); `false` sends none. */
+  readonly clientInfo?: Implementation | false
+  /** Capabilities to declare beyond those the handlers imply. */
+  readonly capabilities?: ClientCapabilities
+  /** Answers the server's input requests (elicitation, sampling, roots). */
+  readonly handlers?: InputHandlers
+  /** Default per-request timeout (default 60 s). */
+  readonly timeoutMs?: number
+  /** Most input_required rounds one call may take (default 10). */
+  readonly maxInputRounds?: number
+  /** Where warnings go (dropped tools …); default console.warn. */
+  readonly warn?: (message: string) => void
+  /** Notifications no request claims (e.g. logs on stdio). */
+  readonly onNotification?: (notification: JsonRpcNotification) => void
+}
+
+export type ConnectTarget = HttpTransportOptions | StdioTransportOptions | ClientTransport
+
+export interface ToolCallOptions {
+  readonly signal?: AbortSignal
+  readonly timeoutMs?: number
+  /** Asks the server for progress and receives it. */
+  readonly onProgress?: (progress: ProgressNotificationParams) => void
+  /** Log messages and other notifications sent for this call. */
+  readonly onNotification?: (notification: JsonRpcNotification) => void
+  /** Throw a ToolExecutionError instead of returning a result with `isError: true`. */
+  readonly throwOnToolError?: boolean
+  readonly meta?: Readonly<Record<string, unknown>>
+}
+
+export interface ListToolsResult {
+  readonly tools: Tool[]
+  /** Whether every page came from the cache. */
+  readonly cached: boolean
+}
+
+/** Legacy (2025-era) versions a probe may learn; this client speaks none of them. */
+const LEGACY_PROBE_VERSION = '2025-11-25'
+
+function isTransport(target: ConnectTarget): target is ClientTransport {
+  return typeof (target as ClientTransport).request === 'function'
+}
+
+export class Client {
+  readonly transport: ClientTransport
+  readonly #session: Session
+  readonly #handlers: InputHandlers
+  readonly #capabilities: ClientCapabilities
+  readonly #book = new ToolBook()
+  readonly #maxRounds: number
+  readonly #warn: (message: string) => void
+  #discovered: Promise<DiscoverResult> | undefined
+  #probed = false
+
+  constructor(target: ConnectTarget, options: ClientOptions = {}) {
+    this.transport = isTransport(target)
+      ? target
+      : 'command' in target
+        ? new StdioTransport(target)
+        : new HttpTransport(target)
+    this.#handlers = options.handlers ?? {}
+    this.#capabilities = capabilitiesFor(this.#handlers, options.capabilities)
+    this.#maxRounds = options.maxInputRounds ?? 10
+    this.#warn = options.warn ?? ((message) => console.warn(`toolwire client: ${message}`))
+    const clientInfo = options.clientInfo === false ? undefined : (options.clientInfo ?? CLIENT_INFO)
+    this.#session = new Session(this.transport, {
+      clientInfo,
+      capabilities: this.#capabilities,
+      protocolVersion: PROTOCOL_VERSION,
+      timeoutMs: options.timeoutMs ?? 60_000,
+    })
+    if (options.onNotification) this.transport.onNotification = options.onNotification
+  }
+
+  /** The protocol version requests are sent with. */
+  get protocolVersion(): string {
+    return this.#session.version
+  }
+
+  get capabilities(): ClientCapabilities {
+    return this.#capabilities
+  }
+
+  /** `server/discover`: the server's versions, capabilities and identity (cached for the client's life). */
+  discover(options: { signal?: AbortSignal } = {}): Promise<DiscoverResult> {
+    this.#discovered ??= this.#discover(options.signal).catch((error: unknown) => {
+      this.#discovered = undefined
+      throw error
+    })
+    return this.#discovered
+  }
+
+  async #discover(signal: AbortSignal | undefined): Promise<DiscoverResult> {
+    let result: Record<string, unknown>
+    try {
+      result = await this.#session.request('server/discover', {}, signal ? { signal } : {})
+    } catch (error) {
+      throw await this.#explain(error, true)
+    }
+    if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
+      throw new InvalidResponseError('server/discover: the result lacks supportedVersions or capabilities')
+    }
+    return result as unknown as DiscoverResult
+  }
+
+  /** The server's self-reported identity from `server/discover` (display only, META-07). */
+  async serverInfo(): Promise<Implementation | undefined> {
+    const meta = (await this.discover())._meta
+    const info = meta?.['io.modelcontextprotocol/serverInfo']
+    return isRecord(info) ? (info as unknown as Implementation) : undefined
+  }
+
+  /**
+   * Turns a failure into a clear error when the server turns out to speak only an older revision
+   * (BC-C-01): a probe with `initialize` learns its version, so the error names both sides.
+   */
+  async #explain(error: unknown, fromDiscover: boolean): Promise<unknown> {
+    if (this.#probed || error instanceof VersionMismatchError) return error
+    const suspicious =
+      (error instanceof TransportError && error.status !== undefined && error.status >= 400) ||
+      (error instanceof ProtocolError &&
+        (error.code === -32600 ||
+          (error.code <= -32000 && error.code >= -32019) ||
+          (fromDiscover && (error.code === -32601 || error.code === -32602))))
+    if (!suspicious) return error
+    this.#probed = true
+    try {
+      const response = await this.#session.transport.request(
+        {
+          jsonrpc: '2.0',
+          id: this.#session.nextId(),
+          method: 'initialize',
+          params: {
+            protocolVersion: LEGACY_PROBE_VERSION,
+            capabilities: {},
+            clientInfo: CLIENT_INFO,
+          },
+        },
+        { signal: AbortSignal.timeout(5_000) },
+      )
+      if ('result' in response && typeof response.result.protocolVersion === 'string') {
+        return new VersionMismatchError(
+          SUPPORTED_VERSIONS,
+          [response.result.protocolVersion],
+          `the server answered initialize; ${(error as Error).message}`,
+        )
+      }
+    } catch {
+      // the probe failed too: keep the original error
+    }
+    return error
+  }
+
+  async #request(
+    method: string,
+    params: Record<string, unknown>,
+    options: Parameters<Session['request']>[2] = {},
+  ): Promise<Record<string, unknown>> {
+    // A modern-only client still probes stdio servers first (STDIO-BC-04), so a legacy one fails clearly.
+    if (this.transport.kind === 'stdio' && !this.#discovered) await this.discover()
+    try {
+      return await this.#session.request(method, params, options)
+    } catch (error) {
+      throw await this.#explain(error, false)
+    }
+  }
+
+  /** Every tool, following cursors; pages are served from the cache while their `ttlMs` lasts. */
+  async listTools(options: { signal?: AbortSignal; fresh?: boolean } = {}): Promise<ListToolsResult> {
+    if (options.fresh) this.#book.invalidate()
+    const credential = await this.transport.credentialKey()
+    const tools: Tool[] = []
+    const seen = new Set<string>()
+    let cursor: string | undefined
+    let cached = true
+    for (;;) {
+      let page = this.#book.page(credential, cursor)
+      if (!page) {
+        cached = false
+        const params = cursor === undefined ? {} : { cursor }
+        const result = await this.#request(
+          'tools/list',
+          params,
+          options.signal ? { signal: options.signal } : {},
+        )
+        const accepted = this.#book.accept(result.tools, this.transport.kind === 'http', this.#warn)
+        page = this.#book.store(credential, cursor, result, accepted)
+      }
+      tools.push(...page.tools)
+      if (page.nextCursor === undefined) break
+      if (seen.has(page.nextCursor))
+        throw new InvalidResponseError('tools/list: the server repeated a cursor')
+      seen.add(page.nextCursor)
+      cursor = page.nextCursor
+    }
+    return { tools, cached }
+  }
+
+  /** Calls a tool: runs the input_required loop, checks `structuredContent` against the `outputSchema`. */
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: ToolCallOptions = {},
+  ): Promise<CallToolResult> {
+    const progressToken = options.onProgress ? this.#session.nextToken() : undefined
+    const onNotification = (notification: JsonRpcNotification): void => {
+      const params = notification.params
+      if (notification.method === 'notifications/progress' && params?.progressToken === progressToken) {
+        options.onProgress?.(params as unknown as ProgressNotificationParams)
+      } else options.onNotification?.(notification)
+    }
+    const base: Record<string, unknown> = { name, arguments: args }
+    if (progressToken !== undefined) base._meta = { progressToken }
+    const signal = options.signal ?? new AbortController().signal
+    let retry: Record<string, unknown> = {}
+    let refreshedHeaders = false
+    for (let round = 1; ; round++) {
+      let result: Record<string, unknown>
+      try {
+        result = await this.#request(
+          'tools/call',
+          { ...base, ...retry },
+          {
+            signal,
+            headers: this.#book.paramHeaders(name, args),
+            onNotification,
+            ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+            ...(options.meta && { meta: options.meta }),
+          },
+        )
+      } catch (error) {
+        // A header mismatch may mean our copy of the schema is stale: refresh it once and retry (HTTP-30).
+        if (
+          error instanceof ProtocolError &&
+          error.code === -32020 &&
+          !refreshedHeaders &&
+          this.transport.kind === 'http'
+        ) {
+          refreshedHeaders = true
+          await this.listTools({ fresh: true, signal })
+          round--
+          continue
+        }
+        throw error
+      }
+      if (result.resultType === 'input_required') {
+        if (round >= this.#maxRounds) {
+          throw new InvalidResponseError(`tools/call ${name}: still asking for input after ${round} rounds`)
+        }
+        const inputResponses = await answerInputs(result.inputRequests, this.#handlers, this.#capabilities, {
+          method: 'tools/call',
+          name,
+          signal,
+        })
+        retry = { inputResponses }
+        if (typeof result.requestState === 'string') retry.requestState = result.requestState
+        continue
+      }
+      return this.#checkCall(name, result, options)
+    }
+  }
+
+  #checkCall(name: string, result: Record<string, unknown>, options: ToolCallOptions): CallToolResult {
+    if (!Array.isArray(result.content)) {
+      throw new InvalidResponseError(`tools/call ${name}: the result has no content array`)
+    }
+    const call = result as unknown as CallToolResult
+    if (call.isError === true) {
+      if (options.throwOnToolError) throw new ToolExecutionError(name, call)
+      return call
+    }
+    const known = this.#book.known(name)
+    if (known?.tool.outputSchema !== undefined) {
+      if (!('structuredContent' in result)) {
+        throw new InvalidResponseError(
+          `tools/call ${name}: the tool has an outputSchema but returned no structuredContent`,
+        )
+      }
+      const issues = this.#book.checkOutput(name, call.structuredContent)
+      if (issues.length > 0) {
+        throw new InvalidResponseError(
+          `tools/call ${name}: structuredContent does not match the outputSchema: ${issues.join('; ')}`,
+        )
+      }
+    }
+    return call
+  }
+
+  /** The definition of a tool as last listed (after filtering), if known. */
+  tool(name: string): Tool | undefined {
+    return this.#book.known(name)?.tool
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream. A `tools/list_changed` notification also drops the cached tool
+   * list (CACHE-11), so the next listTools() fetches it again.
+   */
+  subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
+    return openSubscription(this.#session, filter, options, (notification) => {
+      if (notification.method === 'notifications/tools/list_changed') this.#book.invalidate()
+    })
+  }
+
+  /** Any other request (prompts, resources …), with the `_meta` envelope and typed errors. */
+  request(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<Record<string, unknown>> {
+    return this.#request(method, params, options).then((result) => checkResult(result, method))
+  }
+
+  /** Closes the connection (stdio: ends the server process). */
+  close(): Promise<void> {
+    return this.transport.close()
+  }
+}
+
+const CLIENT_INFO: Implementation = { name: 'toolwire', version: '0.1.0' }
+
+/** Connects to an MCP server: `{ url, headers?, fetch? }` for Streamable HTTP, `{ command, args? }` for stdio. */
+export function connect(target: ConnectTarget, options?: ClientOptions): Client {
+  return new Client(target, options)
+}

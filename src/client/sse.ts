@@ -1,0 +1,31 @@
+/** An incremental `text/event-stream` reader: yields each event's data; comments and other fields are ignored. */
+
+export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  let data: string[] = []
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      buffer += decoder.decode(value, { stream: true })
+      let newline: number
+      while ((newline = buffer.search(/\r\n|\r|\n/)) !== -1) {
+        if (newline === buffer.length - 1 && buffer.endsWith('\r')) break // maybe half of \r\n
+        const line = buffer.slice(0, newline)
+        buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1))
+        if (line === '') {
+          if (data.length > 0) yield data.join('\n')
+          data = []
+        } else if (line.startsWith('data:')) {
+          data.push(line.slice(line.startsWith('data: ') ? 6 : 5))
+        }
+        // `event:`, `id:`, `retry:` and `:` comment lines carry nothing the client needs (SUB-18).
+      }
+    }
+    if (data.length > 0) yield data.join('\n')
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+}
