@@ -95,6 +95,8 @@ export class Client {
     this.#handlers = options.handlers ?? {}
     this.#capabilities = capabilitiesFor(this.#handlers, options.capabilities)
     this.#maxRounds = options.maxInputRounds ?? 10
+    // Dropped tools must be reported somewhere (XH-09); the application can redirect it.
+    // eslint-disable-next-line no-console
     this.#warn = options.warn ?? ((message) => console.warn(`toolwire client: ${message}`))
     const clientInfo = options.clientInfo === false ? undefined : (options.clientInfo ?? CLIENT_INFO)
     this.#session = new Session(this.transport, {
