@@ -178,7 +178,7 @@ export class Client {
         return new VersionMismatchError(
           SUPPORTED_VERSIONS,
           [response.result.protocolVersion],
-          `the server answered initialize; ${(error as Error).message}`,
+          `it answered a 2026-07-28 request with "${(error as Error).message}"`,
         )
       }
     } catch {
@@ -331,7 +331,8 @@ export class Client {
    * Opens a `subscriptions/listen` stream. A `tools/list_changed` notification also drops the cached tool
    * list (CACHE-11), so the next listTools() fetches it again.
    */
-  subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
+  async subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
+    if (this.transport.kind === 'stdio' && !this.#discovered) await this.discover()
     return openSubscription(this.#session, filter, options, (notification) => {
       if (notification.method === 'notifications/tools/list_changed') this.#book.invalidate()
     })

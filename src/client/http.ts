@@ -82,7 +82,7 @@ export class HttpTransport implements ClientTransport {
     const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
     if (options.signal) init.signal = options.signal
     try {
-      return await this.#fetch(new Request(this.url, init))
+      return await untilAborted(this.#fetch(new Request(this.url, init)), options.signal)
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
       throw new TransportError(`Cannot reach ${this.url.href}: ${describe(error)}`, { cause: error })
@@ -150,6 +150,17 @@ export class HttpTransport implements ClientTransport {
   }
 
   async close(): Promise<void> {}
+}
+
+/** Rejects as soon as the signal aborts, even if a custom fetch never settles a cancelled request. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason)
+    if (signal.aborted) return onAbort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
 }
 
 function parseJson(text: string): unknown {
