@@ -176,7 +176,7 @@ describe('a server that breaks rules or asks for input', () => {
   it('keeps every other tool usable', async () => {
     const { client } = scripted()
     const book = await client.listTools()
-    expect(book.tools).toHaveLength(7)
+    expect(book.tools).toHaveLength(8)
   })
 
   it('answers input_required with the handler and retries with a new id and the exact requestState', async () => {
