@@ -24,6 +24,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
         // `event:`, `id:`, `retry:` and `:` comment lines carry nothing the client needs (SUB-18).
       }
     }
+    const last = buffer.replace(/\r$/, '')
+    if (last.startsWith('data:')) data.push(last.slice(last.startsWith('data: ') ? 6 : 5))
     if (data.length > 0) yield data.join('\n')
   } finally {
     await reader.cancel().catch(() => undefined)

@@ -18,6 +18,7 @@ export function coerceValue(key: string, raw: string, schema: Schema | undefined
   const fail = (what: string): never => {
     throw new UsageError(`${key}=${raw}: expected ${what}`)
   }
+  if (types.includes('null') && raw === 'null') return null
   if (types.includes('string')) return raw
   if (types.includes('integer') || types.includes('number')) {
     const value = Number(raw)
@@ -37,7 +38,6 @@ export function coerceValue(key: string, raw: string, schema: Schema | undefined
       return fail(`JSON (${types.join(' or ')})`)
     }
   }
-  if (types.includes('null') && raw === 'null') return null
   return raw
 }
 
