@@ -73,6 +73,16 @@ describe('toolwire call in a terminal', () => {
     expect(term.screen()).toContain('user chose decline')
   })
 
+  it('shows a URL elicitation with its host and waits for the user', async () => {
+    const term = runInTerminal([...CLI, 'call', scripted.url, 'visit', '--yes'], root)
+    await term.waitFor('When you are done there, continue')
+    expect(term.screen()).toContain('https://auth.example.com/login?x=1')
+    expect(term.screen()).toContain('Host: auth.example.com')
+    term.type(KEY.enter)
+    expect(await term.exited).toBe(0)
+    expect(term.screen()).toContain('visit: accept')
+  })
+
   it('shows progress as a bar while the tool runs', async () => {
     const term = runInTerminal([...CLI, 'call', tools.url, 'count', 'n=4', 'delayMs=150', '--yes'], root)
     expect(await term.exited).toBe(0)

@@ -103,6 +103,34 @@ describe('tools', () => {
     expect(recorder.requests.at(-1)!.headers.get('mcp-param-verbose')).toBe('true')
   })
 
+  it('sends a call without Mcp-Param headers before listing, then refreshes the schema on -32020', async () => {
+    const { client, recorder } = setup()
+    problems = recorder.problems
+    const result = await client.callTool('where', { region: 'eu' })
+    expect(result.structuredContent).toEqual({ region: 'eu', note: '' })
+    const methods = recorder.requests.map((r) => [r.body.method, r.headers.get('mcp-param-region')])
+    expect(methods).toEqual([
+      ['tools/call', null],
+      ['tools/list', null],
+      ['tools/call', 'eu'],
+    ])
+  })
+
+  it('encodes a tool name that is not a plain header value', async () => {
+    const { HttpTransport } = await import('../src/client/http.js')
+    const headers = HttpTransport.standardHeaders({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'résumé', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    })
+    expect(headers).toEqual({
+      'mcp-method': 'tools/call',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-name': `=?base64?${Buffer.from('résumé').toString('base64')}?=`,
+    })
+  })
+
   it('reports progress with a unique token', async () => {
     const { client, recorder } = setup()
     problems = recorder.problems
@@ -176,7 +204,7 @@ describe('a server that breaks rules or asks for input', () => {
   it('keeps every other tool usable', async () => {
     const { client } = scripted()
     const book = await client.listTools()
-    expect(book.tools).toHaveLength(8)
+    expect(book.tools).toHaveLength(9)
   })
 
   it('answers input_required with the handler and retries with a new id and the exact requestState', async () => {
