@@ -96,3 +96,38 @@ describe('key=value arguments', () => {
     expect(() => buildArguments([], '[1]', schema)).toThrow('--json-args must be a JSON object')
   })
 })
+
+describe('limits on what a server may send', () => {
+  it('refuses an oversized HTTP response and an oversized SSE event', async () => {
+    const { HttpTransport } = await import('../src/client/http.js')
+    const big = 'x'.repeat(2048)
+    const request = { jsonrpc: '2.0' as const, id: 1, method: 'tools/list', params: {} }
+    const json = new HttpTransport({
+      url: 'http://127.0.0.1/mcp',
+      maxResponseBytes: 1024,
+      fetch: async () => new Response(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { big } })),
+    })
+    await expect(json.request(request)).rejects.toThrow('larger than 1024 bytes')
+    const sse = new HttpTransport({
+      url: 'http://127.0.0.1/mcp',
+      maxResponseBytes: 1024,
+      fetch: async () =>
+        new Response(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { big } })}\n\n`, {
+          headers: { 'content-type': 'text/event-stream' },
+        }),
+    })
+    await expect(sse.request(request)).rejects.toThrow('exceeds 1024 bytes')
+  })
+
+  it('ends a stdio connection whose server sends an endless line', async () => {
+    const { StdioTransport } = await import('../src/client/stdio.js')
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ['-e', 'process.stdout.write("x".repeat(5000)); setInterval(() => {}, 1000)'],
+      maxLineBytes: 1024,
+    })
+    const request = { jsonrpc: '2.0' as const, id: 1, method: 'tools/list', params: {} }
+    await expect(transport.request(request)).rejects.toThrow('longer than 1024 bytes')
+    await transport.close()
+  })
+})

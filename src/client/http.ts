@@ -11,7 +11,7 @@ import {
 import { META_PROTOCOL_VERSION } from '../wire/meta.js'
 import { encodeHeaderValue } from '../schema/x-mcp-header.js'
 import { TransportError } from './errors.js'
-import { readSse } from './sse.js'
+import { OversizedError, readSse } from './sse.js'
 import type { ClientTransport, SendOptions } from './transport.js'
 
 export type HeadersInput =
@@ -24,7 +24,11 @@ export interface HttpTransportOptions {
   readonly headers?: HeadersInput
   /** A custom fetch, e.g. `createFetchHandler(server)` to talk to a server in-process. */
   readonly fetch?: (request: Request) => Promise<Response>
+  /** Largest response body, or SSE event, accepted (default 16 MiB); larger is a TransportError. */
+  readonly maxResponseBytes?: number
 }
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 /** Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` (HTTP-20). */
 const NAME_PARAM: Record<string, string> = {
@@ -39,8 +43,10 @@ export class HttpTransport implements ClientTransport {
   onNotification: ((notification: JsonRpcNotification) => void) | undefined
   readonly #headers: HeadersInput | undefined
   readonly #fetch: (request: Request) => Promise<Response>
+  readonly #maxBytes: number
 
   constructor(options: HttpTransportOptions) {
+    this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
     this.url = new URL(options.url)
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
       throw new TypeError(`Expected an http(s) URL, got ${this.url.href}`)
@@ -109,9 +115,10 @@ export class HttpTransport implements ClientTransport {
 
   async #text(response: Response, options: SendOptions): Promise<string> {
     try {
-      return await response.text()
+      return await readCapped(response, this.#maxBytes)
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
+      if (error instanceof TransportError) throw error
       throw new TransportError(`Reading the response failed: ${describe(error)}`, { cause: error })
     }
   }
@@ -123,7 +130,7 @@ export class HttpTransport implements ClientTransport {
   ): Promise<JsonRpcResponse> {
     const body = response.body as ReadableStream<Uint8Array>
     try {
-      for await (const data of readSse(body)) {
+      for await (const data of readSse(body, this.#maxBytes)) {
         const parsed = parseJson(data)
         if (isRecord(parsed) && typeof parsed.method === 'string' && !('id' in parsed)) {
           const notification = parsed as unknown as JsonRpcNotification
@@ -137,6 +144,8 @@ export class HttpTransport implements ClientTransport {
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
       if (error instanceof TransportError) throw error
+      if (error instanceof OversizedError)
+        throw new TransportError(`The response stream was refused: ${error.message}`)
       throw new TransportError(`The response stream broke: ${describe(error)}`, { cause: error })
     }
     if (options.signal?.aborted) throw options.signal.reason
@@ -150,6 +159,30 @@ export class HttpTransport implements ClientTransport {
   }
 
   async close(): Promise<void> {}
+}
+
+/** Reads a body up to `max` bytes; a larger one is cancelled and refused. */
+async function readCapped(response: Response, max: number): Promise<string> {
+  if (!response.body) return ''
+  const declared = Number(response.headers.get('content-length') ?? NaN)
+  if (declared > max) {
+    await response.body.cancel()
+    throw new TransportError(`The response is larger than ${max} bytes`, { status: response.status })
+  }
+  const reader = response.body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return text + decoder.decode()
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel()
+      throw new TransportError(`The response is larger than ${max} bytes`, { status: response.status })
+    }
+    text += decoder.decode(value, { stream: true })
+  }
 }
 
 /** Rejects as soon as the signal aborts, even if a custom fetch never settles a cancelled request. */

@@ -4,7 +4,6 @@
  * request gets `notifications/cancelled` (STDIO-08); close ends stdin, then SIGTERM, then SIGKILL (STDIO-09).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import {
   classify,
   isRecord,
@@ -26,6 +25,8 @@ export interface StdioTransportOptions {
   readonly stderr?: 'inherit' | 'ignore' | 'pipe'
   /** How long close() waits for the process to exit before signalling it (default 2 s). */
   readonly exitGraceMs?: number
+  /** Longest line accepted from the server (default 16 MiB); a longer one ends the connection. */
+  readonly maxLineBytes?: number
 }
 
 interface Pending {
@@ -62,8 +63,32 @@ export class StdioTransport implements ClientTransport {
       ),
     )
     child.stdin?.on('error', () => undefined) // EPIPE after exit: reported through 'exit'
-    const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity })
-    lines.on('line', (line) => this.#onLine(line))
+    this.#readLines(child, options.maxLineBytes ?? 16 * 1024 * 1024)
+  }
+
+  #readLines(child: ChildProcess, max: number): void {
+    let pending: Buffer[] = []
+    let size = 0
+    child.stdout?.on('data', (chunk: Buffer) => {
+      let start = 0
+      for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
+        pending.push(chunk.subarray(start, end))
+        this.#onLine(Buffer.concat(pending).toString('utf8'))
+        pending = []
+        size = 0
+        start = end + 1
+      }
+      if (start < chunk.length) {
+        size += chunk.length - start
+        if (size > max) {
+          pending = []
+          this.#fail(new TransportError(`The server sent a line longer than ${max} bytes; connection closed`))
+          child.kill('SIGTERM')
+          return
+        }
+        pending.push(Buffer.from(chunk.subarray(start)))
+      }
+    })
   }
 
   async credentialKey(): Promise<string> {
