@@ -174,6 +174,27 @@ describe('tools', () => {
     await expect.poll(() => events.aborted).toEqual(['slow'])
   })
 
+  it('lets progress restart the timeout, within a total limit', async () => {
+    const { client, recorder } = setup()
+    problems = recorder.problems
+    const args = { n: 4, delayMs: 100 }
+    await expect(client.callTool('count', args, { timeoutMs: 250 })).rejects.toBeInstanceOf(
+      RequestTimeoutError,
+    )
+    const ok = await client.callTool('count', args, {
+      timeoutMs: 250,
+      resetTimeoutOnProgress: true,
+      onProgress,
+    })
+    expect(ok.content).toEqual([{ type: 'text', text: 'counted to 4' }])
+    const capped = client.callTool('count', args, {
+      timeoutMs: 250,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeoutMs: 200,
+    })
+    await expect(capped).rejects.toMatchObject({ name: 'RequestTimeoutError', timeoutMs: 200 })
+  })
+
   it('times out and cancels', async () => {
     const { client, events, recorder } = setup()
     problems = recorder.problems

@@ -59,6 +59,9 @@ export interface ToolCallOptions {
   readonly onNotification?: (notification: JsonRpcNotification) => void
   /** Throw a ToolExecutionError instead of returning a result with `isError: true`. */
   readonly throwOnToolError?: boolean
+  /** Each progress notification restarts `timeoutMs`; `maxTotalTimeoutMs` still bounds the call. */
+  readonly resetTimeoutOnProgress?: boolean
+  readonly maxTotalTimeoutMs?: number
   readonly meta?: Readonly<Record<string, unknown>>
 }
 
@@ -238,7 +241,8 @@ export class Client {
     args: Record<string, unknown> = {},
     options: ToolCallOptions = {},
   ): Promise<CallToolResult> {
-    const progressToken = options.onProgress ? this.#session.nextToken() : undefined
+    const wantsProgress = options.onProgress !== undefined || options.resetTimeoutOnProgress === true
+    const progressToken = wantsProgress ? this.#session.nextToken() : undefined
     const onNotification = (notification: JsonRpcNotification): void => {
       const params = notification.params
       if (notification.method === 'notifications/progress' && params?.progressToken === progressToken) {
@@ -261,6 +265,8 @@ export class Client {
             headers: this.#book.paramHeaders(name, args),
             onNotification,
             ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+            ...(options.resetTimeoutOnProgress && { resetTimeoutOnProgress: true }),
+            ...(options.maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs: options.maxTotalTimeoutMs }),
             ...(options.meta && { meta: options.meta }),
           },
         )

@@ -31,6 +31,10 @@ export interface CallOptions {
   /** Extra HTTP headers. */
   readonly headers?: Readonly<Record<string, string>>
   readonly onNotification?: (notification: JsonRpcNotification) => void
+  /** Each progress notification restarts the timeout (TMO-03); `maxTotalTimeoutMs` still applies. */
+  readonly resetTimeoutOnProgress?: boolean
+  /** Hard limit for the whole request when the timeout is reset by progress. */
+  readonly maxTotalTimeoutMs?: number
 }
 
 export interface SessionOptions {
@@ -114,10 +118,26 @@ export class Session {
   ): Promise<JsonRpcResponse> {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs
     const timer = new AbortController()
-    const handle =
-      Number.isFinite(timeoutMs) && timeoutMs > 0
-        ? setTimeout(() => timer.abort(new RequestTimeoutError(timeoutMs)), timeoutMs)
+    const limited = Number.isFinite(timeoutMs) && timeoutMs > 0
+    let handle: ReturnType<typeof setTimeout> | undefined
+    const arm = (): void => {
+      if (handle) clearTimeout(handle)
+      if (limited) handle = setTimeout(() => timer.abort(new RequestTimeoutError(timeoutMs)), timeoutMs)
+    }
+    arm()
+    const total = options.maxTotalTimeoutMs
+    const totalHandle =
+      total !== undefined && total > 0
+        ? setTimeout(() => timer.abort(new RequestTimeoutError(total)), total)
         : undefined
+    const forward = options.onNotification
+    const onNotification =
+      options.resetTimeoutOnProgress && forward
+        ? (notification: JsonRpcNotification): void => {
+            if (notification.method === 'notifications/progress' && !timer.signal.aborted) arm()
+            forward(notification)
+          }
+        : forward
     const signals = options.signal ? [timer.signal, options.signal] : [timer.signal]
     const signal = AbortSignal.any(signals)
     const message = {
@@ -130,7 +150,7 @@ export class Session {
       return await this.transport.request(message, {
         signal,
         ...(options.headers && { headers: options.headers }),
-        ...(options.onNotification && { onNotification: options.onNotification }),
+        ...(onNotification && { onNotification }),
       })
     } catch (error) {
       if (timer.signal.aborted) throw timer.signal.reason
@@ -141,6 +161,7 @@ export class Session {
       throw error
     } finally {
       if (handle) clearTimeout(handle)
+      if (totalHandle) clearTimeout(totalHandle)
     }
   }
 }
