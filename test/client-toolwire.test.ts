@@ -184,7 +184,6 @@ describe('tools', () => {
     const ok = await client.callTool('count', args, {
       timeoutMs: 250,
       resetTimeoutOnProgress: true,
-      onProgress,
     })
     expect(ok.content).toEqual([{ type: 'text', text: 'counted to 4' }])
     const capped = client.callTool('count', args, {
