@@ -118,4 +118,26 @@ describe.each(targets)('SDK v2 server over %s', (label, target) => {
     await sub.close()
     expect(await sub.ended).toEqual({ reason: 'closed' })
   })
+
+  it('demultiplexes concurrent subscriptions', async () => {
+    const tools: string[] = []
+    const prompts: string[] = []
+    let notify!: () => void
+    const arrived = new Promise<void>((resolve) => (notify = resolve))
+    const toolsSub = await client.subscribe(
+      { toolsListChanged: true },
+      { onNotification: (n) => (tools.push(n.method), notify()) },
+    )
+    const promptsSub = await client.subscribe(
+      { promptsListChanged: true },
+      { onNotification: (n) => prompts.push(n.method) },
+    )
+    await client.callTool('grow')
+    if (label === 'HTTP') handler.notify.toolsChanged()
+    await arrived
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(tools).toEqual(['notifications/tools/list_changed'])
+    expect(prompts).toEqual([])
+    await Promise.all([toolsSub.close(), promptsSub.close()])
+  })
 })

@@ -1,5 +1,5 @@
 /**
- * `connect()`: a client for any MCP 2026-07-28 server over Streamable HTTP or stdio.
+ * `Client`: uses any MCP 2026-07-28 server. It needs only fetch-era web APIs (stdio lives in connect.ts).
  *
  *   const client = connect({ url: 'http://127.0.0.1:3000/mcp' })
  *   const { tools } = await client.listTools()
@@ -26,7 +26,6 @@ import {
 import { HttpTransport, type HttpTransportOptions } from './http.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
 import { checkResult, Session } from './session.js'
-import { StdioTransport, type StdioTransportOptions } from './stdio.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
 import { ToolBook } from './tools.js'
 import type { ClientTransport } from './transport.js'
@@ -48,7 +47,8 @@ export interface ClientOptions {
   readonly onNotification?: (notification: JsonRpcNotification) => void
 }
 
-export type ConnectTarget = HttpTransportOptions | StdioTransportOptions | ClientTransport
+/** What a Client talks through: HTTP options, or any transport (see `connect()` for stdio commands). */
+export type ClientTarget = HttpTransportOptions | ClientTransport
 
 export interface ToolCallOptions {
   readonly signal?: AbortSignal
@@ -74,7 +74,7 @@ export interface ListToolsResult {
 /** Legacy (2025-era) versions a probe may learn; this client speaks none of them. */
 const LEGACY_PROBE_VERSION = '2025-11-25'
 
-function isTransport(target: ConnectTarget): target is ClientTransport {
+function isTransport(target: ClientTarget): target is ClientTransport {
   return typeof (target as ClientTransport).request === 'function'
 }
 
@@ -89,12 +89,8 @@ export class Client {
   #discovered: Promise<DiscoverResult> | undefined
   #probed = false
 
-  constructor(target: ConnectTarget, options: ClientOptions = {}) {
-    this.transport = isTransport(target)
-      ? target
-      : 'command' in target
-        ? new StdioTransport(target)
-        : new HttpTransport(target)
+  constructor(target: ClientTarget, options: ClientOptions = {}) {
+    this.transport = isTransport(target) ? target : new HttpTransport(target)
     this.#handlers = options.handlers ?? {}
     this.#capabilities = capabilitiesFor(this.#handlers, options.capabilities)
     this.#maxRounds = options.maxInputRounds ?? 10
@@ -360,8 +356,3 @@ export class Client {
 }
 
 const CLIENT_INFO: Implementation = { name: 'toolwire', version: '0.1.0' }
-
-/** Connects to an MCP server: `{ url, headers?, fetch? }` for Streamable HTTP, `{ command, args? }` for stdio. */
-export function connect(target: ConnectTarget, options?: ClientOptions): Client {
-  return new Client(target, options)
-}

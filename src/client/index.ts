@@ -1,6 +1,8 @@
 /** toolwire/client: use any MCP 2026-07-28 server over Streamable HTTP or stdio. Every export is public API. */
-export { Client, connect } from './client.js'
-export type { ClientOptions, ConnectTarget, ListToolsResult, ToolCallOptions } from './client.js'
+export { Client } from './client.js'
+export type { ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
+export { connect } from './connect.js'
+export type { ConnectTarget } from './connect.js'
 export {
   InvalidResponseError,
   ProtocolError,
