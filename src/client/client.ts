@@ -152,7 +152,12 @@ export class Client {
   async #explain(error: unknown, fromDiscover: boolean): Promise<unknown> {
     if (this.#probed || error instanceof VersionMismatchError) return error
     const suspicious =
-      (error instanceof TransportError && error.status !== undefined && error.status >= 400) ||
+      // 401/403 are about credentials, not versions: surface them as they are.
+      (error instanceof TransportError &&
+        error.status !== undefined &&
+        error.status >= 400 &&
+        error.status !== 401 &&
+        error.status !== 403) ||
       (error instanceof ProtocolError &&
         (error.code === -32600 ||
           (error.code <= -32000 && error.code >= -32019) ||
