@@ -3,11 +3,15 @@
  * `--json` output, exit statuses; and without a terminal, elicitation is declined instead of hanging.
  */
 import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 import { createScriptedServer } from './fixtures/scripted-server.js'
 import { createToolwireTestServer } from './fixtures/toolwire-server.js'
+import { createFixtureServer } from '../src/fixture/server.js'
 import { KEY, runInTerminal } from './helpers/pty.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -55,11 +59,17 @@ describe('toolwire call in a terminal', () => {
     term.type(KEY.down + KEY.enter) // green
     await term.waitFor('subscribe (optional)')
     term.type('y')
+    await term.waitFor('email (optional) [string]')
+    term.type(`ada${KEY.enter}`)
+    await term.waitFor('must match format "email"')
+    term.type(`@example.com${KEY.enter}`)
     await term.waitFor('Send this answer?')
     expect(term.screen()).toContain('"color": "green"')
     term.type(KEY.enter)
     expect(await term.exited).toBe(0)
-    expect(term.screen()).toContain('accept: {"name":"Ada","age":30,"color":"green","subscribe":true}')
+    expect(term.screen()).toContain(
+      'accept: {"name":"Ada","age":30,"color":"green","subscribe":true,"email":"ada@example.com"}',
+    )
   })
 
   it('declines a form', async () => {
@@ -149,6 +159,23 @@ describe('toolwire without a terminal', () => {
     const unreachable = await run('list', 'http://127.0.0.1:9/mcp')
     expect(unreachable.status).toBe(2)
     expect(unreachable.stderr).toContain('Cannot reach http://127.0.0.1:9/mcp')
+  })
+
+  it('saves images and audio to files and prints their paths', async () => {
+    const media = await serveNode(createFixtureServer(), { port: 0 })
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-test-'))
+    try {
+      const image = await run('call', media.url, 'test_image_content', '--yes', '--out-dir', dir)
+      expect(image.status).toBe(0)
+      const path = /saved to (\S+)\]/.exec(image.stdout)?.[1]
+      expect(path).toBe(join(dir, 'test_image_content-1.png'))
+      expect(readFileSync(path!).subarray(1, 4).toString()).toBe('PNG')
+      const audio = await run('call', media.url, 'test_audio_content', '--yes', '--out-dir', dir)
+      expect(audio.stdout).toContain(`[audio audio/wav saved to ${join(dir, 'test_audio_content-1.wav')}]`)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+      await media.close()
+    }
   })
 
   it('talks to a stdio server given after --', async () => {

@@ -4,6 +4,7 @@
  * and waits; nothing is opened or fetched (ELIC-13, ELIC-16). Without a terminal it declines at once.
  */
 import * as prompts from '@clack/prompts'
+import { SchemaCompiler } from '../../schema/json-schema.js'
 import type {
   ElicitRequestFormParams,
   ElicitRequestUrlParams,
@@ -41,6 +42,20 @@ function choices(field: Field): { value: string; label: string }[] | undefined {
   return undefined
 }
 
+/** Checks one answer against its field's schema (format, pattern, length, range), so mistakes are fixed before sending. */
+function fieldCheck(name: string, field: Field): (value: unknown) => string | undefined {
+  let compiled: ReturnType<SchemaCompiler['compile']> | undefined
+  try {
+    compiled = new SchemaCompiler().compile(field, `field ${name}`)
+  } catch {
+    return () => undefined // a schema we cannot compile: the server validates what it receives
+  }
+  return (value) => {
+    const outcome = compiled.validate(value)
+    return outcome.ok ? undefined : outcome.issues.join('; ').replace(/^value: /, '')
+  }
+}
+
 async function askField(name: string, field: Field, required: boolean): Promise<Value | undefined> {
   const message = label(name, field, required)
   const type = field.type
@@ -63,6 +78,7 @@ async function askField(name: string, field: Field, required: boolean): Promise<
     return ask(prompts.confirm({ ...io, message, initialValue: field.default === true }))
   }
   const numeric = type === 'number' || type === 'integer'
+  const check = fieldCheck(name, field)
   const raw = await ask(
     prompts.text({
       ...io,
@@ -76,11 +92,7 @@ async function askField(name: string, field: Field, required: boolean): Promise<
           if (!Number.isFinite(n)) return 'enter a number'
           if (type === 'integer' && !Number.isInteger(n)) return 'enter a whole number'
         }
-        if (typeof field.minLength === 'number' && text.length < field.minLength)
-          return `at least ${field.minLength} characters`
-        if (typeof field.maxLength === 'number' && text.length > field.maxLength)
-          return `at most ${field.maxLength} characters`
-        return undefined
+        return check(numeric ? Number(text) : text)
       },
     }),
   )
