@@ -299,6 +299,18 @@ describe('a server that breaks rules or asks for input', () => {
     }
   })
 
+  it('runs input_required rounds for prompts/get too, answering roots/list from the roots given', async () => {
+    const { client, calls } = scripted({ handlers: { roots: [{ uri: 'file:///repo', name: 'repo' }] } })
+    const result = await client.request('prompts/get', { name: 'review', arguments: {} })
+    expect(result.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Review file:///repo' } },
+    ])
+    expect(calls.map((c) => c.params.inputResponses)).toEqual([
+      undefined,
+      { roots: { roots: [{ uri: 'file:///repo', name: 'repo' }] } },
+    ])
+  })
+
   it('treats a missing resultType as complete and an unknown one as an error', async () => {
     const { client } = scripted()
     expect((await client.callTool('no_result_type')).content).toEqual([

@@ -25,7 +25,7 @@ import {
 } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
-import { checkResult, Session } from './session.js'
+import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
 import { ToolBook } from './tools.js'
 import type { ClientTransport } from './transport.js'
@@ -70,6 +70,9 @@ export interface ListToolsResult {
   /** Whether every page came from the cache. */
   readonly cached: boolean
 }
+
+/** The methods a server may answer with input_required (MRTR "Supported Requests"). */
+const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
 
 /** Legacy (2025-era) versions a probe may learn; this client speaks none of them. */
 const LEGACY_PROBE_VERSION = '2025-11-25'
@@ -223,6 +226,9 @@ export class Client {
           params,
           options.signal ? { signal: options.signal } : {},
         )
+        if (result.resultType === 'input_required' || !Array.isArray(result.tools)) {
+          throw new InvalidResponseError('tools/list: the result has no tools array')
+        }
         const accepted = this.#book.accept(result.tools, this.transport.kind === 'http', this.#warn)
         page = this.#book.store(credential, cursor, result, accepted)
       }
@@ -252,54 +258,76 @@ export class Client {
     }
     const base: Record<string, unknown> = { name, arguments: args }
     if (progressToken !== undefined) base._meta = { progressToken }
+    let refreshedHeaders = false
+    const result = await this.#withInputs('tools/call', name, base, {
+      ...(options.signal && { signal: options.signal }),
+      headers: () => this.#book.paramHeaders(name, args),
+      onNotification,
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      ...(options.resetTimeoutOnProgress && { resetTimeoutOnProgress: true }),
+      ...(options.maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs: options.maxTotalTimeoutMs }),
+      ...(options.meta && { meta: options.meta }),
+      // A header mismatch may mean our copy of the schema is stale: refresh it once and retry (HTTP-30).
+      recover: async (error) => {
+        if (
+          !(error instanceof ProtocolError) ||
+          error.code !== -32020 ||
+          refreshedHeaders ||
+          this.transport.kind !== 'http'
+        ) {
+          return false
+        }
+        refreshedHeaders = true
+        await this.listTools({ fresh: true, ...(options.signal && { signal: options.signal }) })
+        return true
+      },
+    })
+    return this.#checkCall(name, result, options)
+  }
+
+  /**
+   * Sends a request that may be answered with input_required (tools/call, prompts/get, resources/read) and
+   * runs the rounds: each retry is the original request with a new id, the answers and the exact state.
+   */
+  async #withInputs(
+    method: string,
+    name: string | undefined,
+    base: Record<string, unknown>,
+    options: Omit<CallOptions, 'headers'> & {
+      headers?: () => Record<string, string>
+      recover?: (error: unknown) => Promise<boolean>
+    },
+  ): Promise<Record<string, unknown>> {
+    const { headers, recover, ...send } = options
     const signal = options.signal ?? new AbortController().signal
     let retry: Record<string, unknown> = {}
-    let refreshedHeaders = false
     for (let round = 1; ; round++) {
       let result: Record<string, unknown>
       try {
         result = await this.#request(
-          'tools/call',
+          method,
           { ...base, ...retry },
-          {
-            signal,
-            headers: this.#book.paramHeaders(name, args),
-            onNotification,
-            ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-            ...(options.resetTimeoutOnProgress && { resetTimeoutOnProgress: true }),
-            ...(options.maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs: options.maxTotalTimeoutMs }),
-            ...(options.meta && { meta: options.meta }),
-          },
+          { ...send, ...(headers && { headers: headers() }) },
         )
       } catch (error) {
-        // A header mismatch may mean our copy of the schema is stale: refresh it once and retry (HTTP-30).
-        if (
-          error instanceof ProtocolError &&
-          error.code === -32020 &&
-          !refreshedHeaders &&
-          this.transport.kind === 'http'
-        ) {
-          refreshedHeaders = true
-          await this.listTools({ fresh: true, signal })
+        if (recover && (await recover(error))) {
           round--
           continue
         }
         throw error
       }
-      if (result.resultType === 'input_required') {
-        if (round >= this.#maxRounds) {
-          throw new InvalidResponseError(`tools/call ${name}: still asking for input after ${round} rounds`)
-        }
-        const inputResponses = await answerInputs(result.inputRequests, this.#handlers, this.#capabilities, {
-          method: 'tools/call',
-          name,
-          signal,
-        })
-        retry = { inputResponses }
-        if (typeof result.requestState === 'string') retry.requestState = result.requestState
-        continue
+      if (result.resultType !== 'input_required') return result
+      const what = name === undefined ? method : `${method} ${name}`
+      if (round >= this.#maxRounds) {
+        throw new InvalidResponseError(`${what}: still asking for input after ${round} rounds`)
       }
-      return this.#checkCall(name, result, options)
+      const inputResponses = await answerInputs(result.inputRequests, this.#handlers, this.#capabilities, {
+        method,
+        name,
+        signal,
+      })
+      retry = { inputResponses }
+      if (typeof result.requestState === 'string') retry.requestState = result.requestState
     }
   }
 
@@ -351,7 +379,16 @@ export class Client {
     params: Record<string, unknown> = {},
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<Record<string, unknown>> {
-    return this.#request(method, params, options).then((result) => checkResult(result, method))
+    if (INPUT_METHODS.has(method)) {
+      const name = params.name ?? params.uri
+      return this.#withInputs(method, typeof name === 'string' ? name : undefined, params, options)
+    }
+    return this.#request(method, params, options).then((result) => {
+      if (result.resultType === 'input_required') {
+        throw new InvalidResponseError(`${method}: input_required is not allowed for this method`)
+      }
+      return result
+    })
   }
 
   /** Closes the connection (stdio: ends the server process). */

@@ -19,7 +19,7 @@ import { InvalidResponseError } from './errors.js'
 export interface InputContext {
   /** The request that asked: e.g. `tools/call` of tool `name`. */
   readonly method: string
-  readonly name: string | undefined
+  readonly name?: string | undefined
   /** The key the server gave this input request. */
   readonly key: string
   readonly signal: AbortSignal
