@@ -161,6 +161,17 @@ describe('toolwire without a terminal', () => {
     expect(unreachable.stderr).toContain('Cannot reach http://127.0.0.1:9/mcp')
   })
 
+  it('discovers and lists, over HTTP and stdio', async () => {
+    const discovered = await run('discover', tools.url)
+    expect(discovered.status).toBe(0)
+    expect(discovered.stdout).toContain('Server:       client-test-server 1.0.0')
+    expect(discovered.stdout).toContain('Versions:     2026-07-28')
+    const listed = await run('list', '--', 'node', 'dist/cli/main.js', 'demo', '--stdio')
+    expect(listed.status).toBe(0)
+    expect(listed.stdout).toContain('arithmetic — Arithmetic [read-only, per the server]')
+    expect(listed.stdout).toContain('args: op: string, a: number, b: number')
+  })
+
   it('saves images and audio to files and prints their paths', async () => {
     const media = await serveNode(createFixtureServer(), { port: 0 })
     const dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-test-'))

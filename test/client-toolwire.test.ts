@@ -72,6 +72,19 @@ describe('tools', () => {
     expect((await client.listTools({ fresh: true })).cached).toBe(false)
   })
 
+  it('follows cursors across pages and caches each page', async () => {
+    const recorder = recordingFetch(createFetchHandler(createToolwireTestServer(undefined, { pageSize: 1 })))
+    problems = recorder.problems
+    const client = connect({ url: URL_, fetch: recorder.fetch })
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name)).toEqual(['where', 'count', 'slow', 'fail'])
+    const lists = recorder.requests.filter((r) => r.body.method === 'tools/list')
+    expect(lists).toHaveLength(4)
+    expect((lists[0]!.body.params as Record<string, unknown>).cursor).toBeUndefined()
+    expect(typeof (lists[1]!.body.params as Record<string, unknown>).cursor).toBe('string')
+    expect((await client.listTools()).cached).toBe(true)
+  })
+
   it('caches a private list per credential, never across credentials', async () => {
     let token = 'alice'
     const server = createToolwireTestServer(undefined, { toolVisibility: () => true })
