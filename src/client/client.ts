@@ -6,7 +6,7 @@
  *   const result = await client.callTool('arithmetic', { op: 'add', a: 2, b: 3 })
  */
 import { isRecord, type JsonRpcNotification } from '../wire/jsonrpc.js'
-import { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from '../wire/meta.js'
+import { PROTOCOL_VERSION } from '../wire/meta.js'
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -16,14 +16,9 @@ import type {
   SubscriptionFilter,
   Tool,
 } from '../wire/types.js'
-import {
-  InvalidResponseError,
-  ProtocolError,
-  ToolExecutionError,
-  TransportError,
-  VersionMismatchError,
-} from './errors.js'
+import { InvalidResponseError, ProtocolError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
+import { looksLegacy, probeLegacy } from './legacy.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
 import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
@@ -73,9 +68,6 @@ export interface ListToolsResult {
 
 /** The methods a server may answer with input_required (MRTR "Supported Requests"). */
 const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
-
-/** Legacy (2025-era) versions a probe may learn; this client speaks none of them. */
-const LEGACY_PROBE_VERSION = '2025-11-25'
 
 function isTransport(target: ClientTarget): target is ClientTransport {
   return typeof (target as ClientTransport).request === 'function'
@@ -148,50 +140,10 @@ export class Client {
     return isRecord(info) ? (info as unknown as Implementation) : undefined
   }
 
-  /**
-   * Turns a failure into a clear error when the server turns out to speak only an older revision
-   * (BC-C-01): a probe with `initialize` learns its version, so the error names both sides.
-   */
   async #explain(error: unknown, fromDiscover: boolean): Promise<unknown> {
-    if (this.#probed || error instanceof VersionMismatchError) return error
-    const suspicious =
-      // 401/403 are about credentials, not versions: surface them as they are.
-      (error instanceof TransportError &&
-        error.status !== undefined &&
-        error.status >= 400 &&
-        error.status !== 401 &&
-        error.status !== 403) ||
-      (error instanceof ProtocolError &&
-        (error.code === -32600 ||
-          (error.code <= -32000 && error.code >= -32019) ||
-          (fromDiscover && (error.code === -32601 || error.code === -32602))))
-    if (!suspicious) return error
+    if (this.#probed || !looksLegacy(error, fromDiscover)) return error
     this.#probed = true
-    try {
-      const response = await this.#session.transport.request(
-        {
-          jsonrpc: '2.0',
-          id: this.#session.nextId(),
-          method: 'initialize',
-          params: {
-            protocolVersion: LEGACY_PROBE_VERSION,
-            capabilities: {},
-            clientInfo: CLIENT_INFO,
-          },
-        },
-        { signal: AbortSignal.timeout(5_000) },
-      )
-      if ('result' in response && typeof response.result.protocolVersion === 'string') {
-        return new VersionMismatchError(
-          SUPPORTED_VERSIONS,
-          [response.result.protocolVersion],
-          `it answered a 2026-07-28 request with "${(error as Error).message}"`,
-        )
-      }
-    } catch {
-      // the probe failed too: keep the original error
-    }
-    return error
+    return probeLegacy(this.#session, error, CLIENT_INFO)
   }
 
   async #request(
@@ -282,7 +234,7 @@ export class Client {
         return true
       },
     })
-    return this.#checkCall(name, result, options)
+    return this.#book.checkCall(name, result, options.throwOnToolError === true)
   }
 
   /**
@@ -329,32 +281,6 @@ export class Client {
       retry = { inputResponses }
       if (typeof result.requestState === 'string') retry.requestState = result.requestState
     }
-  }
-
-  #checkCall(name: string, result: Record<string, unknown>, options: ToolCallOptions): CallToolResult {
-    if (!Array.isArray(result.content)) {
-      throw new InvalidResponseError(`tools/call ${name}: the result has no content array`)
-    }
-    const call = result as unknown as CallToolResult
-    if (call.isError === true) {
-      if (options.throwOnToolError) throw new ToolExecutionError(name, call)
-      return call
-    }
-    const known = this.#book.known(name)
-    if (known?.tool.outputSchema !== undefined) {
-      if (!('structuredContent' in result)) {
-        throw new InvalidResponseError(
-          `tools/call ${name}: the tool has an outputSchema but returned no structuredContent`,
-        )
-      }
-      const issues = this.#book.checkOutput(name, call.structuredContent)
-      if (issues.length > 0) {
-        throw new InvalidResponseError(
-          `tools/call ${name}: structuredContent does not match the outputSchema: ${issues.join('; ')}`,
-        )
-      }
-    }
-    return call
   }
 
   /** The definition of a tool as last listed (after filtering), if known. */

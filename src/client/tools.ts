@@ -6,7 +6,8 @@
 import { SchemaCompiler, type CompiledSchema } from '../schema/json-schema.js'
 import { encodeParamValue, type HeaderParam, scanHeaderParams, valueAt } from '../schema/x-mcp-header.js'
 import { isRecord } from '../wire/jsonrpc.js'
-import type { Tool } from '../wire/types.js'
+import type { CallToolResult, Tool } from '../wire/types.js'
+import { InvalidResponseError, ToolExecutionError } from './errors.js'
 
 export interface KnownTool {
   readonly tool: Tool
@@ -116,5 +117,31 @@ export class ToolBook {
     if (known.output instanceof Error) return [known.output.message]
     const outcome = known.output.validate(structured)
     return outcome.ok ? [] : outcome.issues
+  }
+
+  /** Checks a complete tools/call result: a content array, and structured content that fits the outputSchema. */
+  checkCall(name: string, result: Record<string, unknown>, throwOnToolError: boolean): CallToolResult {
+    if (!Array.isArray(result.content)) {
+      throw new InvalidResponseError(`tools/call ${name}: the result has no content array`)
+    }
+    const call = result as unknown as CallToolResult
+    if (call.isError === true) {
+      if (throwOnToolError) throw new ToolExecutionError(name, call)
+      return call
+    }
+    if (this.#known.get(name)?.tool.outputSchema !== undefined) {
+      if (!('structuredContent' in result)) {
+        throw new InvalidResponseError(
+          `tools/call ${name}: the tool has an outputSchema but returned no structuredContent`,
+        )
+      }
+      const issues = this.checkOutput(name, call.structuredContent)
+      if (issues.length > 0) {
+        throw new InvalidResponseError(
+          `tools/call ${name}: structuredContent does not match the outputSchema: ${issues.join('; ')}`,
+        )
+      }
+    }
+    return call
   }
 }
