@@ -74,6 +74,19 @@ describe('toolwire server over stdio', () => {
     await expect(other.listTools()).rejects.toBeInstanceOf(TransportError)
   })
 
+  it('fails fast and clearly when a stdio server never answers server/discover', async () => {
+    const silent = connect(
+      { command: process.execPath, args: ['-e', 'process.stdin.resume()'] },
+      { discoverTimeoutMs: 200 },
+    )
+    const started = Date.now()
+    await expect(silent.listTools()).rejects.toThrow(
+      /did not answer server\/discover; it may speak only an older MCP revision .* no answer within 200 ms/,
+    )
+    expect(Date.now() - started).toBeLessThan(5_000)
+    await silent.close()
+  })
+
   it('fails clearly when the command cannot start or dies', async () => {
     const missing = connect({ command: 'toolwire-no-such-command-xyz' })
     await expect(missing.listTools()).rejects.toThrow(/Cannot start toolwire-no-such-command-xyz/)

@@ -16,7 +16,7 @@ import type {
   SubscriptionFilter,
   Tool,
 } from '../wire/types.js'
-import { InvalidResponseError, ProtocolError } from './errors.js'
+import { InvalidResponseError, ProtocolError, RequestTimeoutError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
 import { looksLegacy, probeLegacy } from './legacy.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
@@ -34,6 +34,11 @@ export interface ClientOptions {
   readonly handlers?: InputHandlers
   /** Default per-request timeout (default 60 s). */
   readonly timeoutMs?: number
+  /**
+   * How long `server/discover` may take (default 10 s). On stdio it is sent first, and a legacy server may
+   * never answer it, so a silent server fails fast with a clear message instead of stalling.
+   */
+  readonly discoverTimeoutMs?: number
   /** Most input_required rounds one call may take (default 10). */
   readonly maxInputRounds?: number
   /** Where warnings go (dropped tools …); default console.warn. */
@@ -82,6 +87,7 @@ export class Client {
   readonly #maxRounds: number
   readonly #warn: (message: string) => void
   #discovered: Promise<DiscoverResult> | undefined
+  readonly #discoverTimeoutMs: number
   #probed = false
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
@@ -89,6 +95,7 @@ export class Client {
     this.#handlers = options.handlers ?? {}
     this.#capabilities = capabilitiesFor(this.#handlers, options.capabilities)
     this.#maxRounds = options.maxInputRounds ?? 10
+    this.#discoverTimeoutMs = options.discoverTimeoutMs ?? 10_000
     // Dropped tools must be reported somewhere (XH-09); the application can redirect it.
     // eslint-disable-next-line no-console
     this.#warn = options.warn ?? ((message) => console.warn(`toolwire client: ${message}`))
@@ -123,8 +130,15 @@ export class Client {
   async #discover(signal: AbortSignal | undefined): Promise<DiscoverResult> {
     let result: Record<string, unknown>
     try {
-      result = await this.#session.request('server/discover', {}, signal ? { signal } : {})
+      const timeoutMs = this.#discoverTimeoutMs
+      result = await this.#session.request('server/discover', {}, { timeoutMs, ...(signal && { signal }) })
     } catch (error) {
+      if (error instanceof RequestTimeoutError) {
+        throw new RequestTimeoutError(
+          error.timeoutMs,
+          'The server did not answer server/discover; it may speak only an older MCP revision (this client speaks 2026-07-28)',
+        )
+      }
       throw await this.#explain(error, true)
     }
     if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {

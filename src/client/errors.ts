@@ -76,8 +76,13 @@ export class InvalidResponseError extends Error {
 /** The request took longer than its timeout; it was cancelled. */
 export class RequestTimeoutError extends Error {
   override readonly name = 'RequestTimeoutError'
-  constructor(readonly timeoutMs: number) {
-    super(`The request timed out after ${timeoutMs} ms and was cancelled`)
+  constructor(
+    readonly timeoutMs: number,
+    hint?: string,
+  ) {
+    super(
+      `${hint ? `${hint}: no` : 'The request timed out: no'} answer within ${timeoutMs} ms; it was cancelled`,
+    )
   }
 }
 
