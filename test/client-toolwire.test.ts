@@ -8,7 +8,8 @@ import {
   RequestTimeoutError,
   ToolExecutionError,
 } from '../src/client/index.js'
-import { createFetchHandler } from '../src/index.js'
+import { createFetchHandler, defineServer } from '../src/index.js'
+import { invalidParams } from '../src/wire/errors.js'
 import { createScriptedServer, type Recorded, STATE } from './fixtures/scripted-server.js'
 import { createToolwireTestServer, type ServerEvents } from './fixtures/toolwire-server.js'
 import { recordingFetch } from './helpers/recording-fetch.js'
@@ -83,6 +84,40 @@ describe('tools', () => {
     expect((lists[0]!.body.params as Record<string, unknown>).cursor).toBeUndefined()
     expect(typeof (lists[1]!.body.params as Record<string, unknown>).cursor).toBe('string')
     expect((await client.listTools()).cached).toBe(true)
+  })
+
+  it('starts over when a cached cursor has become invalid', async () => {
+    let generation = 1
+    const server = defineServer({
+      name: 'cursors',
+      version: '1.0.0',
+      features: [
+        {
+          methods: {
+            'tools/list': {
+              handler: (ctx) => {
+                const cursor = ctx.params.cursor
+                const tool = (name: string) => ({ name, inputSchema: { type: 'object' } })
+                if (cursor === undefined) {
+                  const page = { tools: [tool('first')], nextCursor: `g${generation}`, ttlMs: 60_000 }
+                  return { resultType: 'complete', cacheScope: 'public', ...page }
+                }
+                if (cursor !== `g${generation}`) throw invalidParams('Invalid cursor')
+                return { resultType: 'complete', tools: [tool('second')], ttlMs: 0, cacheScope: 'public' }
+              },
+            },
+          },
+        },
+      ],
+    })
+    const recorder = recordingFetch(createFetchHandler(server))
+    problems = recorder.problems
+    const client = connect({ url: URL_, fetch: recorder.fetch })
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['first', 'second'])
+    generation = 2
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['first', 'second'])
+    const cursors = recorder.requests.map((r) => (r.body.params as { cursor?: string }).cursor ?? null)
+    expect(cursors).toEqual([null, 'g1', 'g1', null, 'g2'])
   })
 
   it('caches a private list per credential, never across credentials', async () => {

@@ -87,8 +87,10 @@ export class Client {
   readonly #maxRounds: number
   readonly #warn: (message: string) => void
   #discovered: Promise<DiscoverResult> | undefined
+  #discoveredUntil = Infinity
   readonly #discoverTimeoutMs: number
   #probed = false
+  #probedDiscover = false
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
     this.transport = isTransport(target) ? target : new HttpTransport(target)
@@ -118,12 +120,20 @@ export class Client {
     return this.#capabilities
   }
 
-  /** `server/discover`: the server's versions, capabilities and identity (cached for the client's life). */
+  /** `server/discover`: the server's versions, capabilities and identity (cached while its `ttlMs` lasts). */
   discover(options: { signal?: AbortSignal } = {}): Promise<DiscoverResult> {
-    this.#discovered ??= this.#discover(options.signal).catch((error: unknown) => {
-      this.#discovered = undefined
-      throw error
-    })
+    if (this.#discovered && Date.now() >= this.#discoveredUntil) this.#discovered = undefined
+    this.#discovered ??= this.#discover(options.signal).then(
+      (result) => {
+        this.#discoveredUntil =
+          Date.now() + (typeof result.ttlMs === 'number' ? Math.max(0, result.ttlMs) : 0)
+        return result
+      },
+      (error: unknown) => {
+        this.#discovered = undefined
+        throw error
+      },
+    )
     return this.#discovered
   }
 
@@ -166,7 +176,10 @@ export class Client {
     options: Parameters<Session['request']>[2] = {},
   ): Promise<Record<string, unknown>> {
     // A modern-only client still probes stdio servers first (STDIO-BC-04), so a legacy one fails clearly.
-    if (this.transport.kind === 'stdio' && !this.#discovered) await this.discover()
+    if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
+      await this.discover()
+      this.#probedDiscover = true
+    }
     try {
       return await this.#session.request(method, params, options)
     } catch (error) {
@@ -182,16 +195,32 @@ export class Client {
     const seen = new Set<string>()
     let cursor: string | undefined
     let cached = true
+    let restarted = false
     for (;;) {
       let page = this.#book.page(credential, cursor)
       if (!page) {
         cached = false
         const params = cursor === undefined ? {} : { cursor }
-        const result = await this.#request(
-          'tools/list',
-          params,
-          options.signal ? { signal: options.signal } : {},
-        )
+        let result: Record<string, unknown>
+        try {
+          result = await this.#request('tools/list', params, options.signal ? { signal: options.signal } : {})
+        } catch (error) {
+          // A cursor that is no longer valid: drop every cached page and start over, once (CACHE-13).
+          if (
+            cursor === undefined ||
+            restarted ||
+            !(error instanceof ProtocolError) ||
+            error.code !== -32602
+          ) {
+            throw error
+          }
+          restarted = true
+          this.#book.invalidate()
+          tools.length = 0
+          seen.clear()
+          cursor = undefined
+          continue
+        }
         if (result.resultType === 'input_required' || !Array.isArray(result.tools)) {
           throw new InvalidResponseError('tools/list: the result has no tools array')
         }
@@ -307,7 +336,10 @@ export class Client {
    * list (CACHE-11), so the next listTools() fetches it again.
    */
   async subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
-    if (this.transport.kind === 'stdio' && !this.#discovered) await this.discover()
+    if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
+      await this.discover()
+      this.#probedDiscover = true
+    }
     return openSubscription(this.#session, filter, options, (notification) => {
       if (notification.method === 'notifications/tools/list_changed') this.#book.invalidate()
     })
