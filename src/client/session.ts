@@ -116,30 +116,36 @@ export class Session {
     params: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<JsonRpcResponse> {
+    // One controller per exchange, aborted by the timeout(s) or the caller's signal. (No AbortSignal.any:
+    // it keeps listeners on a long-lived caller signal alive.)
+    const controller = new AbortController()
+    let expired: RequestTimeoutError | undefined
+    const expire = (ms: number): void => {
+      expired ??= new RequestTimeoutError(ms)
+      controller.abort(expired)
+    }
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs
-    const timer = new AbortController()
     const limited = Number.isFinite(timeoutMs) && timeoutMs > 0
     let handle: ReturnType<typeof setTimeout> | undefined
     const arm = (): void => {
       if (handle) clearTimeout(handle)
-      if (limited) handle = setTimeout(() => timer.abort(new RequestTimeoutError(timeoutMs)), timeoutMs)
+      if (limited) handle = setTimeout(() => expire(timeoutMs), timeoutMs)
     }
     arm()
     const total = options.maxTotalTimeoutMs
-    const totalHandle =
-      total !== undefined && total > 0
-        ? setTimeout(() => timer.abort(new RequestTimeoutError(total)), total)
-        : undefined
+    const totalHandle = total !== undefined && total > 0 ? setTimeout(() => expire(total), total) : undefined
+    const caller = options.signal
+    const onCancel = (): void => controller.abort(caller?.reason)
+    if (caller?.aborted) onCancel()
+    else caller?.addEventListener('abort', onCancel, { once: true })
     const forward = options.onNotification
     const onNotification =
       options.resetTimeoutOnProgress && forward
         ? (notification: JsonRpcNotification): void => {
-            if (notification.method === 'notifications/progress' && !timer.signal.aborted) arm()
+            if (notification.method === 'notifications/progress' && !controller.signal.aborted) arm()
             forward(notification)
           }
         : forward
-    const signals = options.signal ? [timer.signal, options.signal] : [timer.signal]
-    const signal = AbortSignal.any(signals)
     const message = {
       jsonrpc: '2.0' as const,
       id: this.nextId(),
@@ -148,20 +154,23 @@ export class Session {
     }
     try {
       return await this.transport.request(message, {
-        signal,
+        signal: controller.signal,
         ...(options.headers && { headers: options.headers }),
         ...(onNotification && { onNotification }),
       })
     } catch (error) {
-      if (timer.signal.aborted) throw timer.signal.reason
-      if (options.signal?.aborted) {
-        const reason: unknown = options.signal.reason
-        throw reason instanceof Error && reason.name !== 'AbortError' ? reason : new RequestCancelledError()
+      if (expired) throw expired
+      if (caller?.aborted) {
+        const reason: unknown = caller.reason
+        throw reason instanceof Error && reason.name !== 'AbortError'
+          ? reason
+          : new RequestCancelledError(reason)
       }
       throw error
     } finally {
       if (handle) clearTimeout(handle)
       if (totalHandle) clearTimeout(totalHandle)
+      caller?.removeEventListener('abort', onCancel)
     }
   }
 }
