@@ -19,9 +19,10 @@ const CLI = ['node', 'dist/cli/main.js']
 
 let scripted: RunningServer
 let tools: RunningServer
+const events = { aborted: [] as string[] }
 beforeAll(async () => {
   scripted = await serveNode(createScriptedServer(), { port: 0 })
-  tools = await serveNode(createToolwireTestServer(), { port: 0 })
+  tools = await serveNode(createToolwireTestServer(events), { port: 0 })
 })
 afterAll(async () => {
   await scripted.close()
@@ -91,6 +92,16 @@ describe('toolwire call in a terminal', () => {
     term.type(KEY.enter)
     expect(await term.exited).toBe(0)
     expect(term.screen()).toContain('visit: accept')
+  })
+
+  it('cancels the call on Ctrl-C: the server sees it, the exit status is 2', async () => {
+    const term = runInTerminal([...CLI, 'call', tools.url, 'slow', '--yes'], root)
+    await term.waitFor('Calling slow')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    term.type('\x03')
+    expect(await term.exited).toBe(2)
+    expect(term.screen()).toContain('toolwire: Request cancelled: interrupted')
+    await expect.poll(() => events.aborted).toContain('slow')
   })
 
   it('shows progress as a bar while the tool runs', async () => {
