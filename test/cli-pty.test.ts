@@ -149,6 +149,14 @@ describe('toolwire without a terminal', () => {
     expect(result.stderr).toContain('Pass --yes to call it anyway')
   })
 
+  it('calls a tool the server marks read-only without asking only with --trust-annotations', async () => {
+    const trusted = await run('call', tools.url, 'where', 'region=eu', '--trust-annotations')
+    expect(trusted.status).toBe(0)
+    const notReadOnly = await run('call', tools.url, 'fail', '--trust-annotations')
+    expect(notReadOnly.status).toBe(2)
+    expect(notReadOnly.stderr).toContain('does not mark this tool read-only')
+  })
+
   it('--json prints parseable JSON on stdout only', async () => {
     const result = await run('call', tools.url, 'where', 'region=eu', '--yes', '--json')
     expect(result.status).toBe(0)

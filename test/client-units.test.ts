@@ -131,3 +131,12 @@ describe('limits on what a server may send', () => {
     await transport.close()
   })
 })
+
+describe('package entry', () => {
+  it('exports the client at toolwire/client', async () => {
+    const entry = (await import('toolwire/client')) as Record<string, unknown>
+    expect(typeof entry.connect).toBe('function')
+    expect(typeof entry.Client).toBe('function')
+    expect(typeof entry.ProtocolError).toBe('function')
+  })
+})

@@ -33,11 +33,13 @@ function label(name: string, field: Field, required: boolean): string {
 
 function choices(field: Field): { value: string; label: string }[] | undefined {
   if (Array.isArray(field.enum)) return field.enum.map((v) => ({ value: String(v), label: String(v) }))
-  if (Array.isArray(field.oneOf)) {
-    return (field.oneOf as Field[]).map((o) => ({
-      value: String(o.const),
-      label: String(o.title ?? o.const),
-    }))
+  const titled = Array.isArray(field.oneOf)
+    ? field.oneOf
+    : Array.isArray(field.anyOf)
+      ? field.anyOf
+      : undefined
+  if (titled) {
+    return (titled as Field[]).map((o) => ({ value: String(o.const), label: String(o.title ?? o.const) }))
   }
   return undefined
 }
