@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { toNodeHandler } from '@modelcontextprotocol/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, type Client, type ConnectTarget } from '../src/client/index.js'
+import { connect, type Client, type ConnectTarget, type StdioTransport } from '../src/client/index.js'
+import { recordingFetch } from './helpers/recording-fetch.js'
+import { tapStdio } from './helpers/stdio-tap.js'
 // @ts-expect-error plain JS fixture without type declarations
 import { createSdkHandler } from './fixtures/sdk-server.mjs'
 
@@ -36,14 +38,24 @@ afterAll(async () => {
   await new Promise<void>((resolve) => http.close(() => resolve()))
 })
 
+// Every message the SDK server sends is checked against schema.json (HTTP through the recorder, stdio by a tap).
+let httpProblems: unknown[] = []
 const targets: [string, () => ConnectTarget][] = [
-  ['HTTP', () => ({ url })],
+  [
+    'HTTP',
+    () => {
+      const recorder = recordingFetch((request) => fetch(request))
+      httpProblems = recorder.problems
+      return { url, fetch: recorder.fetch }
+    },
+  ],
   ['stdio', () => ({ command: process.execPath, args: [SDK_SERVER], stderr: 'ignore' })],
 ]
 
 describe.each(targets)('SDK v2 server over %s', (label, target) => {
   let client: Client
   const elicited: unknown[] = []
+  let problems: unknown[] = []
 
   beforeAll(() => {
     client = connect(target(), {
@@ -55,7 +67,13 @@ describe.each(targets)('SDK v2 server over %s', (label, target) => {
       },
     })
   })
-  afterAll(() => client.close())
+  beforeAll(() => {
+    problems = label === 'HTTP' ? httpProblems : tapStdio((client.transport as StdioTransport).process)
+  })
+  afterAll(async () => {
+    await client.close()
+    expect(problems).toEqual([])
+  })
 
   it('discovers the server', async () => {
     const discovered = await client.discover()

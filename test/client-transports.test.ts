@@ -14,6 +14,7 @@ import {
 } from '../src/client/index.js'
 import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 import { createToolwireTestServer } from './fixtures/toolwire-server.js'
+import { tapStdio } from './helpers/stdio-tap.js'
 // @ts-expect-error plain JS fixture without type declarations
 import { createLegacyFetch } from './fixtures/legacy-server.mjs'
 
@@ -23,12 +24,18 @@ const stdioServer = { command: process.execPath, args: ['--import', 'tsx', fixtu
 describe('toolwire server over stdio', () => {
   let client: Client
   let stderr = ''
+  let problems: unknown[] = []
 
   beforeAll(() => {
     client = connect({ ...stdioServer, stderr: 'pipe' })
-    ;(client.transport as StdioTransport).process.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
+    const child = (client.transport as StdioTransport).process
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
+    problems = tapStdio(child)
   })
-  afterAll(() => client.close())
+  afterAll(async () => {
+    await client.close()
+    expect(problems).toEqual([]) // every line the server wrote is valid per schema.json
+  })
 
   it('lists every tool (x-mcp-header does not apply on stdio) and calls with structured output', async () => {
     const { tools } = await client.listTools()

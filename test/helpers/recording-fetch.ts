@@ -24,7 +24,10 @@ export function recordingFetch(
       const response = await handler(request)
       if (options.validate !== false && typeof body.method === 'string' && 'id' in body) {
         // Read a copy in the background: it ends when the server ends the stream (also on cancellation).
-        readAnswer(response.clone(), body.method).catch((error: unknown) => problems.push(error))
+        // A stream the client aborted ends with the abort reason; that is not a server fault.
+        readAnswer(response.clone(), body.method).catch((error: unknown) => {
+          if (!request.signal.aborted) problems.push(error)
+        })
       }
       return response
     },
