@@ -5,6 +5,9 @@
  *
  *   node scripts/conformance.mjs            # SERVER_SCENARIOS one by one, then ALWAYS_RUNS
  *   node scripts/conformance.mjs --all      # also --requirements 2026-07-28 and --suite all
+ *
+ * It also runs the suite in client mode against toolwire's client (scripts/conformance-client.mjs), once per
+ * scenario in CLIENT_SCENARIOS; the suite starts its own mock servers for those.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
@@ -68,6 +71,21 @@ export const ALWAYS_RUNS = [
   { label: 'suite all 2026-07-28', args: ['--suite', 'all', '--spec-version', '2026-07-28'] },
 ]
 
+/** Client scenarios that must pass one by one at the 2026-07-28 wire (auth/* not yet). */
+export const CLIENT_SCENARIOS = [
+  'tools_call',
+  'request-metadata',
+  'sep-2322-client-request-state',
+  'http-standard-headers',
+  'http-custom-headers',
+  'http-invalid-tool-headers',
+  'json-schema-ref-no-deref',
+  'json-schema-2020-12-preservation',
+]
+
+/** The command the suite spawns as the client under test (it appends the mock server's URL). */
+const CLIENT_COMMAND = `cd '${root.replaceAll("'", "'\\''")}' && npm run --silent conformance:client --`
+
 /** Whole-suite runs whose exit code is the verdict. */
 export const SERVER_RUNS = []
 
@@ -122,6 +140,22 @@ async function main() {
     }))
     for (const run of ALWAYS_RUNS)
       runs.push({ label: run.label, args: ['server', '--url', url, ...run.args, '-o', OUT] })
+    for (const scenario of CLIENT_SCENARIOS) {
+      runs.push({
+        label: `client ${scenario}`,
+        args: [
+          'client',
+          '--command',
+          CLIENT_COMMAND,
+          '--scenario',
+          scenario,
+          '--spec-version',
+          '2026-07-28',
+          '-o',
+          OUT,
+        ],
+      })
+    }
     if (process.argv.includes('--all')) {
       for (const run of SERVER_RUNS)
         runs.push({ label: run.label, args: ['server', '--url', url, ...run.args, '-o', OUT] })

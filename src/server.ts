@@ -228,7 +228,8 @@ export class Server {
     this.resources.onChange(publish({ type: 'resources/list_changed' }))
     this.resourceTemplates.onChange(publish({ type: 'resources/list_changed' }))
     this.#hub = new ListenHub(changes, capabilities, options.listen)
-    methods.set('subscriptions/listen', this.#hub.method())
+    // A feature may bring its own listen method; otherwise the built-in hub serves it.
+    if (!methods.has('subscriptions/listen')) methods.set('subscriptions/listen', this.#hub.method())
 
     const discover: Record<string, unknown> = {
       resultType: 'complete',

@@ -2,6 +2,7 @@
 /** The `toolwire` command line. */
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
+import { describeFailure, registerClientCommands } from './commands/client.js'
 import { registerServe } from './commands/serve.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -15,8 +16,9 @@ const program = new Command()
   .showHelpAfterError()
 
 registerServe(program)
+registerClientCommands(program)
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  console.error(`toolwire: ${error instanceof Error ? error.message : String(error)}`)
+  console.error(`toolwire: ${describeFailure(error)}`)
   process.exit(2)
 })

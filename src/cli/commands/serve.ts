@@ -87,8 +87,10 @@ export function registerServe(program: Command): void {
       await run(demo, options, (url) =>
         [
           `toolwire demo serving MCP 2026-07-28 on ${url}`,
-          `Try it:  npx toolwire list ${url}`,
-          `         npx toolwire call ${url} arithmetic op=add a=2 b=3`,
+          `Try it (from the repository, in another terminal):`,
+          `  npm run -s cli -- list ${url}`,
+          `  npm run -s cli -- call ${url} arithmetic op=add a=2 b=3`,
+          `  npm run -s cli -- call ${url} countdown seconds=3`,
         ].join('\n'),
       )
     })

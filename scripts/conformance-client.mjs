@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+/**
+ * The client the official conformance suite spawns in client mode: `npm run --silent conformance:client -- <url>`.
+ * It reads MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT and exercises toolwire's client against the
+ * suite's mock server: it lists tools, makes the calls the context names (or calls every listed tool with
+ * arguments built from its schema), answers elicitations, and visits resources and prompts when offered.
+ */
+import { connect, ProtocolError } from '../dist/client/index.js'
+
+const url = process.argv[process.argv.length - 1]
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ''
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}')
+
+/** A value that satisfies a simple JSON Schema (conformance mocks use plain types). */
+function sample(schema = {}) {
+  if ('default' in schema) return schema.default
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type
+  switch (type) {
+    case 'string':
+      return 'test'
+    case 'integer':
+      return 1
+    case 'number':
+      return 1.5
+    case 'boolean':
+      return true
+    case 'array':
+      return []
+    case 'object':
+      return sampleObject(schema)
+    default:
+      return 'test'
+  }
+}
+
+function sampleObject(schema = {}) {
+  const result = {}
+  for (const name of schema.required ?? []) result[name] = sample(schema.properties?.[name])
+  return result
+}
+
+const log = (message) => console.error(`[toolwire conformance client] ${message}`)
+
+const client = connect(
+  { url },
+  {
+    clientInfo: { name: 'toolwire-conformance-client', version: '0.1.0' },
+    warn: log,
+    handlers: {
+      elicitation: (params) =>
+        params.mode === 'url'
+          ? { action: 'accept' }
+          : {
+              action: 'accept',
+              content: sampleObject({
+                ...params.requestedSchema,
+                required: Object.keys(params.requestedSchema.properties ?? {}),
+              }),
+            },
+      sampling: async () => ({
+        role: 'assistant',
+        content: { type: 'text', text: 'Paris' },
+        model: 'conformance',
+      }),
+      roots: [{ uri: 'file:///tmp', name: 'tmp' }],
+    },
+  },
+)
+
+async function attempt(label, action) {
+  try {
+    return await action()
+  } catch (error) {
+    log(`${label}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`)
+    return undefined
+  }
+}
+
+async function main() {
+  log(`scenario ${scenario} against ${url}`)
+  const listed = await attempt('tools/list', () => client.listTools())
+  const tools = listed?.tools ?? []
+  if (Array.isArray(context.toolCalls) && context.toolCalls.length > 0) {
+    for (const call of context.toolCalls) {
+      await attempt(`tools/call ${call.name}`, () => client.callTool(call.name, call.arguments ?? {}))
+    }
+  } else {
+    // json-schema-2020-12-preservation: echo another tool's inputSchema verbatim.
+    const echoed = tools.find((t) => t.name === 'json_schema_2020_12_tool')
+    for (const tool of tools) {
+      const args =
+        tool.name === 'json_schema_echo' && echoed
+          ? { schema: echoed.inputSchema }
+          : sampleObject(tool.inputSchema)
+      await attempt(`tools/call ${tool.name}`, () => client.callTool(tool.name, args))
+    }
+  }
+  if (scenario === 'http-standard-headers') {
+    const resources = await attempt('resources/list', () => client.request('resources/list'))
+    for (const resource of resources?.resources ?? []) {
+      await attempt(`resources/read ${resource.uri}`, () =>
+        client.request('resources/read', { uri: resource.uri }),
+      )
+    }
+    const prompts = await attempt('prompts/list', () => client.request('prompts/list'))
+    for (const prompt of prompts?.prompts ?? []) {
+      const args = {}
+      for (const argument of prompt.arguments ?? []) if (argument.required) args[argument.name] = 'test'
+      await attempt(`prompts/get ${prompt.name}`, () =>
+        client.request('prompts/get', { name: prompt.name, arguments: args }),
+      )
+    }
+  }
+  await client.close()
+}
+
+main().catch((error) => {
+  log(error instanceof ProtocolError ? `protocol error ${error.code}: ${error.message}` : String(error))
+  process.exit(1)
+})

@@ -1,0 +1,169 @@
+/**
+ * Answers elicitation requests in the terminal: who asks and why, then one prompt per field (type, enum
+ * choices, defaults), and the user may accept, decline or cancel. URL mode shows the full URL and its host
+ * and waits; nothing is opened or fetched (ELIC-13, ELIC-16). Without a terminal it declines at once.
+ */
+import * as prompts from '@clack/prompts'
+import { SchemaCompiler } from '../../schema/json-schema.js'
+import type {
+  ElicitRequestFormParams,
+  ElicitRequestUrlParams,
+  ElicitResult,
+  InputContext,
+} from '../../client/index.js'
+
+type Field = Record<string, unknown>
+type Value = string | number | boolean | string[]
+
+const CANCELLED = Symbol('cancelled')
+/** Prompts go to stderr, so stdout carries only the result. */
+const io = { output: process.stderr }
+
+async function ask<T>(answer: Promise<T>): Promise<Exclude<T, symbol>> {
+  const value = await answer
+  if (prompts.isCancel(value)) throw CANCELLED
+  return value as Exclude<T, symbol>
+}
+
+function label(name: string, field: Field, required: boolean): string {
+  const title = typeof field.title === 'string' ? field.title : name
+  const description = typeof field.description === 'string' ? ` — ${field.description}` : ''
+  return `${title}${required ? '' : ' (optional)'}${description}`
+}
+
+function choices(field: Field): { value: string; label: string }[] | undefined {
+  if (Array.isArray(field.enum)) return field.enum.map((v) => ({ value: String(v), label: String(v) }))
+  const titled = Array.isArray(field.oneOf)
+    ? field.oneOf
+    : Array.isArray(field.anyOf)
+      ? field.anyOf
+      : undefined
+  if (titled) {
+    return (titled as Field[]).map((o) => ({ value: String(o.const), label: String(o.title ?? o.const) }))
+  }
+  return undefined
+}
+
+/** Checks one answer against its field's schema (format, pattern, length, range), so mistakes are fixed before sending. */
+function fieldCheck(name: string, field: Field): (value: unknown) => string | undefined {
+  let compiled: ReturnType<SchemaCompiler['compile']> | undefined
+  try {
+    compiled = new SchemaCompiler().compile(field, `field ${name}`)
+  } catch {
+    return () => undefined // a schema we cannot compile: the server validates what it receives
+  }
+  return (value) => {
+    const outcome = compiled.validate(value)
+    return outcome.ok ? undefined : outcome.issues.join('; ').replace(/^value: /, '')
+  }
+}
+
+async function askField(name: string, field: Field, required: boolean): Promise<Value | undefined> {
+  const message = label(name, field, required)
+  const type = field.type
+  const options = choices(field)
+  if (type === 'array') {
+    const items = (field.items ?? {}) as Field
+    const itemChoices = choices(items) ?? []
+    const initial = Array.isArray(field.default) ? field.default.map(String) : []
+    return ask(
+      prompts.multiselect({ ...io, message, options: itemChoices, initialValues: initial, required }),
+    )
+  }
+  if (options) {
+    const initial = field.default === undefined ? undefined : String(field.default)
+    return ask(
+      prompts.select({ ...io, message, options, ...(initial !== undefined && { initialValue: initial }) }),
+    )
+  }
+  if (type === 'boolean') {
+    return ask(prompts.confirm({ ...io, message, initialValue: field.default === true }))
+  }
+  const numeric = type === 'number' || type === 'integer'
+  const check = fieldCheck(name, field)
+  const raw = await ask(
+    prompts.text({
+      ...io,
+      message: `${message} [${String(type ?? 'string')}]`,
+      ...(field.default !== undefined && { initialValue: String(field.default) }),
+      validate: (input) => {
+        const text = input ?? ''
+        if (text === '') return required ? 'required' : undefined
+        if (numeric) {
+          const n = Number(text)
+          if (!Number.isFinite(n)) return 'enter a number'
+          if (type === 'integer' && !Number.isInteger(n)) return 'enter a whole number'
+        }
+        return check(numeric ? Number(text) : text)
+      },
+    }),
+  )
+  if (raw === '') return undefined
+  return numeric ? Number(raw) : raw
+}
+
+async function form(params: ElicitRequestFormParams): Promise<ElicitResult> {
+  const schema = params.requestedSchema
+  const required = new Set(schema.required ?? [])
+  const content: Record<string, Value> = {}
+  for (const [name, field] of Object.entries(schema.properties ?? {})) {
+    const value = await askField(name, field, required.has(name))
+    if (value !== undefined) content[name] = value
+  }
+  prompts.note(JSON.stringify(content, null, 2), 'You are about to send', io)
+  const action = await ask(
+    prompts.select({
+      ...io,
+      message: 'Send this answer?',
+      options: [
+        { value: 'accept' as const, label: 'Send it' },
+        { value: 'decline' as const, label: 'Decline' },
+        { value: 'cancel' as const, label: 'Cancel' },
+      ],
+    }),
+  )
+  return action === 'accept' ? { action, content } : { action }
+}
+
+async function url(params: ElicitRequestUrlParams): Promise<ElicitResult> {
+  let host = '(invalid URL)'
+  try {
+    host = new URL(params.url).host
+  } catch {
+    // shown as invalid; the user decides
+  }
+  prompts.note(`${params.url}\n\nHost: ${host}\nOpen it in your browser yourself if you trust it.`, 'URL', io)
+  const action = await ask(
+    prompts.select({
+      ...io,
+      message: 'When you are done there, continue:',
+      options: [
+        { value: 'accept' as const, label: 'I have completed it — retry the request' },
+        { value: 'decline' as const, label: 'Decline' },
+        { value: 'cancel' as const, label: 'Cancel' },
+      ],
+    }),
+  )
+  return { action }
+}
+
+/** The elicitation handler the CLI gives the client. */
+export function terminalElicitation(server: string, interactive: boolean, say: (line: string) => void) {
+  return async (
+    params: ElicitRequestFormParams | ElicitRequestUrlParams,
+    context: InputContext,
+  ): Promise<ElicitResult> => {
+    const origin = `${server} asks (for ${context.name ?? context.method}): ${params.message}`
+    if (!interactive) {
+      say(`${origin}\nNo terminal to ask in, so the request was declined.`)
+      return { action: 'decline' }
+    }
+    prompts.log.info(origin, io)
+    try {
+      return params.mode === 'url' ? await url(params) : await form(params)
+    } catch (error) {
+      if (error === CANCELLED) return { action: 'cancel' }
+      throw error
+    }
+  }
+}

@@ -1,0 +1,210 @@
+/** `toolwire discover | list | call <target>`: try any MCP server from the terminal. */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as prompts from '@clack/prompts'
+import type { Command } from 'commander'
+import {
+  InvalidResponseError,
+  ProtocolError,
+  type Client,
+  type ClientOptions,
+  type Tool,
+} from '../../client/index.js'
+import { buildArguments } from '../client/coerce.js'
+import { terminalElicitation } from '../client/elicit.js'
+import { progressReporter, renderResult } from '../client/render.js'
+import { parseTarget, type Target, UsageError } from '../client/target.js'
+
+interface CommonFlags {
+  header?: string[]
+  json?: boolean
+  timeout?: string
+}
+
+interface CallFlags extends CommonFlags {
+  jsonArgs?: string
+  yes?: boolean
+  trustAnnotations?: boolean
+  outDir?: string
+}
+
+const say = (line: string): void => void process.stderr.write(`${line}\n`)
+const interactive = (): boolean => Boolean(process.stdin.isTTY && process.stderr.isTTY)
+
+function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
+  const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout)
+  if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--timeout expects milliseconds > 0')
+  return {
+    clientInfo: { name: 'toolwire-cli', version: '0.1.0' },
+    warn: (message) => say(`warning: ${message}`),
+    handlers: { elicitation: terminalElicitation(target.describe, interactive(), say) },
+    ...(timeoutMs !== undefined && { timeoutMs }),
+  }
+}
+
+/** Runs an action with a connected client, always closing it (a stdio server process ends with it). */
+async function withClient(
+  operands: string[],
+  flags: CommonFlags,
+  action: (client: Client, target: Target) => Promise<number>,
+): Promise<void> {
+  const target = parseTarget(operands, flags.header ?? [])
+  const client = target.open(clientOptions(target, flags))
+  let code: number
+  try {
+    code = await action(client, target)
+  } finally {
+    await client.close()
+  }
+  process.exitCode = code
+}
+
+const display = (tool: Tool): string => tool.title ?? tool.annotations?.title ?? tool.name
+
+function printTools(tools: Tool[]): void {
+  if (tools.length === 0) return console.log('(no tools)')
+  for (const tool of tools) {
+    const marks = tool.annotations?.readOnlyHint ? ' [read-only, per the server]' : ''
+    const title = display(tool) !== tool.name ? ` — ${display(tool)}` : ''
+    console.log(`${tool.name}${title}${marks}`)
+    if (tool.description) console.log(`    ${tool.description.split('\n').join('\n    ')}`)
+    const properties = Object.entries(
+      (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>,
+    )
+    const required = new Set((tool.inputSchema.required as string[] | undefined) ?? [])
+    if (properties.length > 0) {
+      const params = properties.map(([name, schema]) => {
+        const type = Array.isArray(schema.type) ? schema.type.join('|') : String(schema.type ?? 'any')
+        return `${name}${required.has(name) ? '' : '?'}: ${type}`
+      })
+      console.log(`    args: ${params.join(', ')}`)
+    }
+  }
+}
+
+/** Asks before calling unless --yes; annotations from the server are shown but never trusted by default. */
+async function confirmCall(tool: Tool, flags: CallFlags): Promise<boolean> {
+  if (flags.yes) return true
+  const readOnly = tool.annotations?.readOnlyHint === true
+  if (readOnly && flags.trustAnnotations) return true
+  say(
+    readOnly
+      ? 'The server marks this tool read-only, but annotations from an untrusted server cannot be relied on.'
+      : 'The server does not mark this tool read-only: it may change things.',
+  )
+  if (!interactive()) {
+    say('No terminal to ask for confirmation in; the tool was not called. Pass --yes to call it anyway.')
+    return false
+  }
+  const answer = await prompts.confirm({
+    message: `Call ${tool.name}?`,
+    initialValue: false,
+    output: process.stderr,
+  })
+  return answer === true
+}
+
+async function call(client: Client, target: Target, flags: CallFlags): Promise<number> {
+  const [name, ...pairs] = target.rest
+  if (!name) throw new UsageError('give the name of the tool to call')
+  const { tools } = await client.listTools()
+  const tool = tools.find((candidate) => candidate.name === name)
+  if (!tool) {
+    throw new UsageError(
+      `${target.describe} has no tool ${JSON.stringify(name)}; it has: ${tools.map((t) => t.name).join(', ') || 'none'}`,
+    )
+  }
+  const args = buildArguments(pairs, flags.jsonArgs, tool.inputSchema)
+  say(`Calling ${name} on ${target.describe} with arguments:\n${JSON.stringify(args, null, 2)}`)
+  if (!(await confirmCall(tool, flags))) {
+    say('Not called.')
+    return 2
+  }
+  const controller = new AbortController()
+  const onInterrupt = (): void => controller.abort('interrupted')
+  process.once('SIGINT', onInterrupt)
+  const progress = progressReporter(interactive())
+  try {
+    const result = await client.callTool(name, args, {
+      signal: controller.signal,
+      onProgress: progress.update,
+    })
+    progress.stop()
+    if (flags.json) {
+      console.log(JSON.stringify(result, null, 2))
+    } else {
+      const dir = flags.outDir ?? mkdtempSync(join(tmpdir(), 'toolwire-'))
+      for (const line of renderResult(result, dir, name)) console.log(line)
+    }
+    return result.isError === true ? 1 : 0
+  } finally {
+    progress.stop()
+    process.off('SIGINT', onInterrupt)
+  }
+}
+
+export function registerClientCommands(program: Command): void {
+  const common = (command: Command): Command =>
+    command
+      .option('-H, --header <header...>', 'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)')
+      .option('--json', 'print the raw result as JSON')
+      .option('--timeout <ms>', 'give up on a request after this many milliseconds (default 60000)')
+
+  common(
+    program
+      .command('discover')
+      .description("show a server's protocol versions, capabilities and identity")
+      .argument('[target...]', 'server URL, or -- followed by the command of a stdio server'),
+  ).action(async (operands: string[], flags: CommonFlags) =>
+    withClient(operands, flags, async (client) => {
+      const result = await client.discover()
+      if (flags.json) {
+        console.log(JSON.stringify(result, null, 2))
+        return 0
+      }
+      const info = await client.serverInfo()
+      if (info) console.log(`Server:       ${info.title ?? info.name} ${info.version}`)
+      console.log(`Versions:     ${result.supportedVersions.join(', ')}`)
+      console.log(`Capabilities: ${Object.keys(result.capabilities).join(', ') || 'none'}`)
+      if (result.instructions) console.log(`Instructions: ${result.instructions}`)
+      return 0
+    }),
+  )
+
+  common(
+    program
+      .command('list')
+      .description("list a server's tools")
+      .argument('[target...]', 'server URL, or -- followed by the command of a stdio server'),
+  ).action(async (operands: string[], flags: CommonFlags) =>
+    withClient(operands, flags, async (client) => {
+      const { tools } = await client.listTools()
+      if (flags.json) console.log(JSON.stringify(tools, null, 2))
+      else printTools(tools)
+      return 0
+    }),
+  )
+
+  common(
+    program
+      .command('call')
+      .description(
+        'call a tool: toolwire call <url> <tool> [key=value ...]  or  toolwire call <tool> [key=value ...] -- <command>',
+      )
+      .argument('[operands...]', 'URL, tool name and key=value arguments (values typed by the input schema)')
+      .option('--json-args <json>', 'arguments as a JSON object (key=value pairs override it)')
+      .option('-y, --yes', 'call without asking for confirmation')
+      .option('--trust-annotations', "don't ask for tools the server marks read-only")
+      .option('--out-dir <dir>', 'where to save images and audio (default: a new temporary folder)'),
+  ).action(async (operands: string[], flags: CallFlags) =>
+    withClient(operands, flags, (client, target) => call(client, target, flags)),
+  )
+}
+
+/** Exit status 2 for protocol, transport and usage errors, with the server's message. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof ProtocolError) return `${error.message} (error ${error.code})`
+  if (error instanceof InvalidResponseError) return `invalid response: ${error.message}`
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,372 @@
+/**
+ * `Client`: uses any MCP 2026-07-28 server. It needs only fetch-era web APIs (stdio lives in connect.ts).
+ *
+ *   const client = connect({ url: 'http://127.0.0.1:3000/mcp' })
+ *   const { tools } = await client.listTools()
+ *   const result = await client.callTool('arithmetic', { op: 'add', a: 2, b: 3 })
+ */
+import { isRecord, type JsonRpcNotification } from '../wire/jsonrpc.js'
+import { PROTOCOL_VERSION } from '../wire/meta.js'
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  DiscoverResult,
+  Implementation,
+  ProgressNotificationParams,
+  SubscriptionFilter,
+  Tool,
+} from '../wire/types.js'
+import { InvalidResponseError, ProtocolError, RequestTimeoutError } from './errors.js'
+import { HttpTransport, type HttpTransportOptions } from './http.js'
+import { looksLegacy, probeLegacy } from './legacy.js'
+import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
+import { type CallOptions, Session } from './session.js'
+import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
+import { ToolBook } from './tools.js'
+import type { ClientTransport } from './transport.js'
+
+export interface ClientOptions {
+  /** Sent as `clientInfo` on every request (META-03); `false` sends none. */
+  readonly clientInfo?: Implementation | false
+  /** Capabilities to declare beyond those the handlers imply. */
+  readonly capabilities?: ClientCapabilities
+  /** Answers the server's input requests (elicitation, sampling, roots). */
+  readonly handlers?: InputHandlers
+  /** Default per-request timeout (default 60 s). */
+  readonly timeoutMs?: number
+  /**
+   * How long `server/discover` may take (default 10 s). On stdio it is sent first, and a legacy server may
+   * never answer it, so a silent server fails fast with a clear message instead of stalling.
+   */
+  readonly discoverTimeoutMs?: number
+  /** Most input_required rounds one call may take (default 10). */
+  readonly maxInputRounds?: number
+  /** Where warnings go (dropped tools …); default console.warn. */
+  readonly warn?: (message: string) => void
+  /** Notifications no request claims (e.g. logs on stdio). */
+  readonly onNotification?: (notification: JsonRpcNotification) => void
+}
+
+/** What a Client talks through: HTTP options, or any transport (see `connect()` for stdio commands). */
+export type ClientTarget = HttpTransportOptions | ClientTransport
+
+export interface ToolCallOptions {
+  readonly signal?: AbortSignal
+  readonly timeoutMs?: number
+  /** Asks the server for progress and receives it. */
+  readonly onProgress?: (progress: ProgressNotificationParams) => void
+  /** Log messages and other notifications sent for this call. */
+  readonly onNotification?: (notification: JsonRpcNotification) => void
+  /** Throw a ToolExecutionError instead of returning a result with `isError: true`. */
+  readonly throwOnToolError?: boolean
+  /** Each progress notification restarts `timeoutMs`; `maxTotalTimeoutMs` still bounds the call. */
+  readonly resetTimeoutOnProgress?: boolean
+  readonly maxTotalTimeoutMs?: number
+  readonly meta?: Readonly<Record<string, unknown>>
+}
+
+export interface ListToolsResult {
+  readonly tools: Tool[]
+  /** Whether every page came from the cache. */
+  readonly cached: boolean
+}
+
+/** The methods a server may answer with input_required (MRTR "Supported Requests"). */
+const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
+
+function isTransport(target: ClientTarget): target is ClientTransport {
+  return typeof (target as ClientTransport).request === 'function'
+}
+
+export class Client {
+  readonly transport: ClientTransport
+  readonly #session: Session
+  readonly #handlers: InputHandlers
+  readonly #capabilities: ClientCapabilities
+  readonly #book = new ToolBook()
+  readonly #maxRounds: number
+  readonly #warn: (message: string) => void
+  #discovered: Promise<DiscoverResult> | undefined
+  #discoveredUntil = Infinity
+  readonly #discoverTimeoutMs: number
+  #probed = false
+  #probedDiscover = false
+
+  constructor(target: ClientTarget, options: ClientOptions = {}) {
+    this.transport = isTransport(target) ? target : new HttpTransport(target)
+    this.#handlers = options.handlers ?? {}
+    this.#capabilities = capabilitiesFor(this.#handlers, options.capabilities)
+    this.#maxRounds = options.maxInputRounds ?? 10
+    this.#discoverTimeoutMs = options.discoverTimeoutMs ?? 10_000
+    // Dropped tools must be reported somewhere (XH-09); the application can redirect it.
+    // eslint-disable-next-line no-console
+    this.#warn = options.warn ?? ((message) => console.warn(`toolwire client: ${message}`))
+    const clientInfo = options.clientInfo === false ? undefined : (options.clientInfo ?? CLIENT_INFO)
+    this.#session = new Session(this.transport, {
+      clientInfo,
+      capabilities: this.#capabilities,
+      protocolVersion: PROTOCOL_VERSION,
+      timeoutMs: options.timeoutMs ?? 60_000,
+    })
+    if (options.onNotification) this.transport.onNotification = options.onNotification
+  }
+
+  /** The protocol version requests are sent with. */
+  get protocolVersion(): string {
+    return this.#session.version
+  }
+
+  get capabilities(): ClientCapabilities {
+    return this.#capabilities
+  }
+
+  /** `server/discover`: the server's versions, capabilities and identity (cached while its `ttlMs` lasts). */
+  discover(options: { signal?: AbortSignal } = {}): Promise<DiscoverResult> {
+    if (this.#discovered && Date.now() >= this.#discoveredUntil) this.#discovered = undefined
+    this.#discovered ??= this.#discover(options.signal).then(
+      (result) => {
+        this.#discoveredUntil =
+          Date.now() + (typeof result.ttlMs === 'number' ? Math.max(0, result.ttlMs) : 0)
+        return result
+      },
+      (error: unknown) => {
+        this.#discovered = undefined
+        throw error
+      },
+    )
+    return this.#discovered
+  }
+
+  async #discover(signal: AbortSignal | undefined): Promise<DiscoverResult> {
+    let result: Record<string, unknown>
+    try {
+      const timeoutMs = this.#discoverTimeoutMs
+      result = await this.#session.request('server/discover', {}, { timeoutMs, ...(signal && { signal }) })
+    } catch (error) {
+      if (error instanceof RequestTimeoutError) {
+        throw new RequestTimeoutError(
+          error.timeoutMs,
+          'The server did not answer server/discover; it may speak only an older MCP revision (this client speaks 2026-07-28)',
+        )
+      }
+      throw await this.#explain(error, true)
+    }
+    if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
+      throw new InvalidResponseError('server/discover: the result lacks supportedVersions or capabilities')
+    }
+    return result as unknown as DiscoverResult
+  }
+
+  /** The server's self-reported identity from `server/discover` (display only, META-07). */
+  async serverInfo(): Promise<Implementation | undefined> {
+    const meta = (await this.discover())._meta
+    const info = meta?.['io.modelcontextprotocol/serverInfo']
+    return isRecord(info) ? (info as unknown as Implementation) : undefined
+  }
+
+  async #explain(error: unknown, fromDiscover: boolean): Promise<unknown> {
+    if (this.#probed || !looksLegacy(error, fromDiscover)) return error
+    this.#probed = true
+    return probeLegacy(this.#session, error, CLIENT_INFO)
+  }
+
+  async #request(
+    method: string,
+    params: Record<string, unknown>,
+    options: Parameters<Session['request']>[2] = {},
+  ): Promise<Record<string, unknown>> {
+    // A modern-only client still probes stdio servers first (STDIO-BC-04), so a legacy one fails clearly.
+    if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
+      await this.discover()
+      this.#probedDiscover = true
+    }
+    try {
+      return await this.#session.request(method, params, options)
+    } catch (error) {
+      throw await this.#explain(error, false)
+    }
+  }
+
+  /** Every tool, following cursors; pages are served from the cache while their `ttlMs` lasts. */
+  async listTools(options: { signal?: AbortSignal; fresh?: boolean } = {}): Promise<ListToolsResult> {
+    if (options.fresh) this.#book.invalidate()
+    const credential = await this.transport.credentialKey()
+    const tools: Tool[] = []
+    const seen = new Set<string>()
+    let cursor: string | undefined
+    let cached = true
+    let restarted = false
+    for (;;) {
+      let page = this.#book.page(credential, cursor)
+      if (!page) {
+        cached = false
+        const params = cursor === undefined ? {} : { cursor }
+        let result: Record<string, unknown>
+        try {
+          result = await this.#request('tools/list', params, options.signal ? { signal: options.signal } : {})
+        } catch (error) {
+          // A cursor that is no longer valid: drop every cached page and start over, once (CACHE-13).
+          if (
+            cursor === undefined ||
+            restarted ||
+            !(error instanceof ProtocolError) ||
+            error.code !== -32602
+          ) {
+            throw error
+          }
+          restarted = true
+          this.#book.invalidate()
+          tools.length = 0
+          seen.clear()
+          cursor = undefined
+          continue
+        }
+        if (result.resultType === 'input_required' || !Array.isArray(result.tools)) {
+          throw new InvalidResponseError('tools/list: the result has no tools array')
+        }
+        const accepted = this.#book.accept(result.tools, this.transport.kind === 'http', this.#warn)
+        page = this.#book.store(credential, cursor, result, accepted)
+      }
+      tools.push(...page.tools)
+      if (page.nextCursor === undefined) break
+      if (seen.has(page.nextCursor))
+        throw new InvalidResponseError('tools/list: the server repeated a cursor')
+      seen.add(page.nextCursor)
+      cursor = page.nextCursor
+    }
+    return { tools, cached }
+  }
+
+  /** Calls a tool: runs the input_required loop, checks `structuredContent` against the `outputSchema`. */
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: ToolCallOptions = {},
+  ): Promise<CallToolResult> {
+    const wantsProgress = options.onProgress !== undefined || options.resetTimeoutOnProgress === true
+    const progressToken = wantsProgress ? this.#session.nextToken() : undefined
+    const onNotification = (notification: JsonRpcNotification): void => {
+      const params = notification.params
+      if (notification.method === 'notifications/progress' && params?.progressToken === progressToken) {
+        options.onProgress?.(params as unknown as ProgressNotificationParams)
+      } else options.onNotification?.(notification)
+    }
+    const base: Record<string, unknown> = { name, arguments: args }
+    if (progressToken !== undefined) base._meta = { progressToken }
+    let refreshedHeaders = false
+    const result = await this.#withInputs('tools/call', name, base, {
+      ...(options.signal && { signal: options.signal }),
+      headers: () => this.#book.paramHeaders(name, args),
+      onNotification,
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      ...(options.resetTimeoutOnProgress && { resetTimeoutOnProgress: true }),
+      ...(options.maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs: options.maxTotalTimeoutMs }),
+      ...(options.meta && { meta: options.meta }),
+      // A header mismatch may mean our copy of the schema is stale: refresh it once and retry (HTTP-30).
+      recover: async (error) => {
+        if (
+          !(error instanceof ProtocolError) ||
+          error.code !== -32020 ||
+          refreshedHeaders ||
+          this.transport.kind !== 'http'
+        ) {
+          return false
+        }
+        refreshedHeaders = true
+        await this.listTools({ fresh: true, ...(options.signal && { signal: options.signal }) })
+        return true
+      },
+    })
+    return this.#book.checkCall(name, result, options.throwOnToolError === true)
+  }
+
+  /**
+   * Sends a request that may be answered with input_required (tools/call, prompts/get, resources/read) and
+   * runs the rounds: each retry is the original request with a new id, the answers and the exact state.
+   */
+  async #withInputs(
+    method: string,
+    name: string | undefined,
+    base: Record<string, unknown>,
+    options: Omit<CallOptions, 'headers'> & {
+      headers?: () => Record<string, string>
+      recover?: (error: unknown) => Promise<boolean>
+    },
+  ): Promise<Record<string, unknown>> {
+    const { headers, recover, ...send } = options
+    const signal = options.signal ?? new AbortController().signal
+    let retry: Record<string, unknown> = {}
+    for (let round = 1; ; round++) {
+      let result: Record<string, unknown>
+      try {
+        result = await this.#request(
+          method,
+          { ...base, ...retry },
+          { ...send, ...(headers && { headers: headers() }) },
+        )
+      } catch (error) {
+        if (recover && (await recover(error))) {
+          round--
+          continue
+        }
+        throw error
+      }
+      if (result.resultType !== 'input_required') return result
+      const what = name === undefined ? method : `${method} ${name}`
+      if (round >= this.#maxRounds) {
+        throw new InvalidResponseError(`${what}: still asking for input after ${round} rounds`)
+      }
+      const inputResponses = await answerInputs(result.inputRequests, this.#handlers, this.#capabilities, {
+        method,
+        name,
+        signal,
+      })
+      retry = { inputResponses }
+      if (typeof result.requestState === 'string') retry.requestState = result.requestState
+    }
+  }
+
+  /** The definition of a tool as last listed (after filtering), if known. */
+  tool(name: string): Tool | undefined {
+    return this.#book.known(name)?.tool
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream. A `tools/list_changed` notification also drops the cached tool
+   * list (CACHE-11), so the next listTools() fetches it again.
+   */
+  async subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
+    if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
+      await this.discover()
+      this.#probedDiscover = true
+    }
+    return openSubscription(this.#session, filter, options, (notification) => {
+      if (notification.method === 'notifications/tools/list_changed') this.#book.invalidate()
+    })
+  }
+
+  /** Any other request (prompts, resources …), with the `_meta` envelope and typed errors. */
+  request(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<Record<string, unknown>> {
+    if (INPUT_METHODS.has(method)) {
+      const name = params.name ?? params.uri
+      return this.#withInputs(method, typeof name === 'string' ? name : undefined, params, options)
+    }
+    return this.#request(method, params, options).then((result) => {
+      if (result.resultType === 'input_required') {
+        throw new InvalidResponseError(`${method}: input_required is not allowed for this method`)
+      }
+      return result
+    })
+  }
+
+  /** Closes the connection (stdio: ends the server process). */
+  close(): Promise<void> {
+    return this.transport.close()
+  }
+}
+
+const CLIENT_INFO: Implementation = { name: 'toolwire', version: '0.1.0' }

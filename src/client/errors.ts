@@ -1,0 +1,95 @@
+/**
+ * The client's error types. A `ProtocolError` carries what the server said; a `TransportError` says the
+ * exchange itself failed; local failures (timeouts, cancellation) are their own classes, so they can never
+ * be mistaken for an error the server sent (ERR-07).
+ */
+import type { CallToolResult } from '../wire/types.js'
+
+/** A JSON-RPC error response from the server (the message is the server's). */
+export class ProtocolError extends Error {
+  override readonly name: string = 'ProtocolError'
+  readonly code: number
+  readonly data: unknown
+  /** The HTTP status it came with, when on HTTP. */
+  readonly status: number | undefined
+
+  constructor(code: number, message: string, data?: unknown, status?: number) {
+    super(message)
+    this.code = code
+    this.data = data
+    this.status = status
+  }
+}
+
+/** The server and this client share no protocol version. */
+export class VersionMismatchError extends ProtocolError {
+  override readonly name = 'VersionMismatchError'
+  readonly clientVersions: readonly string[]
+  readonly serverVersions: readonly string[]
+
+  constructor(clientVersions: readonly string[], serverVersions: readonly string[], detail?: string) {
+    const server = serverVersions.length > 0 ? serverVersions.join(', ') : 'an unknown version'
+    super(
+      -32022,
+      `The server speaks MCP ${server}; this client speaks ${clientVersions.join(', ')}. ` +
+        `No version is shared${detail ? ` (${detail})` : ''}.`,
+      { supported: [...serverVersions] },
+    )
+    this.clientVersions = clientVersions
+    this.serverVersions = serverVersions
+  }
+}
+
+/** A tool call completed with `isError: true` (thrown only when asked for). */
+export class ToolExecutionError extends Error {
+  override readonly name = 'ToolExecutionError'
+  readonly tool: string
+  readonly result: CallToolResult
+
+  constructor(tool: string, result: CallToolResult) {
+    const text = result.content
+      .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+      .join('\n')
+      .trim()
+    super(text || `Tool ${tool} failed`)
+    this.tool = tool
+    this.result = result
+  }
+}
+
+/** The exchange failed: connection refused, a non-MCP HTTP answer, a broken stream, a dead process. */
+export class TransportError extends Error {
+  override readonly name: string = 'TransportError'
+  readonly status: number | undefined
+
+  constructor(message: string, options?: { status?: number; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.status = options?.status
+  }
+}
+
+/** The server sent something this client cannot accept (bad JSON-RPC, unknown resultType, schema mismatch). */
+export class InvalidResponseError extends Error {
+  override readonly name = 'InvalidResponseError'
+}
+
+/** The request took longer than its timeout; it was cancelled. */
+export class RequestTimeoutError extends Error {
+  override readonly name = 'RequestTimeoutError'
+  constructor(
+    readonly timeoutMs: number,
+    hint?: string,
+  ) {
+    super(
+      `${hint ? `${hint}: no` : 'The request timed out: no'} answer within ${timeoutMs} ms; it was cancelled`,
+    )
+  }
+}
+
+/** The caller cancelled the request through its AbortSignal. */
+export class RequestCancelledError extends Error {
+  override readonly name = 'RequestCancelledError'
+  constructor(reason?: unknown) {
+    super(typeof reason === 'string' && reason ? `Request cancelled: ${reason}` : 'Request cancelled')
+  }
+}

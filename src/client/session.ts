@@ -1,0 +1,188 @@
+/**
+ * The request engine every client method goes through: fresh ids, the `_meta` envelope (META-01, META-03),
+ * version negotiation on -32022 (VER-02), timeouts and cancellation (TMO-01), typed errors, and
+ * `resultType` checks (BASE-09, BASE-10).
+ */
+import { isRecord, type JsonRpcNotification, type JsonRpcResponse } from '../wire/jsonrpc.js'
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  PROTOCOL_VERSION,
+  SUPPORTED_VERSIONS,
+} from '../wire/meta.js'
+import type { ClientCapabilities, Implementation } from '../wire/types.js'
+import {
+  InvalidResponseError,
+  ProtocolError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  VersionMismatchError,
+} from './errors.js'
+import type { ClientTransport } from './transport.js'
+
+export interface CallOptions {
+  /** Cancels the request. */
+  readonly signal?: AbortSignal
+  /** Gives up and cancels after this long (default: the client's `timeoutMs`). */
+  readonly timeoutMs?: number
+  /** Extra `_meta` entries (e.g. trace context). */
+  readonly meta?: Readonly<Record<string, unknown>>
+  /** Extra HTTP headers. */
+  readonly headers?: Readonly<Record<string, string>>
+  readonly onNotification?: (notification: JsonRpcNotification) => void
+  /** Each progress notification restarts the timeout (TMO-03); `maxTotalTimeoutMs` still applies. */
+  readonly resetTimeoutOnProgress?: boolean
+  /** Hard limit for the whole request when the timeout is reset by progress. */
+  readonly maxTotalTimeoutMs?: number
+}
+
+export interface SessionOptions {
+  readonly clientInfo: Implementation | undefined
+  readonly capabilities: ClientCapabilities
+  readonly protocolVersion: string
+  readonly timeoutMs: number
+}
+
+/** Result types this client understands (no extensions negotiated). */
+const RESULT_TYPES = new Set(['complete', 'input_required'])
+
+let sequence = 0
+
+export class Session {
+  readonly transport: ClientTransport
+  readonly options: SessionOptions
+  /** The version requests are sent with; changes once if the server asks for another one. */
+  version: string
+  readonly #prefix = `${Date.now().toString(36)}-${(++sequence).toString(36)}`
+  #nextId = 1
+
+  constructor(transport: ClientTransport, options: SessionOptions) {
+    this.transport = transport
+    this.options = options
+    this.version = options.protocolVersion
+  }
+
+  /** A request id no other request of this client has used (BASE-06, MRTR-C-05). */
+  nextId(): number {
+    return this.#nextId++
+  }
+
+  /** A progress token unique across this process's active requests (PROG-02). */
+  nextToken(): string {
+    return `${this.#prefix}-${this.#nextId++}`
+  }
+
+  meta(extra?: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    const meta: Record<string, unknown> = {
+      ...extra,
+      [META_PROTOCOL_VERSION]: this.version,
+      [META_CLIENT_CAPABILITIES]: this.options.capabilities,
+    }
+    if (this.options.clientInfo) meta[META_CLIENT_INFO] = this.options.clientInfo
+    return meta
+  }
+
+  /**
+   * Sends a request and returns its result. Protocol errors throw `ProtocolError`; a -32022 naming a
+   * version both sides support is retried once with that version.
+   */
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<Record<string, unknown>> {
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.send(method, params, options)
+      if ('result' in response) return checkResult(response.result, method)
+      const { code, message, data } = response.error
+      if (code === -32022 && attempt === 0) {
+        const offered = isRecord(data) && Array.isArray(data.supported) ? data.supported.map(String) : []
+        const shared = SUPPORTED_VERSIONS.find((version) => offered.includes(version))
+        // Retry once with the shared version, even the one just sent: the server says it speaks it.
+        if (shared !== undefined) {
+          this.version = shared
+          continue
+        }
+        if (shared === undefined) throw new VersionMismatchError(SUPPORTED_VERSIONS, offered, message)
+      }
+      throw new ProtocolError(code, message, data)
+    }
+  }
+
+  /** One exchange: builds the message with a fresh id and `_meta`, applies timeout and cancellation. */
+  async send(
+    method: string,
+    params: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<JsonRpcResponse> {
+    // One controller per exchange, aborted by the timeout(s) or the caller's signal. (No AbortSignal.any:
+    // it keeps listeners on a long-lived caller signal alive.)
+    const controller = new AbortController()
+    let expired: RequestTimeoutError | undefined
+    const expire = (ms: number): void => {
+      expired ??= new RequestTimeoutError(ms)
+      controller.abort(expired)
+    }
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs
+    const limited = Number.isFinite(timeoutMs) && timeoutMs > 0
+    let handle: ReturnType<typeof setTimeout> | undefined
+    const arm = (): void => {
+      if (handle) clearTimeout(handle)
+      if (limited) handle = setTimeout(() => expire(timeoutMs), timeoutMs)
+    }
+    arm()
+    const total = options.maxTotalTimeoutMs
+    const totalHandle = total !== undefined && total > 0 ? setTimeout(() => expire(total), total) : undefined
+    const caller = options.signal
+    const onCancel = (): void => controller.abort(caller?.reason)
+    if (caller?.aborted) onCancel()
+    else caller?.addEventListener('abort', onCancel, { once: true })
+    const forward = options.onNotification
+    const onNotification =
+      options.resetTimeoutOnProgress && forward
+        ? (notification: JsonRpcNotification): void => {
+            if (notification.method === 'notifications/progress' && !controller.signal.aborted) arm()
+            forward(notification)
+          }
+        : forward
+    const message = {
+      jsonrpc: '2.0' as const,
+      id: this.nextId(),
+      method,
+      params: { ...params, _meta: this.meta({ ...options.meta, ...(params._meta as object | undefined) }) },
+    }
+    try {
+      return await this.transport.request(message, {
+        signal: controller.signal,
+        ...(options.headers && { headers: options.headers }),
+        ...(onNotification && { onNotification }),
+      })
+    } catch (error) {
+      if (expired) throw expired
+      if (caller?.aborted) {
+        const reason: unknown = caller.reason
+        throw reason instanceof Error && reason.name !== 'AbortError'
+          ? reason
+          : new RequestCancelledError(reason)
+      }
+      throw error
+    } finally {
+      if (handle) clearTimeout(handle)
+      if (totalHandle) clearTimeout(totalHandle)
+      caller?.removeEventListener('abort', onCancel)
+    }
+  }
+}
+
+/** A missing `resultType` is `complete` (legacy servers); an unknown one is invalid. */
+export function checkResult(result: unknown, method: string): Record<string, unknown> {
+  if (!isRecord(result)) throw new InvalidResponseError(`${method}: the result is not an object`)
+  const type = result.resultType
+  if (type !== undefined && (typeof type !== 'string' || !RESULT_TYPES.has(type))) {
+    throw new InvalidResponseError(`${method}: unknown resultType ${JSON.stringify(type)}`)
+  }
+  return result
+}
+
+export { PROTOCOL_VERSION }

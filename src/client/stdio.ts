@@ -1,0 +1,218 @@
+/**
+ * stdio, client side: spawns the server, newline-delimited JSON on its stdin/stdout, many requests in
+ * flight. Notifications are routed by `progressToken` and `subscriptionId` (STDIO-06, SUB-09); a cancelled
+ * request gets `notifications/cancelled` (STDIO-08); close ends stdin, then SIGTERM, then SIGKILL (STDIO-09).
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import {
+  classify,
+  isRecord,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../wire/jsonrpc.js'
+import { META_SUBSCRIPTION_ID } from '../wire/meta.js'
+import { TransportError } from './errors.js'
+import type { ClientTransport, SendOptions } from './transport.js'
+
+export interface StdioTransportOptions {
+  readonly command: string
+  readonly args?: readonly string[]
+  readonly env?: Readonly<Record<string, string>>
+  readonly cwd?: string
+  /** What to do with the server's stderr (default: pass it through to ours). */
+  readonly stderr?: 'inherit' | 'ignore' | 'pipe'
+  /** How long close() waits for the process to exit before signalling it (default 2 s). */
+  readonly exitGraceMs?: number
+  /** Longest line accepted from the server (default 16 MiB); a longer one ends the connection. */
+  readonly maxLineBytes?: number
+}
+
+interface Pending {
+  readonly resolve: (response: JsonRpcResponse) => void
+  readonly reject: (error: unknown) => void
+  readonly onNotification: ((notification: JsonRpcNotification) => void) | undefined
+  readonly progressToken: string | number | undefined
+}
+
+export class StdioTransport implements ClientTransport {
+  readonly kind = 'stdio'
+  readonly process: ChildProcess
+  onNotification: ((notification: JsonRpcNotification) => void) | undefined
+  readonly #pending = new Map<RequestId, Pending>()
+  readonly #byToken = new Map<string | number, Pending>()
+  readonly #exitGraceMs: number
+  #failure: TransportError | undefined
+  readonly #exited: Promise<void>
+
+  constructor(options: StdioTransportOptions) {
+    this.#exitGraceMs = options.exitGraceMs ?? 2_000
+    const child = spawn(options.command, [...(options.args ?? [])], {
+      stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
+      env: { ...process.env, ...options.env },
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
+    })
+    this.process = child
+    const label = [options.command, ...(options.args ?? [])].join(' ')
+    this.#exited = new Promise((resolve) => child.once('close', () => resolve()))
+    child.once('error', (error) => this.#fail(new TransportError(`Cannot start ${label}: ${error.message}`)))
+    child.once('exit', (code, signal) =>
+      this.#fail(
+        new TransportError(`The server process ${label} exited (${signal ?? `code ${code ?? 'unknown'}`})`),
+      ),
+    )
+    child.stdin?.on('error', () => undefined) // EPIPE after exit: reported through 'exit'
+    this.#readLines(child, options.maxLineBytes ?? 16 * 1024 * 1024)
+  }
+
+  #readLines(child: ChildProcess, max: number): void {
+    let pending: Buffer[] = []
+    let size = 0
+    child.stdout?.on('data', (chunk: Buffer) => {
+      let start = 0
+      for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
+        pending.push(chunk.subarray(start, end))
+        this.#onLine(Buffer.concat(pending).toString('utf8'))
+        pending = []
+        size = 0
+        start = end + 1
+      }
+      if (start < chunk.length) {
+        size += chunk.length - start
+        if (size > max) {
+          pending = []
+          this.#fail(new TransportError(`The server sent a line longer than ${max} bytes; connection closed`))
+          child.kill('SIGTERM')
+          return
+        }
+        pending.push(Buffer.from(chunk.subarray(start)))
+      }
+    })
+  }
+
+  async credentialKey(): Promise<string> {
+    return 'stdio'
+  }
+
+  #fail(error: TransportError): void {
+    this.#failure ??= error
+    for (const pending of this.#pending.values()) pending.reject(this.#failure)
+    this.#pending.clear()
+    this.#byToken.clear()
+  }
+
+  #write(message: JsonRpcRequest | JsonRpcNotification): void {
+    if (this.#failure) throw this.#failure
+    this.process.stdin?.write(`${JSON.stringify(message)}\n`)
+  }
+
+  #onLine(line: string): void {
+    if (line.trim() === '') return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(line)
+    } catch {
+      return // not a message (a server must not write anything else to stdout); ignore it
+    }
+    const inbound = classify(parsed)
+    if (inbound.kind === 'response') {
+      const id = inbound.message.id
+      const pending = id === undefined ? undefined : this.#pending.get(id)
+      if (pending && id !== undefined) {
+        this.#forget(id, pending)
+        pending.resolve(inbound.message)
+      }
+      return
+    }
+    if (inbound.kind !== 'notification') return
+    const notification = inbound.message
+    const meta = notification.params?._meta
+    const subscription = isRecord(meta) ? meta[META_SUBSCRIPTION_ID] : undefined
+    const token = notification.params?.progressToken
+    const owner =
+      subscription !== undefined && (typeof subscription === 'string' || typeof subscription === 'number')
+        ? this.#pending.get(subscription)
+        : notification.method === 'notifications/progress' &&
+            (typeof token === 'string' || typeof token === 'number')
+          ? this.#byToken.get(token)
+          : undefined
+    if (owner?.onNotification) owner.onNotification(notification)
+    else this.onNotification?.(notification)
+  }
+
+  #forget(id: RequestId, pending: Pending): void {
+    this.#pending.delete(id)
+    if (pending.progressToken !== undefined) this.#byToken.delete(pending.progressToken)
+  }
+
+  request(message: JsonRpcRequest, options: SendOptions = {}): Promise<JsonRpcResponse> {
+    if (this.#failure) return Promise.reject(this.#failure)
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason)
+    const meta = message.params?._meta
+    const token = isRecord(meta) ? meta.progressToken : undefined
+    return new Promise((resolve, reject) => {
+      const signal = options.signal
+      const onAbort = (): void => {
+        if (!this.#pending.has(message.id)) return
+        this.#forget(message.id, pending)
+        try {
+          this.#write({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: message.id, reason: String(signal?.reason ?? 'cancelled') },
+          })
+        } catch {
+          // the process is gone; nothing to cancel
+        }
+        reject(signal?.reason)
+      }
+      const pending: Pending = {
+        resolve: (response) => {
+          signal?.removeEventListener('abort', onAbort)
+          resolve(response)
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort)
+          reject(error)
+        },
+        onNotification: options.onNotification,
+        progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+      }
+      if (this.#pending.has(message.id)) {
+        reject(new TypeError(`request id ${String(message.id)} is already in flight`))
+        return
+      }
+      this.#pending.set(message.id, pending)
+      if (pending.progressToken !== undefined) this.#byToken.set(pending.progressToken, pending)
+      signal?.addEventListener('abort', onAbort, { once: true })
+      try {
+        this.#write(message)
+      } catch (error) {
+        this.#forget(message.id, pending)
+        pending.reject(error)
+      }
+    })
+  }
+
+  async notify(message: JsonRpcNotification): Promise<void> {
+    this.#write(message)
+  }
+
+  async close(): Promise<void> {
+    const child = this.process
+    this.#fail(new TransportError('The client closed the connection'))
+    if (child.exitCode !== null || child.signalCode !== null) return
+    child.stdin?.end()
+    const waited = (ms: number): Promise<boolean> =>
+      Promise.race([
+        this.#exited.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
+      ])
+    if (await waited(this.#exitGraceMs)) return
+    child.kill('SIGTERM')
+    if (await waited(this.#exitGraceMs)) return
+    child.kill('SIGKILL')
+    await waited(this.#exitGraceMs)
+  }
+}

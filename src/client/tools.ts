@@ -1,0 +1,147 @@
+/**
+ * What the client keeps about tools: `tools/list` pages cached by their `ttlMs` (private pages per
+ * credential, CACHE-09), tools with broken `x-mcp-header` annotations dropped on HTTP (XH-08, XH-09), the
+ * `Mcp-Param-*` headers of a call (HTTP-22..28), and `structuredContent` checked against `outputSchema`.
+ */
+import { SchemaCompiler, type CompiledSchema } from '../schema/json-schema.js'
+import { encodeParamValue, type HeaderParam, scanHeaderParams, valueAt } from '../schema/x-mcp-header.js'
+import { isRecord } from '../wire/jsonrpc.js'
+import type { CallToolResult, Tool } from '../wire/types.js'
+import { InvalidResponseError, ToolExecutionError } from './errors.js'
+
+export interface KnownTool {
+  readonly tool: Tool
+  readonly headerParams: readonly HeaderParam[]
+  output?: CompiledSchema | Error
+}
+
+interface CachedPage {
+  readonly tools: Tool[]
+  readonly nextCursor: string | undefined
+  readonly expires: number
+}
+
+export type ToolWarning = (message: string) => void
+
+export class ToolBook {
+  readonly #pages = new Map<string, CachedPage>()
+  readonly #known = new Map<string, KnownTool>()
+
+  /** A cached page that is still fresh, for this credential or shared. */
+  page(credential: string, cursor: string | undefined): CachedPage | undefined {
+    const now = Date.now()
+    for (const key of [`${credential}\n${cursor ?? ''}`, `*\n${cursor ?? ''}`]) {
+      const page = this.#pages.get(key)
+      if (page && now < page.expires) return page
+      if (page) this.#pages.delete(key)
+    }
+    return undefined
+  }
+
+  store(
+    credential: string,
+    cursor: string | undefined,
+    result: Record<string, unknown>,
+    tools: Tool[],
+  ): CachedPage {
+    // Absent or negative ttlMs counts as 0: never fresh (CACHE-03, BC-C-06).
+    const ttl = typeof result.ttlMs === 'number' && result.ttlMs > 0 ? result.ttlMs : 0
+    const nextCursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined
+    const page = { tools, nextCursor, expires: Date.now() + ttl }
+    if (ttl > 0) {
+      const owner = result.cacheScope === 'public' ? '*' : credential
+      this.#pages.set(`${owner}\n${cursor ?? ''}`, page)
+    }
+    return page
+  }
+
+  /** Forgets every cached page (a `list_changed` notification, a stale cursor). */
+  invalidate(): void {
+    this.#pages.clear()
+  }
+
+  /**
+   * Keeps the tools that are well-formed and, on HTTP, whose `x-mcp-header` annotations obey the rules;
+   * warns about every dropped tool with its reason. Remembers the kept ones for later calls.
+   */
+  accept(raw: unknown, http: boolean, warn: ToolWarning): Tool[] {
+    const kept: Tool[] = []
+    if (!Array.isArray(raw)) return kept
+    for (const candidate of raw) {
+      if (!isRecord(candidate) || typeof candidate.name !== 'string' || !isRecord(candidate.inputSchema)) {
+        warn(`Ignoring a tool without a name or an inputSchema: ${JSON.stringify(candidate).slice(0, 120)}`)
+        continue
+      }
+      const tool = candidate as unknown as Tool
+      const { params, problems } = scanHeaderParams(tool.inputSchema)
+      if (http && problems.length > 0) {
+        warn(`Ignoring tool ${JSON.stringify(tool.name)}: ${problems.join('; ')}`)
+        this.#known.delete(tool.name)
+        continue
+      }
+      kept.push(tool)
+      this.#known.set(tool.name, { tool, headerParams: http ? params : [] })
+    }
+    return kept
+  }
+
+  known(name: string): KnownTool | undefined {
+    return this.#known.get(name)
+  }
+
+  /** `Mcp-Param-*` headers for a call, from the most recent schema of the tool; absent or null values are omitted. */
+  paramHeaders(name: string, args: unknown): Record<string, string> {
+    const headers: Record<string, string> = {}
+    for (const param of this.#known.get(name)?.headerParams ?? []) {
+      const value = encodeParamValue(valueAt(args, param.path))
+      if (value !== undefined) headers[`mcp-param-${param.header.toLowerCase()}`] = value
+    }
+    return headers
+  }
+
+  /**
+   * Checks `structuredContent` against the tool's `outputSchema`; returns the problems, if any. Each schema
+   * gets its own compiler, so `$id`s of different tools never collide, and network `$ref`s are never fetched.
+   */
+  checkOutput(name: string, structured: unknown): string[] {
+    const known = this.#known.get(name)
+    const schema = known?.tool.outputSchema
+    if (!known || !isRecord(schema)) return []
+    if (known.output === undefined) {
+      try {
+        known.output = new SchemaCompiler().compile(schema, `Tool ${name} outputSchema`)
+      } catch (error) {
+        known.output = error as Error
+      }
+    }
+    if (known.output instanceof Error) return [known.output.message]
+    const outcome = known.output.validate(structured)
+    return outcome.ok ? [] : outcome.issues
+  }
+
+  /** Checks a complete tools/call result: a content array, and structured content that fits the outputSchema. */
+  checkCall(name: string, result: Record<string, unknown>, throwOnToolError: boolean): CallToolResult {
+    if (!Array.isArray(result.content)) {
+      throw new InvalidResponseError(`tools/call ${name}: the result has no content array`)
+    }
+    const call = result as unknown as CallToolResult
+    if (call.isError === true) {
+      if (throwOnToolError) throw new ToolExecutionError(name, call)
+      return call
+    }
+    if (this.#known.get(name)?.tool.outputSchema !== undefined) {
+      if (!('structuredContent' in result)) {
+        throw new InvalidResponseError(
+          `tools/call ${name}: the tool has an outputSchema but returned no structuredContent`,
+        )
+      }
+      const issues = this.checkOutput(name, call.structuredContent)
+      if (issues.length > 0) {
+        throw new InvalidResponseError(
+          `tools/call ${name}: structuredContent does not match the outputSchema: ${issues.join('; ')}`,
+        )
+      }
+    }
+    return call
+  }
+}

@@ -1,0 +1,22 @@
+/** What the client needs of a transport: send one request and get its response, with its notifications. */
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../wire/jsonrpc.js'
+
+export interface SendOptions {
+  /** Aborting it cancels the request: HTTP closes the stream, stdio sends `notifications/cancelled`. */
+  readonly signal?: AbortSignal
+  /** Extra HTTP headers for this request (`Mcp-Param-*`); ignored on stdio. */
+  readonly headers?: Readonly<Record<string, string>>
+  /** Notifications that belong to this request (progress, logs, subscription events). */
+  readonly onNotification?: (notification: JsonRpcNotification) => void
+}
+
+export interface ClientTransport {
+  readonly kind: 'http' | 'stdio'
+  /** Sends a request and resolves with its JSON-RPC response (result or error). */
+  request(message: JsonRpcRequest, options?: SendOptions): Promise<JsonRpcResponse>
+  /** Notifications that belong to no request (e.g. log messages on stdio). */
+  onNotification?: ((notification: JsonRpcNotification) => void) | undefined
+  /** A stable key for the credentials requests carry, for per-credential caches (`private` results). */
+  credentialKey(): Promise<string>
+  close(): Promise<void>
+}

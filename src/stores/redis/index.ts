@@ -1,0 +1,3 @@
+/** Redis-backed pieces for running several toolwire instances as one service. */
+export { parseChangeEvent, RedisChangeBus } from './change-bus.js'
+export type { RedisChangeBusOptions } from './change-bus.js'

@@ -1,0 +1,158 @@
+/**
+ * toolwire's client over real transports: toolwire's server as a child process on stdio and on a real
+ * loopback socket; a 2025-11-25-only server on both, which must fail with a clear version error.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  connect,
+  RequestCancelledError,
+  TransportError,
+  VersionMismatchError,
+  type Client,
+  type StdioTransport,
+} from '../src/client/index.js'
+import { serveNode, type RunningServer } from '../src/transports/http/node.js'
+import { createToolwireTestServer } from './fixtures/toolwire-server.js'
+import { tapStdio } from './helpers/stdio-tap.js'
+// @ts-expect-error plain JS fixture without type declarations
+import { createLegacyFetch } from './fixtures/legacy-server.mjs'
+import { ROOT } from './helpers/paths.js'
+import { join } from 'node:path'
+
+const fixture = (name: string): string => join(ROOT, 'test', 'fixtures', name)
+const stdioServer = { command: process.execPath, args: ['--import', 'tsx', fixture('toolwire-server.ts')] }
+
+describe('toolwire server over stdio', () => {
+  let client: Client
+  let stderr = ''
+  let problems: unknown[] = []
+
+  beforeAll(() => {
+    client = connect({ ...stdioServer, stderr: 'pipe' })
+    const child = (client.transport as StdioTransport).process
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
+    problems = tapStdio(child)
+  })
+  afterAll(async () => {
+    await client.close()
+    expect(problems).toEqual([]) // every line the server wrote is valid per schema.json
+  })
+
+  it('lists every tool (x-mcp-header does not apply on stdio) and calls with structured output', async () => {
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name)).toEqual(['where', 'count', 'slow', 'fail'])
+    const result = await client.callTool('where', { region: 'eu', note: 'hi' })
+    expect(result.structuredContent).toEqual({ region: 'eu', note: 'hi' })
+  })
+
+  it('routes progress of concurrent calls by token', async () => {
+    const a: number[] = []
+    const b: number[] = []
+    const [ra, rb] = await Promise.all([
+      client.callTool('count', { n: 4 }, { onProgress: (p) => a.push(p.progress) }),
+      client.callTool('count', { n: 2 }, { onProgress: (p) => b.push(p.progress) }),
+    ])
+    expect(a).toEqual([1, 2, 3, 4])
+    expect(b).toEqual([1, 2])
+    expect(ra.content).toEqual([{ type: 'text', text: 'counted to 4' }])
+    expect(rb.content).toEqual([{ type: 'text', text: 'counted to 2' }])
+  })
+
+  it('reports tool and protocol errors', async () => {
+    expect((await client.callTool('fail')).isError).toBe(true)
+    await expect(client.callTool('nope')).rejects.toMatchObject({ name: 'ProtocolError', code: -32602 })
+  })
+
+  it('cancels with notifications/cancelled', async () => {
+    const controller = new AbortController()
+    const call = client.callTool('slow', {}, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 100)
+    await expect(call).rejects.toBeInstanceOf(RequestCancelledError)
+    await expect.poll(() => stderr).toContain('aborted slow')
+    // the connection is still usable afterwards
+    expect((await client.callTool('count', { n: 1 })).isError).toBeFalsy()
+  })
+
+  it('closes the server process', async () => {
+    const other = connect(stdioServer)
+    await other.discover()
+    const child = (other.transport as StdioTransport).process
+    await other.close()
+    expect(child.exitCode !== null || child.signalCode !== null).toBe(true)
+    await expect(other.listTools()).rejects.toBeInstanceOf(TransportError)
+  })
+
+  it('fails fast and clearly when a stdio server never answers server/discover', async () => {
+    const silent = connect(
+      { command: process.execPath, args: ['-e', 'process.stdin.resume()'] },
+      { discoverTimeoutMs: 200 },
+    )
+    const started = Date.now()
+    await expect(silent.listTools()).rejects.toThrow(
+      /did not answer server\/discover; it may speak only an older MCP revision .* no answer within 200 ms/,
+    )
+    expect(Date.now() - started).toBeLessThan(5_000)
+    await silent.close()
+  })
+
+  it('fails clearly when the command cannot start or dies', async () => {
+    const missing = connect({ command: 'toolwire-no-such-command-xyz' })
+    await expect(missing.listTools()).rejects.toThrow(/Cannot start toolwire-no-such-command-xyz/)
+    await missing.close()
+    const dying = connect({ command: process.execPath, args: ['-e', 'process.exit(3)'] })
+    await expect(dying.listTools()).rejects.toThrow(/exited \(code 3\)/)
+    await dying.close()
+  })
+})
+
+describe('toolwire server on a real socket', () => {
+  let running: RunningServer
+  const events = { aborted: [] as string[] }
+  beforeAll(async () => {
+    running = await serveNode(createToolwireTestServer(events), { port: 0 })
+  })
+  afterAll(() => running.close())
+
+  it('lists, calls, streams progress and cancels by closing the stream', async () => {
+    const client = connect({ url: running.url })
+    expect((await client.listTools()).tools).toHaveLength(4)
+    const seen: number[] = []
+    await client.callTool('count', { n: 3 }, { onProgress: (p) => seen.push(p.progress) })
+    expect(seen).toEqual([1, 2, 3])
+    const controller = new AbortController()
+    const call = client.callTool('slow', {}, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 100)
+    await expect(call).rejects.toBeInstanceOf(RequestCancelledError)
+    await expect.poll(() => events.aborted).toEqual(['slow'])
+  })
+
+  it('names the server when nothing answers', async () => {
+    const port = new URL(running.url).port
+    const client = connect({ url: `http://127.0.0.1:${port}/elsewhere` })
+    await expect(client.listTools()).rejects.toThrow(/answered tools\/list with HTTP 404/)
+  })
+})
+
+describe('a server that speaks only 2025-11-25', () => {
+  it('gets a clear error naming both versions over HTTP', async () => {
+    const client = connect({ url: 'http://127.0.0.1/mcp', fetch: (await createLegacyFetch()) as never })
+    const error = await client.listTools().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(VersionMismatchError)
+    expect((error as Error).message).toMatch(/server speaks MCP 2025-11-25; this client speaks 2026-07-28/)
+  })
+
+  it('gets a clear error naming both versions over stdio', async () => {
+    const client = connect({
+      command: process.execPath,
+      args: [fixture('legacy-server.mjs')],
+      stderr: 'ignore',
+    })
+    try {
+      const error = await client.callTool('hello').catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(VersionMismatchError)
+      expect((error as VersionMismatchError).serverVersions).toEqual(['2025-11-25'])
+    } finally {
+      await client.close()
+    }
+  })
+})
