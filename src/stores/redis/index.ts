@@ -1,3 +1,5 @@
 /** Redis-backed pieces for running several toolwire instances as one service. */
 export { parseChangeEvent, RedisChangeBus } from './change-bus.js'
 export type { RedisChangeBusOptions } from './change-bus.js'
+export { RedisRateLimitStore } from './rate-limit.js'
+export type { RedisRateLimitOptions } from './rate-limit.js'
