@@ -203,9 +203,10 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
       }
     : undefined
   const own = host.toolVisibility
+  // The server's own visibility first: a tool it hides must look unknown, never answer 403.
   const toolVisibility: Visibility | undefined =
     scopeVisibility && own
-      ? (tool, ctx) => scopeVisibility(tool, ctx) && own(tool, ctx)
+      ? (tool, ctx) => own(tool, ctx) && scopeVisibility(tool, ctx)
       : (scopeVisibility ?? own)
 
   const json = redactor?.json

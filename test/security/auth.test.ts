@@ -379,3 +379,41 @@ describe('failed authentication attempts per client address', () => {
     }
   })
 })
+
+describe("scopes together with the server's own tool visibility", () => {
+  it('keeps a tool the server hides unknown, even to a caller without its scope', async () => {
+    const secret = new TextEncoder().encode('a-third-long-random-hmac-secret-for-tests')
+    const server = defineServer({
+      name: 'hidden',
+      version: '1',
+      tools: tools(),
+      toolVisibility: (tool) => tool.name !== 'notes_write',
+      security: {
+        auth: bearerAuth({
+          resource: 'https://mcp.example.test/mcp',
+          authorizationServers: [ISSUER],
+          jwt: { issuer: ISSUER, key: secret },
+        }),
+      },
+    })
+    const token = await new SignJWT({ sub: 'fay', scope: 'notes:read' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(ISSUER)
+      .setAudience('https://mcp.example.test/mcp')
+      .setExpirationTime('1m')
+      .sign(secret)
+    const handler = createFetchHandler(server, { originPolicy: false })
+    const url = 'https://mcp.example.test/mcp'
+    const hidden = await post(
+      handler,
+      'tools/call',
+      { name: 'notes_write', arguments: {} },
+      bearer(token),
+      url,
+    )
+    expect(hidden.status).toBe(200)
+    expect(errorOf(hidden).message).toBe('Unknown tool: notes_write')
+    const list = resultOf(await post(handler, 'tools/list', {}, bearer(token), url))
+    expect((list.tools as { name: string }[]).map((t) => t.name)).toEqual(['echo', 'notes_read'])
+  })
+})
