@@ -15,6 +15,8 @@ const NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const NO_PARAMS = Object.freeze({ type: 'object', additionalProperties: false }) as Record<string, unknown>
 
 export interface CompiledTool {
+  /** The tool's name, as the catalog keys it. */
+  readonly key: string
   readonly name: string
   /** The definition exactly as `tools/list` publishes it. */
   readonly wire: Tool
@@ -64,6 +66,7 @@ export function compileTool(definition: ToolDefinition, compiler: SchemaCompiler
   if (config.annotations !== undefined) wire.annotations = config.annotations
   if (config._meta !== undefined) wire._meta = config._meta
   return {
+    key: name,
     name,
     wire,
     input,
