@@ -40,12 +40,34 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
   let resolveClosed!: () => void
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
 
+  // With several requests in flight, lines are collected and written once per event-loop turn, so one
+  // write carries many answers; a lone request's answer is written at once (no added latency).
+  let outgoing = ''
+  let flushQueued = false
+  const flush = (): void => {
+    flushQueued = false
+    if (outgoing === '') return
+    const data = outgoing
+    outgoing = ''
+    if (!output.writableEnded && !output.destroyed) output.write(data)
+  }
   const send = (line: string): void => {
-    if (!output.writableEnded && !output.destroyed) output.write(`${line}\n`)
+    if (outgoing === '' && inFlight.size <= 1) {
+      if (!output.writableEnded && !output.destroyed) output.write(`${line}\n`)
+      return
+    }
+    outgoing += `${line}\n`
+    if (!flushQueued) {
+      flushQueued = true
+      setImmediate(flush)
+    }
   }
 
   const maybeClosed = (): void => {
-    if (ended && inFlight.size === 0) resolveClosed()
+    if (ended && inFlight.size === 0) {
+      flush()
+      resolveClosed()
+    }
   }
 
   const onLine = (bytes: Buffer): void => {
