@@ -8,7 +8,7 @@ import { META_SERVER_INFO } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
 import { RequestContext } from './context.js'
 import { encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
-import type { Exchange } from './exchange.js'
+import { type Exchange, isAborted } from './exchange.js'
 import { compose, type MethodHandler, type Middleware } from './middleware.js'
 import { parseRequestMeta } from './request-meta.js'
 
@@ -96,11 +96,11 @@ export class Dispatcher {
       ctx = new RequestContext(request.id, request.method, params, meta, exchange)
       const result = await handler(ctx)
       ctx.finish()
-      if (exchange.signal.aborted) return null
+      if (isAborted(exchange)) return null
       return { status: 200, body: encodeResult(request.id, this.#withServerInfo(result)) }
     } catch (thrown) {
       ctx?.finish()
-      if (exchange.signal.aborted) return null
+      if (isAborted(exchange)) return null
       const error = this.#toProtocolError(thrown, request.method)
       return { status: error.status, body: encodeError(request.id, error) }
     }

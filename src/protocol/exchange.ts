@@ -16,6 +16,8 @@ export interface Exchange {
   readonly transport: 'http' | 'stdio' | 'memory'
   /** Fires when the peer cancels: HTTP disconnect, stdio `notifications/cancelled`. */
   readonly signal: AbortSignal
+  /** Whether `signal` has fired, for transports that make the signal lazily (reading it would create it). */
+  readonly aborted?: boolean
   /** Sends a notification scoped to this request, before its response (progress, log messages). */
   notify(message: JsonRpcNotification): void
   /** An HTTP request header by lower-case name; absent on other transports. */
@@ -25,3 +27,6 @@ export interface Exchange {
   /** The peer's address, for per-client limits when anonymous. */
   readonly remoteAddress?: string | undefined
 }
+
+/** True once the request was cancelled, without creating a lazily made signal. */
+export const isAborted = (exchange: Exchange): boolean => exchange.aborted ?? exchange.signal.aborted

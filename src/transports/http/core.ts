@@ -36,6 +36,8 @@ export interface HttpRequestView {
   /** A header by lower-case name. */
   header(name: string): string | undefined
   readonly signal: AbortSignal
+  /** Whether `signal` has fired, when the adapter makes the signal lazily. */
+  readonly aborted?: boolean
   readonly remoteAddress?: string | undefined
 }
 
@@ -190,12 +192,17 @@ export class HttpCore {
     let streaming = false
     const exchange: Exchange = {
       transport: 'http',
-      signal: view.signal,
+      get signal() {
+        return view.signal
+      },
+      get aborted() {
+        return view.aborted ?? view.signal.aborted
+      },
       auth,
       remoteAddress: view.remoteAddress,
       header: (name) => view.header(name),
       notify: (message: JsonRpcNotification) => {
-        if (view.signal.aborted) return
+        if (exchange.aborted) return
         if (!streaming) {
           streaming = true
           out.startStream(SSE_HEADERS)
@@ -204,7 +211,7 @@ export class HttpCore {
       },
     }
     const reply = await this.server.handle(request, exchange, checkStandardHeaders(view))
-    if (view.signal.aborted || reply === null) {
+    if (exchange.aborted || reply === null) {
       if (streaming) out.end()
       return
     }

@@ -8,6 +8,7 @@ import {
 import type { AddressInfo } from 'node:net'
 import type { Server } from '../../server.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
+import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
 
 export interface NodeHandlerOptions extends HttpOptions {
@@ -56,7 +57,7 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')
       return
     }
-    const controller = new AbortController()
+    const controller = new LazyAbort()
     // A client that goes away before the answer is written cancels the request (HTTP-41).
     res.on('close', () => {
       if (!res.writableFinished) controller.abort()
@@ -67,7 +68,12 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
         const value = req.headers[name]
         return Array.isArray(value) ? value.join(', ') : value
       },
-      signal: controller.signal,
+      get signal() {
+        return controller.signal
+      },
+      get aborted() {
+        return controller.aborted
+      },
       remoteAddress: req.socket.remoteAddress,
     }
     const sink = new NodeSink(res)

@@ -5,6 +5,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Server } from '../../server.js'
 import type { Exchange } from '../../protocol/exchange.js'
+import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { encodeError } from '../../protocol/encode.js'
 import { invalidRequest, parseError } from '../../wire/errors.js'
 import { classify, isRecord, isRequestId, type RequestId } from '../../wire/jsonrpc.js'
@@ -32,7 +33,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
   const input = options.input ?? process.stdin
   const output = options.output ?? process.stdout
   const maxLine = options.maxLineBytes ?? 4 * 1024 * 1024
-  const inFlight = new Map<RequestId, AbortController>()
+  const inFlight = new Map<RequestId, LazyAbort>()
   let pending: Buffer[] = []
   let pendingSize = 0
   let discarding = false
@@ -113,19 +114,24 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
       )
       return
     }
-    const controller = new AbortController()
+    const controller = new LazyAbort()
     inFlight.set(request.id, controller)
     const exchange: Exchange = {
       transport: 'stdio',
-      signal: controller.signal,
+      get signal() {
+        return controller.signal
+      },
+      get aborted() {
+        return controller.aborted
+      },
       notify: (message) => {
-        if (!controller.signal.aborted) send(JSON.stringify(message))
+        if (!controller.aborted) send(JSON.stringify(message))
       },
     }
     server
       .handle(request, exchange)
       .then((reply) => {
-        if (reply && !controller.signal.aborted) send(reply.body)
+        if (reply && !controller.aborted) send(reply.body)
       })
       .catch((error: unknown) => server.logger.error('stdio request failed', { error: String(error) }))
       .finally(() => {
