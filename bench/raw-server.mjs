@@ -101,6 +101,7 @@ if (process.argv.includes('--stdio')) {
     })
   })
   server.keepAliveTimeout = 65_000
+  process.on('SIGINT', () => process.exit(0))
   server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
     console.log(`raw bench server (${TOOLS} tools) on http://127.0.0.1:${server.address().port}/mcp`)
   })
