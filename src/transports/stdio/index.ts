@@ -8,7 +8,13 @@ import type { Exchange } from '../../protocol/exchange.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { encodeError } from '../../protocol/encode.js'
 import { invalidRequest, parseError } from '../../wire/errors.js'
-import { classify, isRecord, isRequestId, type RequestId } from '../../wire/jsonrpc.js'
+import {
+  classify,
+  isRecord,
+  isRequestId,
+  type JsonRpcNotification,
+  type RequestId,
+} from '../../wire/jsonrpc.js'
 
 export interface StdioOptions {
   readonly input?: Readable
@@ -28,6 +34,27 @@ export interface StdioConnection {
 
 const NEWLINE = 0x0a
 const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** One request's exchange; a class, because object literals with getters are slow to create. */
+class StdioExchange implements Exchange {
+  readonly transport = 'stdio' as const
+  readonly controller = new LazyAbort()
+  readonly notify: (message: JsonRpcNotification) => void
+
+  constructor(send: (line: string) => void) {
+    this.notify = (message) => {
+      if (!this.controller.aborted) send(JSON.stringify(message))
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal
+  }
+
+  get aborted(): boolean {
+    return this.controller.aborted
+  }
+}
 
 export function serveStdio(server: Server, options: StdioOptions = {}): StdioConnection {
   const input = options.input ?? process.stdin
@@ -114,20 +141,9 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
       )
       return
     }
-    const controller = new LazyAbort()
+    const exchange = new StdioExchange(send)
+    const controller = exchange.controller
     inFlight.set(request.id, controller)
-    const exchange: Exchange = {
-      transport: 'stdio',
-      get signal() {
-        return controller.signal
-      },
-      get aborted() {
-        return controller.aborted
-      },
-      notify: (message) => {
-        if (!controller.aborted) send(JSON.stringify(message))
-      },
-    }
     server
       .handle(request, exchange)
       .then((reply) => {
