@@ -280,13 +280,13 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
       target: '≥ 0.6x',
     },
     {
-      label: 'tools/call latency p50 (ms)',
+      label: 'tools/call latency p50 (ms, whole)',
       value: (s) => median(s.http.call.map((l) => l.p50)),
       unit: '',
       higherBetter: false,
     },
     {
-      label: 'tools/call latency p99 (ms)',
+      label: 'tools/call latency p99 (ms, whole)',
       value: (s) => median(s.http.call.map((l) => l.p99)),
       unit: '',
       higherBetter: false,
@@ -302,6 +302,8 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
       target: '≤ 1.5x',
     },
   ]
+  // Latencies come in whole milliseconds, so a 0 ms floor leaves no ratio to state.
+  const ratio = (value: number, floor: number): string => (floor > 0 ? `${(value / floor).toFixed(2)}x` : '—')
   const format = (value: number): string =>
     value >= 100 ? Math.round(value).toLocaleString('en') : value.toFixed(1)
   const lines = [
@@ -311,7 +313,7 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
   for (const row of rows) {
     const [t, s, r] = [row.value(get(toolwire)), row.value(get(sdk)), row.value(get(raw))]
     lines.push(
-      `| ${row.label} | ${format(t)} | ${format(s)} | ${format(r)} | ${(t / r).toFixed(2)}x | ${(s / r).toFixed(2)}x | ${row.target ?? ''} |`,
+      `| ${row.label} | ${format(t)} | ${format(s)} | ${format(r)} | ${ratio(t, r)} | ${ratio(s, r)} | ${row.target ?? ''} |`,
     )
   }
   const problems = SERVERS.map((server) => {
