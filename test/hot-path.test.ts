@@ -179,3 +179,39 @@ describe('tools/call with sync and async steps', () => {
     for (const message of answer.messages) assertServerMessage(message)
   })
 })
+
+describe('exchange functions handed out by the transports', () => {
+  it('work when destructured from the exchange (HTTP header and notify, stdio notify)', async () => {
+    const probe = defineTool({
+      name: 'probe',
+      handler: (_args, ctx) => {
+        const { header, notify } = ctx.exchange
+        notify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hi' } })
+        return header?.('mcp-method') ?? 'no headers'
+      },
+    })
+    const server = defineServer({ name: 'probe', version: '1.0.0', tools: [probe] })
+    const answer = await post(createFetchHandler(server), 'tools/call', { name: 'probe' })
+    expect(answer.contentType).toMatch(/text\/event-stream/)
+    expect(answer.messages[0]).toMatchObject({ method: 'notifications/message' })
+    expect(resultOf(answer).content).toEqual([{ type: 'text', text: 'tools/call' }])
+
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const lines: string[] = []
+    output.on('data', (chunk: Buffer) => lines.push(chunk.toString()))
+    const connection = serveStdio(server, { input, output })
+    input.end(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', _meta: meta() } })}\n`,
+    )
+    await connection.closed
+    const messages = lines
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(messages[0]).toMatchObject({ method: 'notifications/message' })
+    expect(messages[1]).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'no headers' }] } })
+    for (const message of messages) assertServerMessage(message, 'tools/call')
+  })
+})
