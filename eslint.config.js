@@ -4,6 +4,7 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'results/**', 'coverage/**', '.conformance/**'] },
+  { ignores: ['src/**/*.generated.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,7 +5,7 @@
 import type { RequestId } from '../wire/jsonrpc.js'
 import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { RequestMeta } from '../wire/types.js'
-import type { AuthInfo, Exchange } from './exchange.js'
+import { type AuthInfo, type Exchange, isAborted } from './exchange.js'
 import { RequestInputs } from './mrtr/inputs.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 
@@ -87,7 +87,7 @@ export class RequestContext {
   }
 
   get finished(): boolean {
-    return this.#finished || this.exchange.signal.aborted
+    return this.#finished || isAborted(this.exchange)
   }
 
   /**

@@ -8,7 +8,7 @@ import { META_SERVER_INFO, SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
 import { RequestContext } from './context.js'
 import { encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
-import type { Exchange } from './exchange.js'
+import { type Exchange, isAborted } from './exchange.js'
 import { compose, type MethodHandler, type Middleware } from './middleware.js'
 import { InputRequired } from './mrtr/inputs.js'
 import type { RequestStateCodec } from './mrtr/state.js'
@@ -108,15 +108,15 @@ export class Dispatcher {
       }
       const handler = this.#handlers.get(request.method)
       if (!handler) throw methodNotFound(request.method)
-      if (exchange.signal.aborted) return null // cancelled before it started: do no work at all
+      if (isAborted(exchange)) return null // cancelled before it started: do no work at all
       ctx = new RequestContext(request.id, request.method, params, meta, exchange, this.#stateCodec)
       const result = await handler(ctx)
       ctx.finish()
-      if (exchange.signal.aborted) return null
+      if (isAborted(exchange)) return null
       return { status: 200, body: encodeResult(request.id, this.#withServerInfo(result)) }
     } catch (thrown) {
       ctx?.finish()
-      if (exchange.signal.aborted) return null
+      if (isAborted(exchange)) return null
       if (thrown instanceof InputRequired) {
         return { status: 200, body: encodeResult(request.id, this.#withServerInfo(thrown.result)) }
       }

@@ -16,14 +16,63 @@ export interface Exchange {
   readonly transport: 'http' | 'stdio' | 'memory'
   /** Fires when the peer cancels: HTTP disconnect, stdio `notifications/cancelled`. */
   readonly signal: AbortSignal
+  /** Whether `signal` has fired, for transports that make the signal lazily (reading it would create it). */
+  readonly aborted?: boolean
   /** Sends a notification scoped to this request, before its response (progress, log messages). */
   notify(message: JsonRpcNotification): void
   /** Bytes written for this request but not yet taken by the peer (bounds slow listen streams). */
   backlog?(): number
   /** An HTTP request header by lower-case name; absent on other transports. */
-  header?(name: string): string | undefined
+  readonly header?: ((name: string) => string | undefined) | undefined
   /** Set by the transport when the request was authenticated. */
   readonly auth?: AuthInfo | undefined
   /** The peer's address, for per-client limits when anonymous. */
   readonly remoteAddress?: string | undefined
+}
+
+/** True once the request was cancelled, without creating a lazily made signal. */
+export const isAborted = (exchange: Exchange): boolean => exchange.aborted ?? exchange.signal.aborted
+
+/**
+ * An exchange whose notifications pass through `filter` first (e.g. output sanitising). It delegates
+ * everything else: transports expose `signal`, `notify` and `header` as prototype getters, so spreading an
+ * exchange would silently lose them.
+ */
+class FilteredExchange implements Exchange {
+  constructor(
+    private readonly inner: Exchange,
+    private readonly filter: (message: JsonRpcNotification) => JsonRpcNotification,
+  ) {}
+  get transport(): Exchange['transport'] {
+    return this.inner.transport
+  }
+  get signal(): AbortSignal {
+    return this.inner.signal
+  }
+  get aborted(): boolean {
+    return isAborted(this.inner)
+  }
+  get auth(): AuthInfo | undefined {
+    return this.inner.auth
+  }
+  get remoteAddress(): string | undefined {
+    return this.inner.remoteAddress
+  }
+  get header(): ((name: string) => string | undefined) | undefined {
+    return this.inner.header
+  }
+  /** A getter handing out a bound function, so `const { notify } = ctx.exchange` works as on transports. */
+  get notify(): (message: JsonRpcNotification) => void {
+    return (message) => this.inner.notify(this.filter(message))
+  }
+  backlog(): number {
+    return this.inner.backlog?.() ?? 0
+  }
+}
+
+export function filterNotifications(
+  exchange: Exchange,
+  filter: (message: JsonRpcNotification) => JsonRpcNotification,
+): Exchange {
+  return new FilteredExchange(exchange, filter)
 }

@@ -7,6 +7,7 @@ import Ajv2019Module from 'ajv/dist/2019.js'
 import Ajv2020Module from 'ajv/dist/2020.js'
 import AjvDraft07Module, { type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
+import { validate as validateMeta2020 } from './meta-2020-12.generated.js'
 
 const Ajv2020 = Ajv2020Module.default
 const Ajv2019 = Ajv2019Module.default
@@ -14,6 +15,11 @@ const AjvDraft07 = AjvDraft07Module.default
 const addFormats = addFormatsModule.default
 
 type AjvInstance = InstanceType<typeof Ajv2020> | InstanceType<typeof AjvDraft07>
+
+/** ajv's 2020-12 meta-schema validator, generated ahead of time (scripts/meta-validator.mjs). */
+const metaValidator2020 = validateMeta2020 as ((schema: unknown) => boolean) & {
+  errors?: ErrorObject[] | null
+}
 
 export type Dialect = '2020-12' | '2019-09' | 'draft-07'
 
@@ -112,7 +118,8 @@ export class SchemaCompiler {
       const options = { allErrors: true, strict: false, validateFormats: true } as const
       ajv =
         dialect === '2020-12'
-          ? new Ajv2020(options)
+          ? // The generated meta validator checks 2020-12 schemas, so ajv need not compile its own.
+            new Ajv2020({ ...options, validateSchema: false })
           : dialect === '2019-09'
             ? new Ajv2019(options)
             : new AjvDraft07(options)
@@ -129,7 +136,11 @@ export class SchemaCompiler {
       dialect = dialectOf(schema)
       checkBounds(schema)
       const ajv = this.#ajv(dialect)
-      if (!ajv.validateSchema(schema)) {
+      if (dialect === '2020-12') {
+        if (!metaValidator2020(schema)) {
+          throw new SchemaError(ajv.errorsText(metaValidator2020.errors, { dataVar: 'schema' }))
+        }
+      } else if (!ajv.validateSchema(schema)) {
         throw new SchemaError(ajv.errorsText(ajv.errors, { dataVar: 'schema' }))
       }
       fn = ajv.compile(schema)

@@ -5,7 +5,7 @@
 import type { CompiledTool } from '../features/tools/compile.js'
 import type { RequestContext } from '../protocol/context.js'
 import type { ServerLogger } from '../protocol/dispatcher.js'
-import type { Exchange } from '../protocol/exchange.js'
+import { type Exchange, filterNotifications } from '../protocol/exchange.js'
 import type { Middleware } from '../protocol/middleware.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import type { BearerAuth } from './auth/bearer.js'
@@ -232,8 +232,6 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     logger,
     redactBody: json,
     guardExchange:
-      output || json
-        ? (exchange) => ({ ...exchange, notify: (message) => exchange.notify(guardNotification(message)) })
-        : undefined,
+      output || json ? (exchange) => filterNotifications(exchange, guardNotification) : undefined,
   }
 }

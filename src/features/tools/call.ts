@@ -6,6 +6,7 @@ import { InputRequired } from '../../protocol/mrtr/inputs.js'
 import { internalError, invalidParams, McpError, notFound } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { CallToolResult } from '../../wire/types.js'
+import type { ValidationOutcome } from '../../schema/json-schema.js'
 import type { CompiledTool } from './compile.js'
 import { type ErrorExposure, exposesMessage } from './errors.js'
 import { checkParamHeaders } from './header-check.js'
@@ -57,13 +58,21 @@ export function resolveTool(
   return tool
 }
 
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function'
+
+/**
+ * Runs one call. Synchronous validators and handlers are not awaited: each `await` costs a microtask
+ * turn and a promise, and a small tool is mostly made of such steps.
+ */
 async function callTool(
   registry: ToolRegistry,
   options: ToolCallOptions,
   ctx: RequestContext,
 ): Promise<ResultPayload> {
   const tool = resolveTool(registry, options, ctx)
-  const checked = await tool.input.validateAsync(ctx.params.arguments ?? {})
+  const validated = tool.input.validateAsync(ctx.params.arguments ?? {})
+  const checked = validated instanceof Promise ? await validated : validated
   if (!checked.ok) {
     const message = `Invalid arguments for tool ${tool.name}: ${checked.issues.join('; ')}`
     if (options.invalidArguments === 'protocol-error') throw invalidParams(message)
@@ -71,8 +80,13 @@ async function callTool(
   }
   let returned: unknown
   try {
-    const run = async (): Promise<unknown> => tool.handler(checked.value as Record<string, never>, ctx)
-    returned = await (options.wrapHandler ? options.wrapHandler(tool, ctx, run) : run())
+    const args = checked.value as Record<string, never>
+    if (options.wrapHandler) {
+      returned = await options.wrapHandler(tool, ctx, async () => tool.handler(args, ctx))
+    } else {
+      returned = tool.handler(args, ctx)
+      if (isThenable(returned)) returned = await returned
+    }
   } catch (error) {
     if (error instanceof McpError || error instanceof InputRequired) throw error
     if (exposesMessage(error, options.errorExposure)) {
@@ -84,15 +98,16 @@ async function callTool(
     const ref = options.report(`tool ${tool.name} threw`, error)
     return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
   }
-  return { resultType: 'complete', ...(await finishResult(tool, returned, options)) }
+  const finished = finishResult(tool, returned, options)
+  return { resultType: 'complete', ...(finished instanceof Promise ? await finished : finished) }
 }
 
 /** Validates the outcome; output that breaks the tool's own contract is a server bug, never sent as valid. */
-async function finishResult(
+function finishResult(
   tool: CompiledTool,
   returned: unknown,
   options: ToolCallOptions,
-): Promise<CallToolResult> {
+): CallToolResult | Promise<CallToolResult> {
   const result = normalizeReturn(returned, tool.output !== undefined)
   const fail = (problem: string): never => {
     const ref = options.report(`tool ${tool.name} returned an invalid result: ${problem}`, new Error(problem))
@@ -106,13 +121,18 @@ async function finishResult(
     if (problem) fail(problem)
   })
   if (result.isError) return result
-  if (tool.output) {
-    if (result.structuredContent === undefined) fail('structuredContent is required by outputSchema')
-    const outcome = await tool.output.validateAsync(result.structuredContent)
+  const complete = (): CallToolResult => {
+    if (result.structuredContent !== undefined && result.content.length === 0) {
+      result.content = [jsonText(result.structuredContent)]
+    }
+    return result
+  }
+  if (!tool.output) return complete()
+  if (result.structuredContent === undefined) fail('structuredContent is required by outputSchema')
+  const settle = (outcome: ValidationOutcome): CallToolResult => {
     if (!outcome.ok) fail(`structuredContent breaks outputSchema: ${outcome.issues.join('; ')}`)
+    return complete()
   }
-  if (result.structuredContent !== undefined && result.content.length === 0) {
-    result.content = [jsonText(result.structuredContent)]
-  }
-  return result
+  const outcome = tool.output.validateAsync(result.structuredContent)
+  return outcome instanceof Promise ? outcome.then(settle) : settle(outcome)
 }

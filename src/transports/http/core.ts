@@ -38,6 +38,8 @@ export interface HttpRequestView {
   /** A header by lower-case name. */
   header(name: string): string | undefined
   readonly signal: AbortSignal
+  /** Whether `signal` has fired, when the adapter makes the signal lazily. */
+  readonly aborted?: boolean
   readonly remoteAddress?: string | undefined
 }
 
@@ -103,6 +105,54 @@ const checkStandardHeaders =
       throw headerMismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`)
     }
   }
+
+/**
+ * One request's exchange. A class rather than an object literal with getters or per-request closures, which
+ * measurably raised the CPU cost of a small tools/call. `header` and `notify` are handed out as bound
+ * functions only when read, since callers may pass them around.
+ */
+class HttpExchange implements Exchange {
+  readonly transport = 'http' as const
+  /** Set once the first notification turned the answer into an SSE stream. */
+  streaming = false
+  readonly remoteAddress: string | undefined
+
+  constructor(
+    private readonly view: HttpRequestView,
+    private readonly out: HttpResponseSink,
+    readonly auth: AuthInfo | undefined,
+  ) {
+    this.remoteAddress = view.remoteAddress
+  }
+
+  get header(): (name: string) => string | undefined {
+    return (name) => this.view.header(name)
+  }
+
+  get notify(): (message: JsonRpcNotification) => void {
+    return (message) => {
+      if (this.aborted) return
+      if (!this.streaming) {
+        this.streaming = true
+        this.out.startStream(SSE_HEADERS)
+      }
+      this.out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.view.signal
+  }
+
+  get aborted(): boolean {
+    return this.view.aborted ?? this.view.signal.aborted
+  }
+
+  /** Bytes written for this request that the peer has not taken yet (bounds slow listen streams). */
+  backlog(): number {
+    return this.out.pending?.() ?? 0
+  }
+}
 
 export class HttpCore {
   readonly server: Server
@@ -203,28 +253,12 @@ export class HttpCore {
       return
     }
     const request = inbound.message
-    let streaming = false
-    const exchange: Exchange = {
-      transport: 'http',
-      signal: view.signal,
-      auth,
-      remoteAddress: view.remoteAddress,
-      header: (name) => view.header(name),
-      backlog: () => out.pending?.() ?? 0,
-      notify: (message: JsonRpcNotification) => {
-        if (view.signal.aborted) return
-        if (!streaming) {
-          streaming = true
-          out.startStream(SSE_HEADERS)
-        }
-        out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
-      },
-    }
+    const exchange = new HttpExchange(view, out, auth)
     // Long-lived listen streams get periodic SSE comments so proxies keep them open (SUB-17).
     const keepAlive =
       request.method === 'subscriptions/listen' && this.#keepAliveMs > 0
         ? setInterval(() => {
-            if (streaming && !view.signal.aborted) out.write(':\n\n')
+            if (exchange.streaming && !exchange.aborted) out.write(':\n\n')
           }, this.#keepAliveMs)
         : undefined
     keepAlive?.unref?.()
@@ -234,11 +268,11 @@ export class HttpCore {
     } finally {
       if (keepAlive) clearInterval(keepAlive)
     }
-    if (view.signal.aborted || reply === null) {
-      if (streaming) out.end()
+    if (exchange.aborted || reply === null) {
+      if (exchange.streaming) out.end()
       return
     }
-    if (streaming) {
+    if (exchange.streaming) {
       out.write(`event: message\ndata: ${reply.body}\n\n`)
       out.end()
     } else {

@@ -8,6 +8,7 @@ import {
 import type { AddressInfo } from 'node:net'
 import type { Server } from '../../server.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
+import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
 
 export interface NodeHandlerOptions extends HttpOptions {
@@ -44,6 +45,36 @@ class NodeSink implements HttpResponseSink {
   }
 }
 
+/**
+ * The request as the core reads it. A class with methods: an object literal with getters, or a per-request
+ * closure over `req`, each measurably raised the CPU cost of a request (~5 µs) in the benchmark.
+ */
+class NodeRequestView implements HttpRequestView {
+  readonly method: string
+  readonly remoteAddress: string | undefined
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly controller: LazyAbort,
+  ) {
+    this.method = req.method ?? 'GET'
+    this.remoteAddress = req.socket.remoteAddress
+  }
+
+  header(name: string): string | undefined {
+    const value = this.req.headers[name]
+    return Array.isArray(value) ? value.join(', ') : value
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal
+  }
+
+  get aborted(): boolean {
+    return this.controller.aborted
+  }
+}
+
 function pathOf(url: string | undefined): string {
   if (!url) return '/'
   const q = url.indexOf('?')
@@ -67,20 +98,12 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')
       return
     }
-    const controller = new AbortController()
+    const controller = new LazyAbort()
     // A client that goes away before the answer is written cancels the request (HTTP-41).
     res.on('close', () => {
       if (!res.writableFinished) controller.abort()
     })
-    const view: HttpRequestView = {
-      method: req.method ?? 'GET',
-      header: (name) => {
-        const value = req.headers[name]
-        return Array.isArray(value) ? value.join(', ') : value
-      },
-      signal: controller.signal,
-      remoteAddress: req.socket.remoteAddress,
-    }
+    const view = new NodeRequestView(req, controller)
     const sink = new NodeSink(res)
     const declared = req.headers['content-length']
     if (!core.precheck(view, sink, declared === undefined ? undefined : Number(declared))) {

@@ -5,9 +5,16 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Server } from '../../server.js'
 import type { Exchange } from '../../protocol/exchange.js'
+import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { encodeError } from '../../protocol/encode.js'
 import { invalidRequest, parseError } from '../../wire/errors.js'
-import { classify, isRecord, isRequestId, type RequestId } from '../../wire/jsonrpc.js'
+import {
+  classify,
+  isRecord,
+  isRequestId,
+  type JsonRpcNotification,
+  type RequestId,
+} from '../../wire/jsonrpc.js'
 
 export interface StdioOptions {
   readonly input?: Readable
@@ -28,11 +35,44 @@ export interface StdioConnection {
 const NEWLINE = 0x0a
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
+/**
+ * One request's exchange; a class, because object literals with getters and per-request closures measurably
+ * raise the cost of a request. `notify` is handed out as a bound function only when read.
+ */
+class StdioExchange implements Exchange {
+  readonly transport = 'stdio' as const
+  readonly controller = new LazyAbort()
+
+  constructor(
+    private readonly send: (line: string) => void,
+    private readonly pending: () => number,
+  ) {}
+
+  /** Bytes written but not yet taken by the reader of stdout (bounds slow listen streams). */
+  backlog(): number {
+    return this.pending()
+  }
+
+  get notify(): (message: JsonRpcNotification) => void {
+    return (message) => {
+      if (!this.controller.aborted) this.send(JSON.stringify(message))
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal
+  }
+
+  get aborted(): boolean {
+    return this.controller.aborted
+  }
+}
+
 export function serveStdio(server: Server, options: StdioOptions = {}): StdioConnection {
   const input = options.input ?? process.stdin
   const output = options.output ?? process.stdout
   const maxLine = options.maxLineBytes ?? 4 * 1024 * 1024
-  const inFlight = new Map<RequestId, AbortController>()
+  const inFlight = new Map<RequestId, LazyAbort>()
   /** Open `subscriptions/listen` requests: they end with the input rather than drain. */
   const listens = new Set<RequestId>()
   let pending: Buffer[] = []
@@ -42,12 +82,36 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
   let resolveClosed!: () => void
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
 
+  // With several requests in flight, lines are collected and written once per event-loop turn, so one
+  // write carries many answers; a lone request's answer is written at once (no added latency).
+  let outgoing = ''
+  let flushQueued = false
+  const flush = (): void => {
+    flushQueued = false
+    if (outgoing === '') return
+    const data = outgoing
+    outgoing = ''
+    if (!output.writableEnded && !output.destroyed) output.write(data)
+  }
   const send = (line: string): void => {
-    if (!output.writableEnded && !output.destroyed) output.write(`${line}\n`)
+    if (outgoing === '' && inFlight.size <= 1) {
+      if (!output.writableEnded && !output.destroyed) output.write(`${line}\n`)
+      return
+    }
+    outgoing += `${line}\n`
+    if (!flushQueued) {
+      flushQueued = true
+      setImmediate(flush)
+    }
   }
 
+  const backlog = (): number => output.writableLength + outgoing.length
+
   const maybeClosed = (): void => {
-    if (ended && inFlight.size === 0) resolveClosed()
+    if (ended && inFlight.size === 0) {
+      flush()
+      resolveClosed()
+    }
   }
 
   const onLine = (bytes: Buffer): void => {
@@ -93,21 +157,14 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
       )
       return
     }
-    const controller = new AbortController()
+    const exchange = new StdioExchange(send, backlog)
+    const controller = exchange.controller
     inFlight.set(request.id, controller)
     if (request.method === 'subscriptions/listen') listens.add(request.id)
-    const exchange: Exchange = {
-      transport: 'stdio',
-      signal: controller.signal,
-      backlog: () => output.writableLength,
-      notify: (message) => {
-        if (!controller.signal.aborted) send(JSON.stringify(message))
-      },
-    }
     server
       .handle(request, exchange)
       .then((reply) => {
-        if (!reply || controller.signal.aborted) return
+        if (!reply || controller.aborted) return
         send(reply.body)
         // A listen stream the server ended is also torn down with notifications/cancelled on stdio
         // (cancellation.mdx; requirements §11.1): the result first, then the cancel.

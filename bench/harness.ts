@@ -1,0 +1,228 @@
+/**
+ * What the benchmark and its test share: the three servers, how to start them over HTTP or stdio,
+ * the exact requests sent, and the check that a server answers correctly before it is loaded.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { request as httpRequest } from 'node:http'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+export interface BenchServer {
+  readonly name: string
+  /** Script run with the current node binary, relative to the repository root. */
+  readonly script: string
+}
+
+export const SERVERS: readonly BenchServer[] = [
+  { name: 'toolwire', script: 'dist/bench/main.js' },
+  { name: 'SDK v2', script: 'bench/sdk-server.mjs' },
+  { name: 'raw node', script: 'bench/raw-server.mjs' },
+]
+
+export const PROTOCOL_VERSION = '2026-07-28'
+const META = {
+  'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+  'io.modelcontextprotocol/clientInfo': { name: 'toolwire-bench', version: '0.1.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+}
+
+export function callMessage(id: number, a = 2, b = 3): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'add', arguments: { a, b }, _meta: META },
+  }
+}
+
+export function listMessage(id: number): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: META } }
+}
+
+/** The headers a 2026-07-28 client sends with each message (standard headers included). */
+export function headersFor(message: Record<string, unknown>): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': PROTOCOL_VERSION,
+    'mcp-method': String(message.method),
+  }
+  const params = message.params as { name?: unknown }
+  if (typeof params.name === 'string') headers['mcp-name'] = params.name
+  return headers
+}
+
+/** Why a tools/call answer is wrong, or undefined when it is right (sum of a and b, text and structured). */
+export function callProblem(message: unknown, id: number, sum: number): string | undefined {
+  const response = message as { id?: unknown; result?: Record<string, unknown>; error?: unknown }
+  if (response.id !== id) return `wrong id ${JSON.stringify(response.id)}`
+  if (!response.result) return `no result: ${JSON.stringify(response.error)}`
+  const { resultType, content, structuredContent, isError } = response.result as {
+    resultType?: unknown
+    content?: { type?: unknown; text?: unknown }[]
+    structuredContent?: { sum?: unknown }
+    isError?: unknown
+  }
+  if (resultType !== 'complete') return `resultType ${JSON.stringify(resultType)}`
+  if (isError) return 'isError result'
+  if (structuredContent?.sum !== sum) return `structuredContent ${JSON.stringify(structuredContent)}`
+  const text = content?.[0]
+  if (text?.type !== 'text' || typeof text.text !== 'string') return 'no text content'
+  if ((JSON.parse(text.text) as { sum?: unknown }).sum !== sum) return `text ${text.text}`
+  return undefined
+}
+
+/** Why a tools/list answer is wrong: it must hold `add` first and `expected` tools in all. */
+export function listProblem(message: unknown, id: number, expected: number): string | undefined {
+  const response = message as { id?: unknown; result?: { tools?: { name?: unknown }[] }; error?: unknown }
+  if (response.id !== id) return `wrong id ${JSON.stringify(response.id)}`
+  const tools = response.result?.tools
+  if (!Array.isArray(tools)) return `no tools: ${JSON.stringify(response.error)}`
+  if (tools[0]?.name !== 'add') return `first tool is ${JSON.stringify(tools[0]?.name)}`
+  if (tools.length !== expected) return `${tools.length} tools, expected ${expected}`
+  return undefined
+}
+
+export interface HttpAnswer {
+  readonly status: number
+  readonly body: string
+}
+
+/** One POST on a fresh connection. */
+export function post(url: string, message: Record<string, unknown>, timeoutMs = 10_000): Promise<HttpAnswer> {
+  const body = JSON.stringify(message)
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headersFor(message), 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
+        res.on('error', reject)
+      },
+    )
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer from ${url} in ${timeoutMs} ms`)))
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+export interface Running {
+  readonly child: ChildProcess
+  stop(): Promise<void>
+}
+
+function track(child: ChildProcess): Running {
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve()
+    else child.once('exit', () => resolve())
+  })
+  return {
+    child,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      await exited
+    },
+  }
+}
+
+export interface HttpRunning extends Running {
+  readonly url: string
+  /** Milliseconds from spawn to the first correct tools/call answer. */
+  readonly coldStartMs: number
+}
+
+/** Starts a server on a free 127.0.0.1 port and waits for its first correct tools/call answer. */
+export async function startHttp(
+  server: BenchServer,
+  tools: number,
+  timeoutMs = 20_000,
+): Promise<HttpRunning> {
+  const started = performance.now()
+  const child = spawn(process.execPath, [server.script], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', TOOLS: String(tools) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const running = track(child)
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let seen = ''
+      const timer = setTimeout(() => reject(new Error(`${server.name} did not start`)), timeoutMs)
+      child.once('exit', (code) => reject(new Error(`${server.name} exited with ${code}`)))
+      child.stdout?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString()
+        const match = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(seen)
+        if (match) {
+          clearTimeout(timer)
+          resolve(match[0])
+        }
+      })
+    })
+    const answer = await post(url, callMessage(1))
+    const problem =
+      answer.status === 200 ? callProblem(JSON.parse(answer.body), 1, 5) : `HTTP ${answer.status}`
+    if (problem) throw new Error(`${server.name}: wrong first answer: ${problem}`)
+    return { ...running, url, coldStartMs: performance.now() - started }
+  } catch (error) {
+    await running.stop()
+    throw error
+  }
+}
+
+/** A stdio server with a line-oriented request/response client. */
+export interface StdioRunning extends Running {
+  /** Sends one message; resolves with the answer whose id matches. */
+  send(message: Record<string, unknown>): Promise<unknown>
+}
+
+export function startStdio(server: BenchServer, tools: number): StdioRunning {
+  const child = spawn(process.execPath, [server.script, '--stdio'], {
+    cwd: ROOT,
+    env: { ...process.env, TOOLS: String(tools) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const running = track(child)
+  const waiting = new Map<unknown, (message: unknown) => void>()
+  let rest = ''
+  child.stdout?.setEncoding('utf8')
+  child.stdout?.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n')
+    rest = lines.pop() ?? ''
+    for (const line of lines) {
+      if (!line) continue
+      const message = JSON.parse(line) as { id?: unknown }
+      const resolve = waiting.get(message.id)
+      waiting.delete(message.id)
+      resolve?.(message)
+    }
+  })
+  child.stdin?.on('error', () => undefined)
+  return {
+    ...running,
+    send: (message) =>
+      new Promise((resolve, reject) => {
+        if (child.exitCode !== null) return reject(new Error(`${server.name} has exited`))
+        waiting.set(message.id, resolve)
+        child.stdin?.write(`${JSON.stringify(message)}\n`)
+      }),
+    stop: async () => {
+      child.stdin?.end()
+      await running.stop()
+    },
+  }
+}
+
+/** Peak resident set size of a running process, in MiB (Linux VmHWM). */
+export async function peakRssMiB(pid: number | undefined): Promise<number> {
+  const { readFile } = await import('node:fs/promises')
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  const match = /VmHWM:\s+(\d+) kB/.exec(status)
+  if (!match) throw new Error('VmHWM not found')
+  return Number(match[1]) / 1024
+}

@@ -1,0 +1,357 @@
+/**
+ * `npm run bench [-- --quick]`: toolwire, the official SDK v2 and a raw node floor, measured in alternating
+ * rounds (A B C, A B C …) from this separate process; medians are reported. Every server is checked for a
+ * correct answer before it is loaded, and every counted HTTP answer must be a 2xx whose body equals the
+ * checked one (autocannon `expectBody`); anything else is reported, never counted.
+ */
+import { execSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import autocannon from 'autocannon'
+import {
+  type BenchServer,
+  callMessage,
+  callProblem,
+  headersFor,
+  type HttpRunning,
+  listMessage,
+  listProblem,
+  peakRssMiB,
+  post,
+  SERVERS,
+  startHttp,
+  startStdio,
+  type StdioRunning,
+} from './harness.js'
+
+const quick = process.argv.includes('--quick')
+/** `--only=cold,http,stdio` runs a subset (for tuning); the table then shows what was measured. */
+const only = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice(7)
+  .split(',')
+const runs = (part: string): boolean => !only || only.includes(part)
+const ROUNDS = quick ? 1 : 5
+const SECONDS = quick ? 3 : 5
+const WARMUP_SECONDS = quick ? 1 : 3
+const CONNECTIONS = 50
+const STDIO_CALLS = quick ? 2_000 : 20_000
+const IN_FLIGHT = 32
+const MANY = 1_000
+const PAGE_SIZE = 1_000
+
+interface Load {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly problems: number
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((x, y) => x - y)
+  const mid = sorted.length >> 1
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+}
+
+/** The exact body a correct server returns for `message`, checked semantically first. */
+async function expectedBody(
+  running: HttpRunning,
+  message: Record<string, unknown>,
+  check: (parsed: unknown) => string | undefined,
+  label: string,
+): Promise<string> {
+  const answer = await post(running.url, message, 60_000)
+  const problem = answer.status === 200 ? check(JSON.parse(answer.body)) : `HTTP ${answer.status}`
+  if (problem) throw new Error(`${label}: wrong answer before load: ${problem}`)
+  return answer.body
+}
+
+async function load(
+  url: string,
+  message: Record<string, unknown>,
+  body: string,
+  seconds: number,
+): Promise<Load> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: headersFor(message),
+    body: JSON.stringify(message),
+    connections: CONNECTIONS,
+    duration: seconds,
+    expectBody: body,
+    timeout: 30,
+  })
+  // Requests still queued in a slow server when the load stops would otherwise run during the next
+  // measurement: one more answer on a fresh connection means the backlog is gone.
+  await post(url, message, 120_000)
+  const correct = result['2xx'] - result.mismatches
+  return {
+    rps: correct / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    problems: result.non2xx + result.errors + result.timeouts + result.mismatches,
+  }
+}
+
+/** Sends `calls` tools/calls with at most `inFlight` outstanding; every answer is checked. */
+async function stdioRun(
+  running: StdioRunning,
+  calls: number,
+  inFlight: number,
+  firstId: number,
+): Promise<number> {
+  const started = performance.now()
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < calls) {
+      const index = next++
+      const id = firstId + index
+      const answer = await running.send(callMessage(id, index, 1))
+      const problem = callProblem(answer, id, index + 1)
+      if (problem) throw new Error(`stdio answer ${id} is wrong: ${problem}`)
+    }
+  }
+  await Promise.all(Array.from({ length: inFlight }, worker))
+  return calls / ((performance.now() - started) / 1000)
+}
+
+type Scenario = 'call' | 'callMany' | 'listMany'
+const SCENARIOS: readonly { key: Scenario; tools: number; label: string }[] = [
+  { key: 'call', tools: 1, label: `tools/call, ${CONNECTIONS} connections (req/s)` },
+  { key: 'callMany', tools: MANY, label: `tools/call, ${MANY} tools registered (req/s)` },
+  { key: 'listMany', tools: MANY, label: `tools/list, ${MANY} tools, page of ${PAGE_SIZE} (req/s)` },
+]
+
+interface Samples {
+  http: Record<Scenario, Load[]>
+  stdioSeq: number[]
+  stdioPar: number[]
+  cold: number[]
+  rss: number
+  rssMany: number
+}
+
+async function main(): Promise<void> {
+  const samples = new Map<BenchServer, Samples>()
+  for (const server of SERVERS) {
+    samples.set(server, {
+      http: { call: [], callMany: [], listMany: [] },
+      stdioSeq: [],
+      stdioPar: [],
+      cold: [],
+      rss: 0,
+      rssMany: 0,
+    })
+  }
+  const get = (server: BenchServer): Samples => samples.get(server) as Samples
+
+  console.log(`${quick ? 'Quick' : 'Full'} run: ${ROUNDS} rounds, ${SECONDS} s per HTTP measurement\n`)
+
+  // Cold start: spawn to first correct tools/call, alternating, on a quiet machine.
+  for (let round = 0; runs('cold') && round < Math.max(ROUNDS, 3); round++) {
+    for (const server of SERVERS) {
+      const running = await startHttp(server, 1)
+      get(server).cold.push(running.coldStartMs)
+      await running.stop()
+    }
+  }
+
+  // HTTP: one server process per (server, registry size), kept for every round.
+  const few = new Map<BenchServer, HttpRunning>()
+  const many = new Map<BenchServer, HttpRunning>()
+  const bodies = new Map<string, string>()
+  try {
+    for (const server of runs('http') ? SERVERS : []) {
+      const one = await startHttp(server, 1)
+      few.set(server, one)
+      const lots = await startHttp(server, MANY)
+      many.set(server, lots)
+      bodies.set(
+        `${server.name}/call`,
+        await expectedBody(one, callMessage(7), (m) => callProblem(m, 7, 5), server.name),
+      )
+      bodies.set(
+        `${server.name}/callMany`,
+        await expectedBody(lots, callMessage(7), (m) => callProblem(m, 7, 5), server.name),
+      )
+      bodies.set(
+        `${server.name}/listMany`,
+        await expectedBody(
+          lots,
+          listMessage(8),
+          (m) => listProblem(m, 8, Math.min(MANY, PAGE_SIZE)),
+          server.name,
+        ),
+      )
+    }
+    const target = (server: BenchServer, key: Scenario): HttpRunning =>
+      (key === 'call' ? few : many).get(server) as HttpRunning
+    const messageOf = (key: Scenario): Record<string, unknown> =>
+      key === 'listMany' ? listMessage(8) : callMessage(7)
+
+    for (const { key } of runs('http') ? SCENARIOS : []) {
+      for (const server of SERVERS) {
+        const body = bodies.get(`${server.name}/${key}`) as string
+        await load(target(server, key).url, messageOf(key), body, WARMUP_SECONDS)
+      }
+    }
+    for (let round = 1; runs('http') && round <= ROUNDS; round++) {
+      for (const { key, label } of SCENARIOS) {
+        for (const server of SERVERS) {
+          const body = bodies.get(`${server.name}/${key}`) as string
+          const result = await load(target(server, key).url, messageOf(key), body, SECONDS)
+          get(server).http[key].push(result)
+          const flag = result.problems > 0 ? `  (${result.problems} non-2xx/errors/mismatches)` : ''
+          console.log(
+            `round ${round}  ${label.padEnd(48)} ${server.name.padEnd(9)} ${result.rps.toFixed(0)}${flag}`,
+          )
+        }
+      }
+    }
+    for (const server of runs('http') ? SERVERS : []) {
+      get(server).rss = await peakRssMiB(few.get(server)?.child.pid)
+      get(server).rssMany = await peakRssMiB(many.get(server)?.child.pid)
+    }
+  } finally {
+    for (const running of [...few.values(), ...many.values()]) await running.stop()
+  }
+
+  // stdio: one process per server, sequential then 32 in flight, alternating.
+  const pipes = new Map<BenchServer, StdioRunning>()
+  try {
+    for (const server of runs('stdio') ? SERVERS : []) {
+      const running = startStdio(server, 1)
+      pipes.set(server, running)
+      await stdioRun(running, Math.min(STDIO_CALLS, 2_000), IN_FLIGHT, 1) // check + warm up
+    }
+    let id = 1_000_000
+    for (let round = 1; runs('stdio') && round <= ROUNDS; round++) {
+      for (const server of SERVERS) {
+        const running = pipes.get(server) as StdioRunning
+        const seq = await stdioRun(running, STDIO_CALLS, 1, (id += STDIO_CALLS))
+        const par = await stdioRun(running, STDIO_CALLS, IN_FLIGHT, (id += STDIO_CALLS))
+        get(server).stdioSeq.push(seq)
+        get(server).stdioPar.push(par)
+        console.log(
+          `round ${round}  stdio ${server.name.padEnd(9)} sequential ${seq.toFixed(0)}  ${IN_FLIGHT} in flight ${par.toFixed(0)}`,
+        )
+      }
+    }
+  } finally {
+    for (const running of pipes.values()) await running.stop()
+  }
+
+  report(samples, get)
+}
+
+function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) => Samples): void {
+  const [toolwire, sdk, raw] = SERVERS as [BenchServer, BenchServer, BenchServer]
+  type Row = {
+    label: string
+    value: (s: Samples) => number
+    unit: string
+    higherBetter: boolean
+    target?: string
+  }
+  const rps = (key: Scenario) => (s: Samples) => median(s.http[key].map((l) => l.rps))
+  const rows: Row[] = [
+    ...SCENARIOS.map(({ key, label }) => ({
+      label,
+      value: rps(key),
+      unit: '',
+      higherBetter: true,
+      target: key === 'listMany' ? '≥ 0.9x' : '≥ 0.75x',
+    })),
+    {
+      label: `stdio, ${STDIO_CALLS.toLocaleString('en')} sequential calls (calls/s)`,
+      value: (s) => median(s.stdioSeq),
+      unit: '',
+      higherBetter: true,
+      target: '≥ 0.8x',
+    },
+    {
+      label: `stdio, ${STDIO_CALLS.toLocaleString('en')} calls, ${IN_FLIGHT} in flight (calls/s)`,
+      value: (s) => median(s.stdioPar),
+      unit: '',
+      higherBetter: true,
+      target: '≥ 0.6x',
+    },
+    {
+      label: 'tools/call latency p50 (ms, whole)',
+      value: (s) => median(s.http.call.map((l) => l.p50)),
+      unit: '',
+      higherBetter: false,
+    },
+    {
+      label: 'tools/call latency p99 (ms, whole)',
+      value: (s) => median(s.http.call.map((l) => l.p99)),
+      unit: '',
+      higherBetter: false,
+      target: '≤ 2x',
+    },
+    { label: 'peak RSS, 1 tool (MiB)', value: (s) => s.rss, unit: '', higherBetter: false, target: '≤ 1.3x' },
+    { label: `peak RSS, ${MANY} tools (MiB)`, value: (s) => s.rssMany, unit: '', higherBetter: false },
+    {
+      label: 'cold start to first response (ms)',
+      value: (s) => median(s.cold),
+      unit: '',
+      higherBetter: false,
+      target: '≤ 1.5x',
+    },
+  ]
+  // Latencies come in whole milliseconds, so a 0 ms floor leaves no ratio to state.
+  const ratio = (value: number, floor: number): string => (floor > 0 ? `${(value / floor).toFixed(2)}x` : '—')
+  const format = (value: number): string =>
+    value >= 100 ? Math.round(value).toLocaleString('en') : value.toFixed(1)
+  const lines = [
+    `| Measure | toolwire | SDK v2 | raw node | toolwire / raw | SDK v2 / raw | target |`,
+    `|---|--:|--:|--:|--:|--:|---|`,
+  ]
+  for (const row of rows) {
+    const [t, s, r] = [row.value(get(toolwire)), row.value(get(sdk)), row.value(get(raw))]
+    lines.push(
+      `| ${row.label} | ${format(t)} | ${format(s)} | ${format(r)} | ${ratio(t, r)} | ${ratio(s, r)} | ${row.target ?? ''} |`,
+    )
+  }
+  const problems = SERVERS.map((server) => {
+    const total = Object.values(get(server).http)
+      .flat()
+      .reduce((sum, l) => sum + l.problems, 0)
+    return `${server.name}: ${total}`
+  }).join(', ')
+  const cpu = cpus()[0]?.model ?? 'unknown CPU'
+  let nproc = String(cpus().length)
+  try {
+    nproc = execSync('nproc').toString().trim()
+  } catch {
+    // cpus().length stands in where nproc is missing
+  }
+  const machine = `${nproc} cores (nproc), ${cpu}, node ${process.version}, ${quick ? 'quick' : 'full'} run: medians of ${ROUNDS} alternating round(s) (cold start: ${Math.max(ROUNDS, 3)}), ${SECONDS} s each over HTTP`
+  const table = [
+    ...lines,
+    '',
+    `Non-2xx answers, socket errors, timeouts and body mismatches under load (never counted as served): ${problems}.`,
+    `Machine: ${machine}.`,
+  ].join('\n')
+  console.log(`\n${table}\n`)
+  mkdirSync('results', { recursive: true })
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+  writeFileSync(`results/bench-${stamp}.md`, `${table}\n`)
+  writeFileSync(
+    `results/bench-${stamp}.json`,
+    JSON.stringify(
+      { machine, quick, samples: Object.fromEntries([...samples].map(([server, s]) => [server.name, s])) },
+      null,
+      2,
+    ),
+  )
+  console.log(`Written to results/bench-${stamp}.md and .json`)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})

@@ -1,0 +1,38 @@
+/**
+ * Runs the benchmark server (`npm run bench:server`):
+ *
+ *   PORT=3000 TOOLS=1000 node dist/bench/main.js      Streamable HTTP on 127.0.0.1:PORT/mcp
+ *   TOOLS=1 node dist/bench/main.js --stdio            stdio
+ *
+ * PAGE_SIZE sets the `tools/list` page size (default 1000: a client building its tool list wants them all).
+ */
+import { serveNode } from '../transports/http/node.js'
+import { serveStdio } from '../transports/stdio/index.js'
+import { createBenchServer } from './server.js'
+
+function positiveInt(value: string | undefined, fallback: number, label: string): number {
+  if (value === undefined || value === '') return fallback
+  const parsed = Number(value)
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${label} must be a non-negative integer`)
+  return parsed
+}
+
+async function main(): Promise<void> {
+  const tools = Math.max(1, positiveInt(process.env.TOOLS, 1, 'TOOLS'))
+  const server = createBenchServer(tools, Math.max(1, positiveInt(process.env.PAGE_SIZE, 1000, 'PAGE_SIZE')))
+  if (process.argv.includes('--stdio')) {
+    const connection = serveStdio(server)
+    await connection.closed
+    process.exit(0)
+  }
+  const running = await serveNode(server, { port: positiveInt(process.env.PORT, 3000, 'PORT') })
+  console.log(`toolwire bench server (${tools} tools) on ${running.url}`)
+  const stop = (): void => void running.close().then(() => process.exit(0))
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})

@@ -1,0 +1,57 @@
+/**
+ * The benchmark server's definition: `add` {a, b} → text plus `structuredContent` under an `outputSchema`,
+ * and `tools - 1` filler tools `tool_0001` … so registry size can be varied. Full validation stays on, and so
+ * do the security defaults (input guards, output sanitising, tool timeouts) except the per-principal request
+ * and call limits and the concurrency cap: the load generator is a single anonymous principal, and the
+ * benchmark measures serving, not refusing.
+ */
+import { defineServer, defineTool, jsonSchema, type Server, type ToolDefinition } from '../index.js'
+
+const add = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  inputSchema: jsonSchema<{ a: number; b: number }>({
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+    additionalProperties: false,
+  }),
+  outputSchema: jsonSchema<{ sum: number }>({
+    type: 'object',
+    properties: { sum: { type: 'number' } },
+    required: ['sum'],
+    additionalProperties: false,
+  }),
+  handler: ({ a, b }) => ({ sum: a + b }),
+})
+
+/** A filler tool with a realistic small schema, so a large registry costs what a real one would. */
+function filler(index: number): ToolDefinition {
+  const name = `tool_${String(index).padStart(4, '0')}`
+  return defineTool({
+    name,
+    description: `Filler tool number ${index}: echoes its text argument.`,
+    inputSchema: jsonSchema<{ text: string; times?: number }>({
+      type: 'object',
+      properties: {
+        text: { type: 'string', description: 'Text to echo' },
+        times: { type: 'integer', minimum: 1, maximum: 10, description: 'Repetitions' },
+      },
+      required: ['text'],
+      additionalProperties: false,
+    }),
+    handler: ({ text, times }) => text.repeat(times ?? 1),
+  })
+}
+
+export function createBenchServer(tools: number, pageSize = 1000): Server {
+  const definitions: ToolDefinition[] = [add]
+  for (let index = 1; index < tools; index++) definitions.push(filler(index))
+  return defineServer({
+    name: 'toolwire-bench',
+    version: '0.1.0',
+    tools: definitions,
+    pageSize,
+    security: { rateLimit: false, maxConcurrentCalls: false },
+  })
+}

@@ -1,0 +1,65 @@
+/**
+ * The benchmark's three servers (toolwire, official SDK v2, raw node floor) answer a correct tools/call and
+ * tools/list over HTTP and over stdio — the same check the benchmark runs before it loads them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  callMessage,
+  callProblem,
+  listMessage,
+  listProblem,
+  post,
+  SERVERS,
+  startHttp,
+  startStdio,
+  type HttpRunning,
+  type StdioRunning,
+} from '../bench/harness.js'
+import { assertServerMessage } from './helpers/spec-schema.js'
+
+const TOOLS = 3
+
+describe.each(SERVERS)('bench server $name', (server) => {
+  let http: HttpRunning
+  let stdio: StdioRunning
+
+  beforeAll(async () => {
+    http = await startHttp(server, TOOLS)
+    stdio = startStdio(server, TOOLS)
+  })
+  afterAll(async () => {
+    await Promise.all([http?.stop(), stdio?.stop()])
+  })
+
+  it('answers tools/call and tools/list correctly over HTTP', async () => {
+    const call = await post(http.url, callMessage(11, 20, 22))
+    expect(call.status).toBe(200)
+    expect(callProblem(JSON.parse(call.body), 11, 42)).toBeUndefined()
+    const list = await post(http.url, listMessage(12))
+    expect(list.status).toBe(200)
+    expect(listProblem(JSON.parse(list.body), 12, TOOLS)).toBeUndefined()
+    if (server.name === 'toolwire') {
+      assertServerMessage(JSON.parse(call.body), 'tools/call')
+      assertServerMessage(JSON.parse(list.body), 'tools/list')
+    }
+  })
+
+  it('answers tools/call and tools/list correctly over stdio, several in flight', async () => {
+    const calls = await Promise.all([1, 2, 3, 4].map((n) => stdio.send(callMessage(100 + n, n, n))))
+    calls.forEach((answer, index) =>
+      expect(callProblem(answer, 101 + index, 2 * (index + 1))).toBeUndefined(),
+    )
+    const list = await stdio.send(listMessage(200))
+    expect(listProblem(list, 200, TOOLS)).toBeUndefined()
+    if (server.name === 'toolwire') {
+      for (const answer of calls) assertServerMessage(answer, 'tools/call')
+      assertServerMessage(list, 'tools/list')
+    }
+  })
+
+  it('is reported wrong when the answer is wrong', async () => {
+    const call = await post(http.url, callMessage(13, 1, 1))
+    expect(callProblem(JSON.parse(call.body), 13, 3)).toMatch(/structuredContent/)
+    expect(callProblem(JSON.parse(call.body), 14, 2)).toMatch(/wrong id/)
+  })
+})
