@@ -1,18 +1,9 @@
 /**
  * Built-in JWT access-token verifier on `jose`: signature by a JWKS URL or a fixed key, issuer, audience
  * (always: a token minted for another resource is refused), an algorithm allow-list, and expiry.
+ * `jose` is imported when a verifier is made, so servers without JWT auth never load it.
  */
-import {
-  createRemoteJWKSet,
-  errors,
-  type JWK,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  jwtVerify,
-  importJWK,
-  type CryptoKey,
-  type KeyObject,
-} from 'jose'
+import type { CryptoKey, errors, JWK, JWTPayload, JWTVerifyGetKey, KeyObject } from 'jose'
 import type { AuthInfo } from '../../protocol/exchange.js'
 import { InvalidTokenError, type TokenVerifier } from './verifier.js'
 
@@ -52,19 +43,20 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     throw new TypeError('jwtVerifier needs exactly one of jwksUrl and key')
   const secret = options.key instanceof Uint8Array
   const algorithms = [...(options.algorithms ?? (secret ? ['HS256'] : ASYMMETRIC))]
-  let keyLookup: JWTVerifyGetKey | Promise<CryptoKey | KeyObject | Uint8Array>
-  if (options.jwksUrl !== undefined) {
-    keyLookup = createRemoteJWKSet(new URL(options.jwksUrl), {
-      timeoutDuration: 5_000,
-      cooldownDuration: 30_000,
-    })
-  } else {
-    const key = options.key as CryptoKey | KeyObject | JWK | Uint8Array
-    keyLookup =
-      typeof key === 'object' && !(key instanceof Uint8Array) && 'kty' in key
-        ? (importJWK(key as JWK, (key as JWK).alg ?? algorithms[0]) as Promise<CryptoKey | Uint8Array>)
-        : Promise.resolve(key as CryptoKey | KeyObject | Uint8Array)
-  }
+  const jwksUrl = options.jwksUrl === undefined ? undefined : new URL(options.jwksUrl)
+  const key = options.key as CryptoKey | KeyObject | JWK | Uint8Array
+  const ready = import('jose').then(async (jose) => {
+    let keyLookup: JWTVerifyGetKey | CryptoKey | KeyObject | Uint8Array
+    if (jwksUrl !== undefined) {
+      keyLookup = jose.createRemoteJWKSet(jwksUrl, { timeoutDuration: 5_000, cooldownDuration: 30_000 })
+    } else {
+      keyLookup =
+        typeof key === 'object' && !(key instanceof Uint8Array) && 'kty' in key
+          ? ((await jose.importJWK(key as JWK, (key as JWK).alg ?? algorithms[0])) as CryptoKey | Uint8Array)
+          : (key as CryptoKey | KeyObject | Uint8Array)
+    }
+    return { jose, keyLookup }
+  })
   const verifyOptions = {
     issuer: options.issuer as string | string[],
     audience: options.audience as string | string[],
@@ -76,16 +68,18 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
 
   return async (token) => {
     let payload: JWTPayload
+    const { jose, keyLookup } = await ready
     try {
       const verified =
         typeof keyLookup === 'function'
-          ? await jwtVerify(token, keyLookup, verifyOptions)
-          : await jwtVerify(token, await keyLookup, verifyOptions)
+          ? await jose.jwtVerify(token, keyLookup, verifyOptions)
+          : await jose.jwtVerify(token, keyLookup, verifyOptions)
       payload = verified.payload
     } catch (error) {
       // Infrastructure trouble (the JWKS endpoint is down) is not the token's fault: let it surface as such.
+      const { errors } = jose
       if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) throw error
-      throw new InvalidTokenError(describe(error))
+      throw new InvalidTokenError(describe(errors, error))
     }
     const subject = [payload.sub, payload.client_id, payload.azp].find((v) => typeof v === 'string')
     if (typeof subject !== 'string' || subject === '')
@@ -103,7 +97,9 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   }
 }
 
-function describe(error: InstanceType<typeof errors.JOSEError>): string {
+type JoseErrors = typeof errors
+
+function describe(errors: JoseErrors, error: InstanceType<JoseErrors['JOSEError']>): string {
   if (error instanceof errors.JWTExpired) return 'token expired'
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'aud') return 'token is not meant for this resource (audience mismatch)'
