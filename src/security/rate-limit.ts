@@ -3,8 +3,21 @@
  * take points from a key's budget in a fixed window. Memory is the default; a shared store (Redis …)
  * implements the same one method so every replica sees the same counts.
  */
-import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
-import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
+import type RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
+import type RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
+
+interface Library {
+  readonly Memory: typeof RateLimiterMemory
+  readonly Res: typeof RateLimiterRes
+}
+/** Loaded on the first `consume`: a server with rate limits off never imports the package. */
+let library: Library | undefined
+let loading: Promise<Library> | undefined
+const load = (): Promise<Library> =>
+  (loading ??= Promise.all([
+    import('rate-limiter-flexible/lib/RateLimiterMemory.js'),
+    import('rate-limiter-flexible/lib/RateLimiterRes.js'),
+  ]).then(([memory, res]) => (library = { Memory: memory.default, Res: res.default })))
 
 /** A budget: `points` per `durationMs` window. */
 export interface Limit {
@@ -49,7 +62,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   consume(bucket: Bucket, key: string, points = 1): Promise<Consumed> {
-    const limiter = this.#limiter(bucket)
+    const lib = library
+    if (!lib) return load().then(() => this.consume(bucket, key, points))
+    const limiter = this.#limiter(lib, bucket)
     this.#remember(limiter, `${bucket.name}\u0000${key}`, key)
     return limiter.consume(key, points).then(allowed, refused)
   }
@@ -73,13 +88,13 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.#keys.set(slot, { limiter, key })
   }
 
-  #limiter(bucket: Bucket): RateLimiterMemory {
+  #limiter(lib: Library, bucket: Bucket): RateLimiterMemory {
     let limiter = this.#byBucket.get(bucket)
     if (limiter) return limiter
     const id = `${bucket.name}/${bucket.points}/${bucket.durationMs}`
     limiter = this.#limiters.get(id)
     if (!limiter) {
-      limiter = new RateLimiterMemory({
+      limiter = new lib.Memory({
         keyPrefix: bucket.name,
         points: bucket.points,
         duration: bucket.durationMs / 1000,
@@ -93,8 +108,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
 const ALLOWED: Consumed = Object.freeze({ allowed: true })
 const allowed = (): Consumed => ALLOWED
+/** Only reached after a limiter answered, so the library is loaded. */
 function refused(outcome: unknown): Consumed {
-  if (outcome instanceof RateLimiterRes) return { allowed: false, retryAfterMs: outcome.msBeforeNext }
+  if (outcome instanceof (library as Library).Res)
+    return { allowed: false, retryAfterMs: outcome.msBeforeNext }
   throw outcome
 }
 
