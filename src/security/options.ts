@@ -142,8 +142,10 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     buckets.set(name, limit ? { name: `tool:${name}`, ...limit } : undefined)
   }
   const sharedToolBucket = toolCalls ? { name: 'tools', ...toolCalls } : undefined
-  const bucketFor = (tool: string): Bucket | undefined =>
-    buckets.has(tool) ? buckets.get(tool) : sharedToolBucket
+  const anyToolLimit = sharedToolBucket !== undefined || [...buckets.values()].some(Boolean)
+  const bucketFor = anyToolLimit
+    ? (tool: string): Bucket | undefined => (buckets.has(tool) ? buckets.get(tool) : sharedToolBucket)
+    : undefined
 
   const positive = (
     value: number | false | undefined,

@@ -19,8 +19,8 @@ export type ToolWrapper = (
 export interface ToolGuardOptions {
   readonly principal: PrincipalOf
   readonly store: RateLimitStore
-  /** The budget for a tool, or undefined when it is unlimited. */
-  readonly bucketFor: (tool: string) => Bucket | undefined
+  /** The budget for a tool, or undefined when it is unlimited; absent when no tool has one. */
+  readonly bucketFor: ((tool: string) => Bucket | undefined) | undefined
   readonly maxConcurrent: number | undefined
   readonly defaultTimeoutMs: number | undefined
   readonly onStoreFailure: (error: unknown) => void
@@ -36,6 +36,15 @@ function span(ms: number): string {
 
 export function toolGuard(options: ToolGuardOptions): ToolWrapper {
   const deadlines = new Deadlines()
+  const timed: ToolWrapper = (tool, ctx, run) => {
+    const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs
+    return timeoutMs === undefined ? run() : withTimeout(deadlines, tool.name, timeoutMs, ctx, run)
+  }
+  const { maxConcurrent, bucketFor } = options
+  // Composed from what is on: without a concurrency cap or tool limits, a call needs no principal,
+  // no bookkeeping and no extra async hop.
+  if (maxConcurrent === undefined && bucketFor === undefined) return timed
+
   // One entry per principal with calls in flight; removed at zero, so it never outgrows the traffic.
   const inFlight = new Map<string, number>()
   const release = (principal: string): void => {
@@ -47,14 +56,14 @@ export function toolGuard(options: ToolGuardOptions): ToolWrapper {
   return async (tool, ctx, run) => {
     const principal = options.principal(ctx)
     const running = inFlight.get(principal) ?? 0
-    if (options.maxConcurrent !== undefined && running >= options.maxConcurrent) {
+    if (maxConcurrent !== undefined && running >= maxConcurrent) {
       throw new ToolError(
-        `Too many tool calls in progress (at most ${options.maxConcurrent} at once per caller); retry when one has finished.`,
+        `Too many tool calls in progress (at most ${maxConcurrent} at once per caller); retry when one has finished.`,
       )
     }
     inFlight.set(principal, running + 1)
     try {
-      const bucket = options.bucketFor(tool.name)
+      const bucket = bucketFor?.(tool.name)
       if (bucket) {
         let consumed
         try {
@@ -68,8 +77,7 @@ export function toolGuard(options: ToolGuardOptions): ToolWrapper {
           )
         }
       }
-      const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs
-      return await (timeoutMs === undefined ? run() : withTimeout(deadlines, tool.name, timeoutMs, ctx, run))
+      return await timed(tool, ctx, run)
     } finally {
       release(principal)
     }

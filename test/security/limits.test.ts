@@ -155,6 +155,25 @@ describe('tool timeouts', () => {
     expect(textOf(resultOf(await callTool(mcp, 'ping')))).toBe('pong')
   })
 
+  it('still times tools out when the concurrency cap and tool rate limits are off (the lean guard)', async () => {
+    const sleepy = defineTool({ name: 'sleepy', handler: () => sleep(5_000).then(() => 'late') })
+    const mcp = await start([sleepy, ping], {
+      rateLimit: false,
+      maxConcurrentCalls: false,
+      toolTimeoutMs: 150,
+    })
+    const result = resultOf(await callTool(mcp, 'sleepy'))
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toMatch(/^Tool sleepy timed out after 150 ms/)
+    expect(textOf(resultOf(await callTool(mcp, 'ping')))).toBe('pong')
+  })
+
+  it('runs tools unguarded when every tool limit and the timeout are off', async () => {
+    const slow = defineTool({ name: 'slow', handler: () => sleep(250).then(() => 'done') })
+    const mcp = await start([slow], { rateLimit: false, maxConcurrentCalls: false, toolTimeoutMs: false })
+    expect(textOf(resultOf(await callTool(mcp, 'slow')))).toBe('done')
+  })
+
   it('refuses nonsense limits at definition time', () => {
     expect(() => defineServer({ name: 'x', version: '1', security: { toolTimeoutMs: -1 } })).toThrow(
       /toolTimeoutMs/,
