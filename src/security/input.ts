@@ -15,27 +15,24 @@ const own = Object.prototype.hasOwnProperty
 
 export function inputProblem(params: unknown, limits: InputLimits): string | undefined {
   if (typeof params !== 'object' || params === null) return undefined
-  const nodes: object[] = [params]
-  const depths: number[] = [1]
-  const guarded: boolean[] = [false]
-  while (nodes.length > 0) {
-    const node = nodes.pop() as object
-    const depth = depths.pop() as number
-    const guard = guarded.pop() as boolean
+  // One flat stack of (node, depth, guarded) triples: no per-node arrays or closures on the hot path.
+  const stack: unknown[] = [params, 1, false]
+  while (stack.length > 0) {
+    const guard = stack.pop() as boolean
+    const depth = stack.pop() as number
+    const node = stack.pop() as object
     if (depth > limits.maxDepth) return `params are nested deeper than ${limits.maxDepth} levels`
-    const isArray = Array.isArray(node)
-    if (guard && !isArray && own.call(node, '__proto__'))
-      return 'the key "__proto__" is not allowed in arguments'
-    const push = (child: unknown, childGuard: boolean): void => {
-      if (typeof child !== 'object' || child === null) return
-      nodes.push(child)
-      depths.push(depth + 1)
-      guarded.push(childGuard)
+    if (Array.isArray(node)) {
+      for (const child of node as unknown[])
+        if (typeof child === 'object' && child !== null) stack.push(child, depth + 1, guard)
+      continue
     }
-    if (isArray) for (const child of node as unknown[]) push(child, guard)
-    else
-      for (const key of Object.keys(node))
-        push((node as Record<string, unknown>)[key], guard || (depth === 1 && key === 'arguments'))
+    if (guard && own.call(node, '__proto__')) return 'the key "__proto__" is not allowed in arguments'
+    for (const key of Object.keys(node)) {
+      const child = (node as Record<string, unknown>)[key]
+      if (typeof child === 'object' && child !== null)
+        stack.push(child, depth + 1, guard || (depth === 1 && key === 'arguments'))
+    }
   }
   return undefined
 }
