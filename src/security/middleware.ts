@@ -31,24 +31,29 @@ export interface GuardOptions {
 
 export function requestGuard(options: GuardOptions): Middleware {
   const { input, requests, output } = options
-  const what =
-    requests && `more than ${requests.bucket.points} requests in ${requests.bucket.durationMs / 1000} s`
+  const guardOutput = (ctx: RequestContext, result: ResultPayload): ResultPayload =>
+    output && ctx.method === 'tools/call' ? sanitized(ctx, result, output.limits, output.report) : result
+  if (!requests) {
+    // No request limit: nothing to await before the handler, so no extra async hop.
+    return (ctx, next) => {
+      const problem = inputProblem(ctx.params, input)
+      if (problem) return Promise.reject(invalidParams(`Invalid params: ${problem}`))
+      if (!output || ctx.method !== 'tools/call') return next()
+      return next().then((result) => sanitized(ctx, result, output.limits, output.report))
+    }
+  }
+  const what = `more than ${requests.bucket.points} requests in ${requests.bucket.durationMs / 1000} s`
   return async (ctx, next) => {
     const problem = inputProblem(ctx.params, input)
     if (problem) throw invalidParams(`Invalid params: ${problem}`)
-    if (requests) {
-      let consumed
-      try {
-        consumed = await requests.store.consume(requests.bucket, requests.principal(ctx))
-      } catch (error) {
-        requests.onStoreFailure(error) // a broken shared store must not take the server down
-      }
-      if (consumed && !consumed.allowed) throw tooManyRequests(consumed.retryAfterMs, what as string)
+    let consumed
+    try {
+      consumed = await requests.store.consume(requests.bucket, requests.principal(ctx))
+    } catch (error) {
+      requests.onStoreFailure(error) // a broken shared store must not take the server down
     }
-    const result = await next()
-    return output && ctx.method === 'tools/call'
-      ? sanitized(ctx, result, output.limits, output.report)
-      : result
+    if (consumed && !consumed.allowed) throw tooManyRequests(consumed.retryAfterMs, what)
+    return guardOutput(ctx, await next())
   }
 }
 

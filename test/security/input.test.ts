@@ -147,3 +147,41 @@ describe('input hardening over stdio', () => {
     await connection.closed
   })
 })
+
+describe('input and output guards without a request rate limit (the guard without an async hop)', () => {
+  it('refuses deep nesting and __proto__ and still sanitises results', async () => {
+    const lean = await live(
+      defineServer({
+        name: 'lean',
+        version: '1',
+        tools: [
+          defineTool({
+            name: 'echo',
+            inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
+            handler: (args) => JSON.stringify(args),
+          }),
+          defineTool({ name: 'loud', handler: () => 'red \x1b[31mtext\x1b[0m\u202e!' }),
+        ],
+        security: { rateLimit: false, maxConcurrentCalls: false },
+      }),
+    )
+    try {
+      const deep = await callTool(lean, 'echo', { doc: nested(70) })
+      expect(deep.status).toBe(400)
+      expect(errorOf(deep).message).toBe('Invalid params: params are nested deeper than 64 levels')
+      const headers = standardHeaders('tools/call', { name: 'echo' })
+      const body = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":${JSON.stringify(meta())},"name":"echo","arguments":{"x":[{"__proto__":{}}]}}}`
+      const proto = await fetch(lean.url, { method: 'POST', headers, body })
+      expect(proto.status).toBe(400)
+      const message = (await proto.json()) as Record<string, unknown>
+      assertServerMessage(message, 'tools/call')
+      expect((message.error as { message: string }).message).toBe(
+        'Invalid params: the key "__proto__" is not allowed in arguments',
+      )
+      expect(textOf(resultOf(await callTool(lean, 'echo', { doc: nested(20) })))).toContain('leaf')
+      expect(textOf(resultOf(await callTool(lean, 'loud')))).toBe('red text!')
+    } finally {
+      await lean.close()
+    }
+  })
+})
