@@ -102,37 +102,53 @@ async function callTool(
   return { resultType: 'complete', ...(finished instanceof Promise ? await finished : finished) }
 }
 
-/** Validates the outcome; output that breaks the tool's own contract is a server bug, never sent as valid. */
+/**
+ * Validates the outcome; output that breaks the tool's own contract is a server bug, never sent as valid.
+ * Module-level helpers rather than closures: this runs on every call.
+ */
 function finishResult(
   tool: CompiledTool,
   returned: unknown,
   options: ToolCallOptions,
 ): CallToolResult | Promise<CallToolResult> {
   const result = normalizeReturn(returned, tool.output !== undefined)
-  const fail = (problem: string): never => {
-    const ref = options.report(`tool ${tool.name} returned an invalid result: ${problem}`, new Error(problem))
-    throw internalError(`Internal error: tool ${tool.name} produced an invalid result (ref ${ref})`, {
-      correlationId: ref,
-    })
+  if (!Array.isArray(result.content)) invalidResult(tool, options, 'content must be an array')
+  const content = result.content
+  for (let index = 0; index < content.length; index++) {
+    const problem = index in content ? contentProblem(content[index], index) : undefined // holes: as forEach
+    if (problem) invalidResult(tool, options, problem)
   }
-  if (!Array.isArray(result.content)) fail('content must be an array')
-  result.content.forEach((block, index) => {
-    const problem = contentProblem(block, index)
-    if (problem) fail(problem)
-  })
   if (result.isError) return result
-  const complete = (): CallToolResult => {
-    if (result.structuredContent !== undefined && result.content.length === 0) {
-      result.content = [jsonText(result.structuredContent)]
-    }
-    return result
-  }
-  if (!tool.output) return complete()
-  if (result.structuredContent === undefined) fail('structuredContent is required by outputSchema')
-  const settle = (outcome: ValidationOutcome): CallToolResult => {
-    if (!outcome.ok) fail(`structuredContent breaks outputSchema: ${outcome.issues.join('; ')}`)
-    return complete()
-  }
+  if (!tool.output) return completeResult(result)
+  if (result.structuredContent === undefined)
+    invalidResult(tool, options, 'structuredContent is required by outputSchema')
   const outcome = tool.output.validateAsync(result.structuredContent)
-  return outcome instanceof Promise ? outcome.then(settle) : settle(outcome)
+  return outcome instanceof Promise
+    ? outcome.then((settled) => settleOutput(tool, options, result, settled))
+    : settleOutput(tool, options, result, outcome)
+}
+
+function invalidResult(tool: CompiledTool, options: ToolCallOptions, problem: string): never {
+  const ref = options.report(`tool ${tool.name} returned an invalid result: ${problem}`, new Error(problem))
+  throw internalError(`Internal error: tool ${tool.name} produced an invalid result (ref ${ref})`, {
+    correlationId: ref,
+  })
+}
+
+function completeResult(result: CallToolResult): CallToolResult {
+  if (result.structuredContent !== undefined && result.content.length === 0) {
+    result.content = [jsonText(result.structuredContent)]
+  }
+  return result
+}
+
+function settleOutput(
+  tool: CompiledTool,
+  options: ToolCallOptions,
+  result: CallToolResult,
+  outcome: ValidationOutcome,
+): CallToolResult {
+  if (!outcome.ok)
+    invalidResult(tool, options, `structuredContent breaks outputSchema: ${outcome.issues.join('; ')}`)
+  return completeResult(result)
 }
