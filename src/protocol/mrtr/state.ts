@@ -89,7 +89,8 @@ const rejected = (why: string): never => {
 
 export class RequestStateCodec {
   readonly ttlMs: number
-  readonly #secret: Uint8Array<ArrayBuffer>
+  /** Undefined until first use when random: touching Web Crypto at startup costs a few ms of cold start. */
+  #secret: Uint8Array<ArrayBuffer> | undefined
   readonly #ephemeral: boolean
   #key: Promise<CryptoKey> | undefined
   #onEphemeral: (() => void) | undefined
@@ -100,7 +101,6 @@ export class RequestStateCodec {
     this.ttlMs = options.ttlMs ?? 600_000
     if (!(this.ttlMs > 0)) throw new TypeError('requestState ttlMs must be positive')
     if (secret === undefined) {
-      this.#secret = crypto.getRandomValues(new Uint8Array(32))
       this.#ephemeral = true
     } else {
       this.#secret = typeof secret === 'string' ? encoder.encode(secret) : new Uint8Array(secret)
@@ -111,6 +111,7 @@ export class RequestStateCodec {
   }
 
   #hmacKey(): Promise<CryptoKey> {
+    this.#secret ??= crypto.getRandomValues(new Uint8Array(32))
     this.#key ??= crypto.subtle.importKey('raw', this.#secret, { name: 'HMAC', hash: 'SHA-256' }, false, [
       'sign',
       'verify',
