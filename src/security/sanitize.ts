@@ -94,12 +94,14 @@ export function cleanValue(value: unknown, size: { n: number } = { n: 0 }): unkn
     return copy ?? value
   }
   let copy: Record<string, unknown> | undefined
-  for (const [key, item] of Object.entries(value)) {
+  const record = value as Record<string, unknown>
+  for (const key of Object.keys(record)) {
+    const item = record[key]
     size.n += key.length
     const cleanKey = stripControls(key)
     const cleaned = cleanValue(item, size)
     if (cleanKey === key && cleaned === item) continue
-    copy ??= { ...(value as Record<string, unknown>) }
+    copy ??= { ...record }
     if (cleanKey !== key) delete copy[key]
     copy[cleanKey] = cleaned
   }
@@ -163,34 +165,37 @@ function truncate(content: readonly ContentBlock[], max: number): ContentBlock[]
 /** Sanitises one tool result. Never throws; a problem becomes a refusal the caller turns into a tool error. */
 export function sanitizeResult(result: CallToolResult, limits: OutputLimits): Sanitized {
   const size = { n: 0 }
-  const content: ContentBlock[] = []
-  let changed = false
-  for (const block of result.content) {
+  const original = result.content
+  // Copy-on-write: the content array is copied only once a block changes.
+  let content: ContentBlock[] | undefined
+  for (let index = 0; index < original.length; index++) {
+    const block = original[index] as ContentBlock
     const cleaned = cleanBlock(block, size)
     if (typeof cleaned === 'string') return { refuse: 'produced invalid binary content', log: cleaned }
-    changed ||= cleaned !== block
-    content.push(cleaned)
+    if (cleaned !== block) (content ??= original.slice(0, index)).push(cleaned)
+    else content?.push(block)
   }
   let structured = result.structuredContent
   if (structured !== undefined) {
     structured = cleanValue(structured, size) as Record<string, unknown>
     // The JSON text copy of the structured value was made before sanitising; keep the two in step.
     if (structured !== result.structuredContent) {
-      changed = true
-      const original = JSON.stringify(result.structuredContent)
-      content.forEach((block, index) => {
-        if (block.type === 'text' && block.text === original)
-          content[index] = { ...block, text: JSON.stringify(structured) }
+      const blocks = (content ??= [...original])
+      const before = JSON.stringify(result.structuredContent)
+      blocks.forEach((block, index) => {
+        if (block.type === 'text' && block.text === before)
+          blocks[index] = { ...block, text: JSON.stringify(structured) }
       })
     }
   }
   const fits = size.n <= limits.maxBytes
-  if (fits && !changed) return { result }
-  const clean: CallToolResult = { ...result, content }
+  if (fits && content === undefined) return { result }
+  const blocks = content ?? [...original]
+  const clean: CallToolResult = { ...result, content: blocks }
   if (structured !== undefined) clean.structuredContent = structured
   if (fits) return { result: clean }
   const over = `returned about ${size.n} bytes, over the ${limits.maxBytes}-byte limit for results`
   if (limits.oversized === 'refuse' || structured !== undefined)
     return { refuse: `${over}; ask for less (narrow the query or page through it)` }
-  return { result: { ...clean, content: truncate(content, limits.maxBytes) } }
+  return { result: { ...clean, content: truncate(blocks, limits.maxBytes) } }
 }
