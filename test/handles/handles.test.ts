@@ -5,20 +5,14 @@ import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { defineHandles, defineServer, defineTool, jsonSchema } from '../../src/index.js'
 import { createDemoServer } from '../../src/demo/server.js'
-import type { AuthResult, HttpRequestView } from '../../src/transports/http/core.js'
 import { post, resultOf } from '../helpers/http.js'
-import { callTool, live, type Live, textOf } from '../helpers/live.js'
+import { as, byHeader, callTool, live, type Live, textOf } from '../helpers/live.js'
 
 const running: Live[] = []
 afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()))
 })
 
-const byHeader = (view: HttpRequestView): AuthResult => {
-  const subject = view.header('x-user')
-  return subject ? { ok: true, auth: { subject, scopes: [] } } : { ok: true }
-}
-const as = (user: string): { headers: Record<string, string> } => ({ headers: { 'x-user': user } })
 const structured = (result: Record<string, unknown>): Record<string, unknown> =>
   result.structuredContent as Record<string, unknown>
 

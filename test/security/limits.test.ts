@@ -6,21 +6,14 @@ import {
   type SecurityOptions,
   type ToolDefinition,
 } from '../../src/index.js'
-import type { AuthResult, HttpRequestView } from '../../src/transports/http/core.js'
 import { errorOf, resultOf } from '../helpers/http.js'
-import { callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
+import { as, byHeader, callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
 
 const running: Live[] = []
 afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()))
 })
 
-/** Trusts an `x-user` header as the principal: enough to tell callers apart in these tests. */
-const byHeader = (view: HttpRequestView): AuthResult => {
-  const subject = view.header('x-user')
-  return subject ? { ok: true, auth: { subject, scopes: [] } } : { ok: true }
-}
-const as = (user: string): { headers: Record<string, string> } => ({ headers: { 'x-user': user } })
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function start(tools: ToolDefinition[], security: SecurityOptions): Promise<Live> {
