@@ -1,10 +1,9 @@
 /** The fixture in a real child process over stdio: MRTR round trips, listen streams, cancellation, shutdown. */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { meta } from './helpers/http.js'
 import { ROOT } from './helpers/paths.js'
-import { assertServerMessage } from './helpers/spec-schema.js'
+import { StdioPeer } from './helpers/stdio.js'
 
 const MAIN = join(ROOT, 'dist', 'fixture', 'main.js')
 const SUB = 'io.modelcontextprotocol/subscriptionId'
@@ -13,56 +12,17 @@ const CAPS = meta({
 })
 type Message = Record<string, unknown>
 
-class StdioPeer {
-  readonly child: ChildProcessWithoutNullStreams
-  readonly received: Message[] = []
-  readonly exited: Promise<number | null>
-  readonly #methods = new Map<string | number, string>()
-  #buffer = ''
-
+/** The fixture over stdio, with a shared state secret; `request` adds the test's `_meta`. */
+class FixturePeer extends StdioPeer {
   constructor() {
-    this.child = spawn(process.execPath, [MAIN, '--stdio'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, TOOLWIRE_STATE_SECRET: 'stdio-test-secret-value' },
-    })
-    this.child.stdout.setEncoding('utf8')
-    this.child.stdout.on('data', (chunk: string) => {
-      this.#buffer += chunk
-      let cut: number
-      while ((cut = this.#buffer.indexOf('\n')) !== -1) {
-        const line = this.#buffer.slice(0, cut)
-        this.#buffer = this.#buffer.slice(cut + 1)
-        const message = JSON.parse(line) as Message
-        const id = message.id as string | number | undefined
-        assertServerMessage(message, id === undefined ? undefined : this.#methods.get(id))
-        this.received.push(message)
-      }
-    })
-    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)))
-  }
-
-  send(message: Message): void {
-    if (message.id !== undefined && typeof message.method === 'string')
-      this.#methods.set(message.id as string | number, message.method)
-    this.child.stdin.write(`${JSON.stringify(message)}\n`)
+    super(['--stdio'], { TOOLWIRE_STATE_SECRET: 'stdio-test-secret-value' }, MAIN)
   }
 
   request(id: string | number, method: string, params: Message = {}): void {
     this.send({ jsonrpc: '2.0', id, method, params: { _meta: CAPS, ...params } })
   }
 
-  /** Waits for (and removes) the first message matching `match`. */
-  async take(match: (message: Message) => boolean, timeoutMs = 10_000): Promise<Message> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const index = this.received.findIndex(match)
-      if (index !== -1) return this.received.splice(index, 1)[0] as Message
-      if (Date.now() > deadline) throw new Error(`no matching message; have ${JSON.stringify(this.received)}`)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  }
-
-  response(id: string | number): Promise<Message> {
+  override response(id: unknown): Promise<Message> {
     return this.take((m) => m.id === id && ('result' in m || 'error' in m))
   }
 }
@@ -70,7 +30,7 @@ class StdioPeer {
 const subOf = (m: Message) => ((m.params as Message | undefined)?._meta as Message | undefined)?.[SUB]
 const notification = (method: string, sub: unknown) => (m: Message) => m.method === method && subOf(m) === sub
 
-let peer: StdioPeer | undefined
+let peer: FixturePeer | undefined
 afterEach(() => {
   if (peer && peer.child.exitCode === null) peer.child.kill('SIGKILL')
   peer = undefined
@@ -78,7 +38,7 @@ afterEach(() => {
 
 describe('stdio in a child process', () => {
   it('completes multi-round-trip tool and prompt requests', async () => {
-    peer = new StdioPeer()
+    peer = new FixturePeer()
     peer.request(1, 'tools/call', { name: 'test_input_required_result_multi_round', arguments: {} })
     const r1 = (await peer.response(1)).result as Message
     expect(r1.resultType).toBe('input_required')
@@ -116,7 +76,7 @@ describe('stdio in a child process', () => {
   })
 
   it('demultiplexes several listen streams by id, and a cancelled one stops', async () => {
-    peer = new StdioPeer()
+    peer = new FixturePeer()
     peer.request('tools-sub', 'subscriptions/listen', { notifications: { toolsListChanged: true } })
     peer.request(42, 'subscriptions/listen', { notifications: { promptsListChanged: true } })
     peer.request('both', 'subscriptions/listen', {
@@ -143,12 +103,12 @@ describe('stdio in a child process', () => {
     await peer.response(12)
     await peer.take(notification('notifications/tools/list_changed', 'tools-sub'))
     await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(peer.received.filter((m) => subOf(m) === 'both' || m.id === 'both')).toEqual([])
-    expect(peer.received.filter((m) => m.method === 'notifications/tools/list_changed')).toEqual([])
+    expect(peer.messages.filter((m) => subOf(m) === 'both' || m.id === 'both')).toEqual([])
+    expect(peer.messages.filter((m) => m.method === 'notifications/tools/list_changed')).toEqual([])
   })
 
   it('ends open listen streams gracefully on SIGTERM, then exits', async () => {
-    peer = new StdioPeer()
+    peer = new FixturePeer()
     peer.request('l1', 'subscriptions/listen', { notifications: { toolsListChanged: true } })
     await peer.take(notification('notifications/subscriptions/acknowledged', 'l1'))
     peer.child.kill('SIGTERM')
@@ -159,7 +119,7 @@ describe('stdio in a child process', () => {
   })
 
   it('exits when stdin closes, even with a listen stream open', async () => {
-    peer = new StdioPeer()
+    peer = new FixturePeer()
     peer.request('l', 'subscriptions/listen', { notifications: { toolsListChanged: true } })
     await peer.take(notification('notifications/subscriptions/acknowledged', 'l'))
     peer.child.stdin.end()

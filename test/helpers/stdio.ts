@@ -17,8 +17,9 @@ export class StdioPeer {
   readonly #methods = new Map<unknown, string>()
   readonly exited: Promise<number | null>
 
-  constructor(args: string[], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' })
+  /** Runs `entry` (by default the toolwire CLI) with `args` on this Node. */
+  constructor(args: string[], env: Record<string, string> = {}, entry = CLI) {
+    this.child = spawn(process.execPath, [entry, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' })
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)))
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk))
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -54,6 +55,16 @@ export class StdioPeer {
       )
       this.#waiters.push({ test, resolve: (m) => (clearTimeout(timer), resolve(m)) })
     })
+  }
+
+  /** Waits for the first message matching `test` and removes it, so the next take finds the one after. */
+  async take(
+    test: (m: Record<string, unknown>) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<Record<string, unknown>> {
+    const message = await this.next(test, timeoutMs)
+    this.messages.splice(this.messages.indexOf(message), 1)
+    return message
   }
 
   response(id: unknown, timeoutMs?: number): Promise<Record<string, unknown>> {
