@@ -150,19 +150,13 @@ export class Server {
     if (!Number.isInteger(cache.ttlMs) || cache.ttlMs < 0)
       throw new TypeError('cache.ttlMs must be an integer >= 0')
     const compiler = new SchemaCompiler()
-    this.tools = new ToolRegistry(options.tools ?? [], compiler, {
-      pageSize: options.pageSize ?? 100,
-      ttlMs: cache.ttlMs,
-      cacheScope: cache.scope,
-      serverInfo,
-    })
-
     const listOptions = {
       pageSize: options.pageSize ?? 100,
       ttlMs: cache.ttlMs,
       cacheScope: cache.scope,
       serverInfo,
     }
+    this.tools = new ToolRegistry(options.tools ?? [], compiler, listOptions)
     const resourceDefs = options.resources ?? []
     this.prompts = new Catalog('prompts', options.prompts ?? [], compilePrompt, listOptions)
     this.resources = new Catalog(
@@ -202,7 +196,7 @@ export class Server {
     const toolOptions: ToolCallOptions = {
       invalidArguments: options.invalidArguments ?? 'tool-error',
       errorExposure: options.errorExposure ?? 'safe',
-      report: (what, error) => dispatcherRef.current?.reportInternal(what, error) ?? 'unknown',
+      report,
       ...(security.toolVisibility && { visible: security.toolVisibility }),
       wrapHandler: security.wrapToolHandler,
     }
