@@ -11,7 +11,7 @@ import { tooManyRequests } from './errors.js'
 import { type InputLimits, inputProblem } from './input.js'
 import type { PrincipalOf } from './principal.js'
 import type { Bucket, RateLimitStore } from './rate-limit.js'
-import { type OutputLimits, sanitizeResult, stripControls } from './sanitize.js'
+import { cleanValue, type OutputLimits, sanitizeResult, stripControls } from './sanitize.js'
 
 export interface RequestLimit {
   readonly store: RateLimitStore
@@ -25,20 +25,26 @@ export interface GuardOptions {
   readonly input: InputLimits
   /** Every request counts against its principal's budget; over it: HTTP 429 with Retry-After. */
   readonly requests: RequestLimit | undefined
-  /** Sanitises complete `tools/call` results; one that cannot be sent safely becomes a tool error. */
+  /**
+   * Sanitises complete `tools/call` results (one that cannot be sent safely becomes a tool error) and the text
+   * of `prompts/get` and `resources/read` results.
+   */
   readonly output: { readonly limits: OutputLimits; readonly report: (what: string) => string } | undefined
 }
+
+/** Methods whose results carry text a model or a terminal will read: tool results, prompts, resource reads. */
+const SANITIZED = new Set(['tools/call', 'prompts/get', 'resources/read'])
 
 export function requestGuard(options: GuardOptions): Middleware {
   const { input, requests, output } = options
   const guardOutput = (ctx: RequestContext, result: ResultPayload): ResultPayload =>
-    output && ctx.method === 'tools/call' ? sanitized(ctx, result, output.limits, output.report) : result
+    output && SANITIZED.has(ctx.method) ? sanitized(ctx, result, output.limits, output.report) : result
   if (!requests) {
     // No request limit: nothing to await before the handler, so no extra async hop.
     return (ctx, next) => {
       const problem = inputProblem(ctx.params, input)
       if (problem) return Promise.reject(invalidParams(`Invalid params: ${problem}`))
-      if (!output || ctx.method !== 'tools/call') return next()
+      if (!output || !SANITIZED.has(ctx.method)) return next()
       return next().then((result) => sanitized(ctx, result, output.limits, output.report))
     }
   }
@@ -63,7 +69,10 @@ function sanitized(
   limits: OutputLimits,
   report: (what: string) => string,
 ): ResultPayload {
-  if (isRawJson(result) || result.resultType !== 'complete' || !Array.isArray(result.content)) return result
+  if (isRawJson(result) || result.resultType !== 'complete') return result
+  // Prompt messages and resource contents: every string is cleaned (copy-on-write, so clean ones cost a scan).
+  if (ctx.method !== 'tools/call') return cleanValue(result) as Record<string, unknown>
+  if (!Array.isArray(result.content)) return result
   const outcome = sanitizeResult(result as unknown as CallToolResult, limits)
   if ('result' in outcome) return outcome.result as unknown as Record<string, unknown>
   const name = stripControls(String(ctx.params.name)).slice(0, 128)

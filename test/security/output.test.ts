@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
+  definePrompt,
+  defineResource,
   defineServer,
   defineTool,
   jsonSchema,
@@ -10,7 +12,7 @@ import {
 import type { SecurityOptions, ToolDefinition } from '../../src/index.js'
 import { PNG_1X1, WAV_SILENCE } from '../../src/fixture/media.js'
 import { sanitizeResult } from '../../src/security/sanitize.js'
-import { errorOf, meta, resultOf } from '../helpers/http.js'
+import { errorOf, meta, post, resultOf } from '../helpers/http.js'
 import { callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
 
 const running: Live[] = []
@@ -268,5 +270,31 @@ describe('internal errors and secrets', () => {
       { headers: { 'mcp-name': SECRET } },
     )
     expect(direct.text).not.toContain(SECRET)
+  })
+})
+
+describe('prompt and resource sanitising', () => {
+  it('cleans prompt messages and resource text the same way as tool results', async () => {
+    const server = await live(
+      defineServer({
+        name: 'text',
+        version: '1',
+        security: { secretsFromEnv: false },
+        prompts: [definePrompt({ name: 'loud', handler: () => HOSTILE })],
+        resources: [
+          defineResource({ uri: 'notes://loud', name: 'loud', mimeType: 'text/plain', read: () => HOSTILE }),
+        ],
+      }),
+    )
+    running.push(server)
+    const prompt = resultOf(
+      await post((r) => fetch(r), 'prompts/get', { name: 'loud', arguments: {} }, {}, server.url),
+    )
+    expect(JSON.stringify(prompt.messages)).toContain(JSON.stringify(CLEAN).slice(1, -1))
+    expect(JSON.stringify(prompt)).not.toContain('\\u001b')
+    const read = resultOf(
+      await post((r) => fetch(r), 'resources/read', { uri: 'notes://loud' }, {}, server.url),
+    )
+    expect((read.contents as { text: string }[])[0]?.text).toBe(CLEAN)
   })
 })
