@@ -126,3 +126,30 @@ describe('subscriptions/listen against the built-in listen hub', () => {
     expect(await sub.ended).toEqual({ reason: 'server-ended' })
   })
 })
+
+describe('automatic refresh on tools/list_changed', () => {
+  it('refetches once per burst of changes and hands the fresh list over', async () => {
+    const server = defineServer({
+      name: 'burst',
+      version: '1.0.0',
+      tools: [defineTool({ name: 't0', handler: () => '' })],
+    })
+    let listCalls = 0
+    const fetcher = createFetchHandler(server)
+    const counting = (request: Request): Promise<Response> => {
+      if (request.headers.get('mcp-method') === 'tools/list') listCalls++
+      return fetcher(request)
+    }
+    const client = connect({ url: 'http://127.0.0.1/mcp', fetch: counting })
+    const seen: string[][] = []
+    const sub = await client.subscribe(
+      { toolsListChanged: true },
+      { onToolsChanged: (tools) => seen.push(tools.map((t) => t.name)), refreshDebounceMs: 50 },
+    )
+    for (let i = 1; i <= 5; i++) server.tools.add(defineTool({ name: `t${i}`, handler: () => '' }))
+    await expect.poll(() => seen.length).toBe(1)
+    expect(seen[0]).toEqual(['t0', 't1', 't2', 't3', 't4', 't5'])
+    expect(listCalls).toBe(1)
+    await sub.close()
+  })
+})

@@ -333,16 +333,32 @@ export class Client {
 
   /**
    * Opens a `subscriptions/listen` stream. A `tools/list_changed` notification also drops the cached tool
-   * list (CACHE-11), so the next listTools() fetches it again.
+   * list (CACHE-11), so the next listTools() fetches it again; with `onToolsChanged` the client refetches
+   * by itself, once per burst of changes.
    */
   async subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
     if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
       await this.discover()
       this.#probedDiscover = true
     }
-    return openSubscription(this.#session, filter, options, (notification) => {
-      if (notification.method === 'notifications/tools/list_changed') this.#book.invalidate()
+    const { onToolsChanged } = options
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const refresh = (): void => {
+      timer = undefined
+      this.listTools({ fresh: true }).then(
+        (result) => onToolsChanged?.(result.tools),
+        () => {}, // the cache stays dropped: the next listTools() retries and reports the error
+      )
+    }
+    const subscription = await openSubscription(this.#session, filter, options, (notification) => {
+      if (notification.method !== 'notifications/tools/list_changed') return
+      this.#book.invalidate()
+      if (!onToolsChanged) return
+      if (timer) clearTimeout(timer)
+      timer = setTimeout(refresh, options.refreshDebounceMs ?? 100)
     })
+    void subscription.ended.then(() => timer && clearTimeout(timer))
+    return subscription
   }
 
   /** Any other request (prompts, resources …), with the `_meta` envelope and typed errors. */

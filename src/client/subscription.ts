@@ -4,7 +4,7 @@
  * server's graceful end, or on a disconnect.
  */
 import { isRecord, type JsonRpcNotification } from '../wire/jsonrpc.js'
-import type { SubscriptionFilter } from '../wire/types.js'
+import type { SubscriptionFilter, Tool } from '../wire/types.js'
 import { ProtocolError, RequestTimeoutError, TransportError } from './errors.js'
 import type { Session } from './session.js'
 
@@ -25,6 +25,13 @@ export interface Subscription {
 export interface SubscribeOptions {
   /** Every notification of the stream except the acknowledgement. */
   readonly onNotification?: (notification: JsonRpcNotification) => void
+  /**
+   * Called with the fresh tool list after a `tools/list_changed`: changes arriving within `refreshDebounceMs`
+   * of each other cause one refetch, not one per notification.
+   */
+  readonly onToolsChanged?: (tools: Tool[]) => void
+  /** Quiet time before the refetch for `onToolsChanged` (default 100 ms). */
+  readonly refreshDebounceMs?: number
   /** How long to wait for the acknowledgement (default: the client's timeout). */
   readonly ackTimeoutMs?: number
   readonly signal?: AbortSignal
