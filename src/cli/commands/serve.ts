@@ -7,7 +7,6 @@ import { isToolDefinition } from '../../features/tools/define.js'
 import { serveNode } from '../../transports/http/node.js'
 import { serveStdio } from '../../transports/stdio/index.js'
 import { createDemoServer } from '../../demo/server.js'
-import { SqliteHandleStore } from '../../handles/sqlite.js'
 
 const isServer = (value: unknown): value is Server =>
   value instanceof Server ||
@@ -83,7 +82,11 @@ export function registerServe(program: Command): void {
     .action(async (options: { http?: string; stdio?: boolean }) => {
       // TOOLWIRE_STATE_DB=<file> keeps the demo's baskets in SQLite, across restarts.
       const stateFile = process.env.TOOLWIRE_STATE_DB
-      const demo = createDemoServer(stateFile ? { store: new SqliteHandleStore(stateFile) } : {})
+      // Loaded only when asked for: better-sqlite3 is an optional peer dependency.
+      const store = stateFile
+        ? new (await import('../../handles/sqlite.js')).SqliteHandleStore(stateFile)
+        : undefined
+      const demo = createDemoServer(store ? { store } : {})
       await run(demo, options, (url) =>
         [
           `toolwire demo serving MCP 2026-07-28 on ${url}`,
