@@ -5,6 +5,7 @@ import {
   defineServer,
   defineTool,
   type InputRequest,
+  type RequestContext,
   type ServerLogger,
 } from '../src/index.js'
 import { createFixtureServer } from '../src/fixture/server.js'
@@ -24,6 +25,11 @@ async function call(
 ) {
   return post(fetcher, 'tools/call', { name, arguments: {}, ...extra }, { meta: caps(clientCaps) })
 }
+
+/** Asks one yes/no question under key `q` and answers with the user's action. */
+const askOk = async (_args: unknown, ctx: RequestContext): Promise<string> =>
+  (await ctx.input.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } }, 'q'))
+    .action
 
 describe('multi-round-trip tools/call', () => {
   it('asks by elicitation, then completes on the retry', async () => {
@@ -218,13 +224,7 @@ describe('requestState integrity', () => {
       tools: [
         defineTool({
           name: 'ask',
-          handler: async (_args, ctx) =>
-            (
-              await ctx.input.elicit(
-                { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
-                'q',
-              )
-            ).action,
+          handler: askOk,
         }),
       ],
     })
@@ -238,12 +238,7 @@ describe('requestState integrity', () => {
     expect(errorOf(late).message).toMatch(/expired/)
   })
 
-  const askTool = defineTool({
-    name: 'ask',
-    handler: async (_args, ctx) =>
-      (await ctx.input.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } }, 'q'))
-        .action,
-  })
+  const askTool = defineTool({ name: 'ask', handler: askOk })
 
   it('accepts a state from another instance sharing the secret, rejects one from a foreign secret', async () => {
     const make = (secret: string) =>
@@ -388,13 +383,7 @@ describe('where input may be asked', () => {
         defineTool({
           name: 'pair',
           inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
-          handler: async (_args, ctx) =>
-            (
-              await ctx.input.elicit(
-                { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
-                'q',
-              )
-            ).action,
+          handler: askOk,
         }),
       ],
     })
