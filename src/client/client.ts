@@ -1,5 +1,7 @@
 /**
- * `Client`: uses any MCP 2026-07-28 server. It needs only fetch-era web APIs (stdio lives in connect.ts).
+ * `Client`: uses any MCP server, 2026-07-28 or 2025-era (2025-03-26 to 2025-11-25), through one API. It
+ * needs only fetch-era web APIs (stdio lives in connect.ts). The era is found as basic/versioning
+ * §Backward Compatibility with Initialization-Based Versions says (see legacy.ts).
  *
  *   const client = connect({ url: 'http://127.0.0.1:3000/mcp' })
  *   const { tools } = await client.listTools()
@@ -18,7 +20,17 @@ import type {
 } from '../wire/types.js'
 import { InvalidResponseError, ProtocolError, RequestTimeoutError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
-import { looksLegacy, probeLegacy } from './legacy.js'
+import {
+  answerServerRequest,
+  discoverResultOf,
+  httpAnswerSaysLegacy,
+  initializeLegacy,
+  knownLegacy,
+  type LegacyServer,
+  rememberEra,
+  stdioProbeSaysLegacy,
+} from './legacy.js'
+import { type NotificationTap, openLegacySubscription } from './legacy-listen.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
 import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
@@ -89,8 +101,13 @@ export class Client {
   #discovered: Promise<DiscoverResult> | undefined
   #discoveredUntil = Infinity
   readonly #discoverTimeoutMs: number
-  #probed = false
-  #probedDiscover = false
+  readonly #clientInfo: Implementation | undefined
+  /** The server's era once known: a LegacyServer for a 2025-era one, undefined for 2026-07-28. */
+  #era: Promise<LegacyServer | undefined> | undefined
+  #legacy: LegacyServer | undefined
+  /** The stdio probe's `server/discover` result, handed to the discover() that may follow it. */
+  #probeResult: Record<string, unknown> | undefined
+  readonly #taps = new Set<(notification: JsonRpcNotification) => void>()
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
     this.transport = isTransport(target) ? target : new HttpTransport(target)
@@ -108,7 +125,21 @@ export class Client {
       protocolVersion: PROTOCOL_VERSION,
       timeoutMs: options.timeoutMs ?? 60_000,
     })
-    if (options.onNotification) this.transport.onNotification = options.onNotification
+    this.#clientInfo = clientInfo
+    const onNotification = options.onNotification
+    this.transport.onNotification = (notification) => {
+      for (const tap of this.#taps) tap(notification)
+      onNotification?.(notification)
+    }
+    // Only 2025-era servers send requests; a 2026-07-28 server's would be a protocol violation, left unanswered.
+    this.transport.onRequest = (request, origin) => {
+      if (this.#legacy) void answerServerRequest(this.#session, request, origin, this.#handlers)
+    }
+  }
+
+  /** Whether the server turned out to be 2025-era (after the first request). */
+  get legacy(): boolean {
+    return this.#legacy !== undefined
   }
 
   /** The protocol version requests are sent with. */
@@ -122,6 +153,7 @@ export class Client {
 
   /** `server/discover`: the server's versions, capabilities and identity (cached while its `ttlMs` lasts). */
   discover(options: { signal?: AbortSignal } = {}): Promise<DiscoverResult> {
+    if (this.#legacy) return Promise.resolve(discoverResultOf(this.#legacy))
     if (this.#discovered && Date.now() >= this.#discoveredUntil) this.#discovered = undefined
     this.#discovered ??= this.#discover(options.signal).then(
       (result) => {
@@ -138,23 +170,10 @@ export class Client {
   }
 
   async #discover(signal: AbortSignal | undefined): Promise<DiscoverResult> {
-    let result: Record<string, unknown>
-    try {
-      const timeoutMs = this.#discoverTimeoutMs
-      result = await this.#session.request('server/discover', {}, { timeoutMs, ...(signal && { signal }) })
-    } catch (error) {
-      if (error instanceof RequestTimeoutError) {
-        throw new RequestTimeoutError(
-          error.timeoutMs,
-          'The server did not answer server/discover; it may speak only an older MCP revision (this client speaks 2026-07-28)',
-        )
-      }
-      throw await this.#explain(error, true)
-    }
-    if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
-      throw new InvalidResponseError('server/discover: the result lacks supportedVersions or capabilities')
-    }
-    return result as unknown as DiscoverResult
+    const timeoutMs = this.#discoverTimeoutMs
+    const result = await this.#request('server/discover', {}, { timeoutMs, ...(signal && { signal }) })
+    if (this.#legacy) return discoverResultOf(this.#legacy)
+    return checkDiscover(result)
   }
 
   /** The server's self-reported identity from `server/discover` (display only, META-07). */
@@ -164,26 +183,97 @@ export class Client {
     return isRecord(info) ? (info as unknown as Implementation) : undefined
   }
 
-  async #explain(error: unknown, fromDiscover: boolean): Promise<unknown> {
-    if (this.#probed || !looksLegacy(error, fromDiscover)) return error
-    this.#probed = true
-    return probeLegacy(this.#session, error, CLIENT_INFO)
-  }
-
+  /**
+   * Sends a request in the server's era. Before the era is known: on stdio `server/discover` probes first
+   * (stdio §Backward Compatibility); on HTTP this request itself is the probe, and an answer that says
+   * "legacy" leads to `initialize` and a resend (streamable-http §Backward Compatibility).
+   */
   async #request(
     method: string,
     params: Record<string, unknown>,
-    options: Parameters<Session['request']>[2] = {},
+    options: CallOptions = {},
   ): Promise<Record<string, unknown>> {
-    // A modern-only client still probes stdio servers first (STDIO-BC-04), so a legacy one fails clearly.
-    if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
-      await this.discover()
-      this.#probedDiscover = true
+    if (this.#era === undefined) {
+      const http = this.transport instanceof HttpTransport ? this.transport : undefined
+      if (http && !knownLegacy(http.url)) return this.#probeHttp(http, method, params, options)
+      this.#era = this.#settle(http ? this.#initializeCached(http) : this.#probeStdio())
     }
+    await this.#era
+    const probed = this.#probeResult
+    if (method === 'server/discover') {
+      this.#probeResult = undefined
+      if (this.#legacy) return { ...discoverResultOf(this.#legacy) }
+      if (probed) return probed
+    }
+    return this.#session.request(method, params, options)
+  }
+
+  /** HTTP, era unknown: this request is the probe; requests sent meanwhile wait for its outcome. */
+  async #probeHttp(
+    http: HttpTransport,
+    method: string,
+    params: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Record<string, unknown>> {
+    let settle!: (legacy: Promise<LegacyServer | undefined>) => void
+    this.#era = this.#settle(new Promise((resolve) => (settle = resolve)))
     try {
-      return await this.#session.request(method, params, options)
+      const result = await this.#session.request(method, params, options)
+      settle(Promise.resolve(undefined))
+      return result
     } catch (error) {
-      throw await this.#explain(error, false)
+      if (!httpAnswerSaysLegacy(error)) {
+        // A modern error proves a modern server; an unreachable one proves nothing yet.
+        const modern = error instanceof ProtocolError && error.status !== undefined
+        settle(modern ? Promise.resolve(undefined) : Promise.reject(toError(error)))
+        throw error
+      }
+      settle(this.#initialize())
+    }
+    await this.#era
+    rememberEra(http.url, true)
+    return this.#request(method, params, options)
+  }
+
+  /** Keeps the era once known; a failure leaves it unknown, so the next request probes again. */
+  #settle(era: Promise<LegacyServer | undefined>): Promise<LegacyServer | undefined> {
+    const settled = era.then(
+      (legacy) => {
+        this.#legacy = legacy
+        return legacy
+      },
+      (error: unknown) => {
+        if (this.#era === settled) this.#era = undefined
+        throw error
+      },
+    )
+    settled.catch(() => undefined) // the requests that wait on it see the failure; none is left unhandled
+    return settled
+  }
+
+  #initialize(): Promise<LegacyServer> {
+    return initializeLegacy(this.#session, this.#clientInfo, this.#discoverTimeoutMs)
+  }
+
+  /** stdio: `server/discover` first; a recognised modern error stays modern, anything else is legacy. */
+  async #probeStdio(): Promise<LegacyServer | undefined> {
+    try {
+      const result = await this.#session.request('server/discover', {}, { timeoutMs: this.#discoverTimeoutMs })
+      this.#probeResult = result
+      return undefined
+    } catch (error) {
+      if (!stdioProbeSaysLegacy(error)) throw error
+      return this.#initialize()
+    }
+  }
+
+  /** HTTP, era cached as legacy: `initialize` straight away; if that fails, forget the era and probe anew. */
+  async #initializeCached(http: HttpTransport): Promise<LegacyServer | undefined> {
+    try {
+      return await this.#initialize()
+    } catch {
+      rememberEra(http.url, false)
+      return undefined
     }
   }
 
@@ -203,7 +293,11 @@ export class Client {
         const params = cursor === undefined ? {} : { cursor }
         let result: Record<string, unknown>
         try {
-          result = await this.#request('tools/list', params, options.signal ? { signal: options.signal } : {})
+          result = await this.#request(
+            'tools/list',
+            params,
+            options.signal ? { signal: options.signal } : {},
+          )
         } catch (error) {
           // A cursor that is no longer valid: drop every cached page and start over, once (CACHE-13).
           if (
@@ -224,7 +318,8 @@ export class Client {
         if (result.resultType === 'input_required' || !Array.isArray(result.tools)) {
           throw new InvalidResponseError('tools/list: the result has no tools array')
         }
-        const accepted = this.#book.accept(result.tools, this.transport.kind === 'http', this.#warn)
+        const http = this.transport.kind === 'http' && !this.#legacy
+        const accepted = this.#book.accept(result.tools, http, this.#warn)
         page = this.#book.store(credential, cursor, result, accepted)
       }
       tools.push(...page.tools)
@@ -256,7 +351,7 @@ export class Client {
     let refreshedHeaders = false
     const result = await this.#withInputs('tools/call', name, base, {
       ...(options.signal && { signal: options.signal }),
-      headers: () => this.#book.paramHeaders(name, args),
+      headers: () => (this.#legacy ? {} : this.#book.paramHeaders(name, args)),
       onNotification,
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
       ...(options.resetTimeoutOnProgress && { resetTimeoutOnProgress: true }),
@@ -337,10 +432,8 @@ export class Client {
    * by itself, once per burst of changes.
    */
   async subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
-    if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
-      await this.discover()
-      this.#probedDiscover = true
-    }
+    if (this.#era === undefined) await this.discover()
+    await this.#era
     const { onToolsChanged } = options
     let timer: ReturnType<typeof setTimeout> | undefined
     const refresh = (): void => {
@@ -350,13 +443,16 @@ export class Client {
         () => {}, // the cache stays dropped: the next listTools() retries and reports the error
       )
     }
-    const subscription = await openSubscription(this.#session, filter, options, (notification) => {
+    const onEvent = (notification: JsonRpcNotification): void => {
       if (notification.method !== 'notifications/tools/list_changed') return
       this.#book.invalidate()
       if (!onToolsChanged) return
       if (timer) clearTimeout(timer)
       timer = setTimeout(refresh, options.refreshDebounceMs ?? 100)
-    })
+    }
+    const subscription = this.#legacy
+      ? await openLegacySubscription(this.#session, this.#legacy, this.#tap, filter, options, onEvent)
+      : await openSubscription(this.#session, filter, options, onEvent)
     void subscription.ended.then(() => timer && clearTimeout(timer))
     return subscription
   }
@@ -379,10 +475,26 @@ export class Client {
     })
   }
 
-  /** Closes the connection (stdio: ends the server process). */
+  readonly #tap: NotificationTap = (listener) => {
+    this.#taps.add(listener)
+    return () => this.#taps.delete(listener)
+  }
+
+  /** Closes the connection (stdio: ends the server process; a 2025-era HTTP session is ended with DELETE). */
   close(): Promise<void> {
     return this.transport.close()
   }
 }
 
 const CLIENT_INFO: Implementation = { name: 'toolwire', version: '0.1.0' }
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error))
+}
+
+function checkDiscover(result: Record<string, unknown>): DiscoverResult {
+  if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
+    throw new InvalidResponseError('server/discover: the result lacks supportedVersions or capabilities')
+  }
+  return result as unknown as DiscoverResult
+}

@@ -1,9 +1,14 @@
 /**
- * Streamable HTTP, client side: one POST per message (HTTP-05), the standard headers on every request
- * (HTTP-07, HTTP-17, HTTP-20), a JSON or SSE answer, and an abort closes the stream (HTTP-43).
+ * Streamable HTTP, client side: one POST per message, the standard headers on every request
+ * (basic/transports/streamable-http §Standard Headers), a JSON or SSE answer, and an abort closes the stream.
+ * Against a 2025-era server (`legacy` set) it speaks that revision's transport instead: the negotiated
+ * `MCP-Protocol-Version` and the `Mcp-Session-Id` on every message, the server's own requests on SSE
+ * streams, a GET stream for notifications and DELETE to end the session (2025-11-25
+ * basic/transports §Streamable HTTP).
  */
 import {
   isRecord,
+  type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -12,7 +17,15 @@ import { META_PROTOCOL_VERSION } from '../wire/meta.js'
 import { encodeHeaderValue } from '../schema/x-mcp-header.js'
 import { TransportError } from './errors.js'
 import { OversizedError, readSse } from './sse.js'
-import type { ClientTransport, SendOptions } from './transport.js'
+import type { ClientTransport, SendOptions, ServerRequestHandler } from './transport.js'
+
+/** The 2025-era session this transport speaks for, once `initialize` chose that era. */
+export interface LegacyHttpSession {
+  /** The negotiated revision, sent as `MCP-Protocol-Version` on every later message. */
+  readonly version: string
+  /** Assigned by the server's answer to `initialize`, if it keeps sessions. */
+  sessionId?: string
+}
 
 export type HeadersInput =
   | Readonly<Record<string, string>>
@@ -41,6 +54,9 @@ export class HttpTransport implements ClientTransport {
   readonly kind = 'http'
   readonly url: URL
   onNotification: ((notification: JsonRpcNotification) => void) | undefined
+  onRequest: ServerRequestHandler | undefined
+  /** Set when the server turned out to be 2025-era (see legacy.ts). */
+  legacy: LegacyHttpSession | undefined
   readonly #headers: HeadersInput | undefined
   readonly #fetch: (request: Request) => Promise<Response>
   readonly #maxBytes: number
@@ -78,19 +94,44 @@ export class HttpTransport implements ClientTransport {
     return headers
   }
 
-  async #post(message: JsonRpcRequest | JsonRpcNotification, options: SendOptions): Promise<Response> {
+  async #post(message: JsonRpcMessage, options: SendOptions): Promise<Response> {
     const headers = new Headers(await this.#userHeaders())
-    for (const [name, value] of Object.entries(HttpTransport.standardHeaders(message)))
-      headers.set(name, value)
-    for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
+    const legacy = this.legacy
+    if (legacy) {
+      this.#legacyHeaders(headers, legacy)
+    } else if ('method' in message) {
+      for (const [name, value] of Object.entries(HttpTransport.standardHeaders(message)))
+        headers.set(name, value)
+      for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
+    }
     headers.set('content-type', 'application/json')
     headers.set('accept', 'application/json, text/event-stream')
-    const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
-    if (options.signal) init.signal = options.signal
+    const response = await this.#exchange('POST', headers, JSON.stringify(message), options.signal)
+    // 2025-11-25 basic/transports §Session Management: the server assigns the session on initialize.
+    const assigned = response.headers.get('mcp-session-id')
+    if (legacy && assigned && legacy.sessionId === undefined) legacy.sessionId = assigned
+    options.onStatus?.(response.status)
+    return response
+  }
+
+  #legacyHeaders(headers: Headers, legacy: LegacyHttpSession): void {
+    headers.set('mcp-protocol-version', legacy.version)
+    if (legacy.sessionId !== undefined) headers.set('mcp-session-id', legacy.sessionId)
+  }
+
+  async #exchange(
+    method: string,
+    headers: Headers,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> {
+    const init: RequestInit = { method, headers }
+    if (body !== undefined) init.body = body
+    if (signal) init.signal = signal
     try {
-      return await untilAborted(this.#fetch(new Request(this.url, init)), options.signal)
+      return await untilAborted(this.#fetch(new Request(this.url, init)), signal)
     } catch (error) {
-      if (options.signal?.aborted) throw options.signal.reason
+      if (signal?.aborted) throw signal.reason
       throw new TransportError(`Cannot reach ${this.url.href}: ${describe(error)}`, { cause: error })
     }
   }
@@ -138,8 +179,11 @@ export class HttpTransport implements ClientTransport {
           else this.onNotification?.(notification)
         } else if (isResponseTo(parsed, message.id) || isIdlessError(parsed)) {
           return parsed as JsonRpcResponse
+        } else if (isServerRequest(parsed)) {
+          // Only 2025-era servers ask on the stream; the answer is POSTed back, so reading goes on.
+          this.onRequest?.(parsed, message)
         }
-        // Anything else (a server-to-client request, garbage) is ignored: 2026-07-28 servers send none.
+        // Anything else is ignored.
       }
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
@@ -152,13 +196,80 @@ export class HttpTransport implements ClientTransport {
     throw new TransportError(`The response stream for ${message.method} ended without a response`)
   }
 
-  /** Sends a notification (202 expected). */
-  async notify(message: JsonRpcNotification): Promise<void> {
+  /** Sends a notification or a response to a server's request (202 expected). */
+  async send(message: JsonRpcNotification | JsonRpcResponse): Promise<void> {
     const response = await this.#post(message, {})
     await response.body?.cancel()
+    if (!response.ok) {
+      throw new TransportError(`${this.url.href} refused a message with HTTP ${response.status}`, {
+        status: response.status,
+      })
+    }
   }
 
-  async close(): Promise<void> {}
+  /**
+   * Opens the 2025-era GET stream of the session and reads it until `signal` aborts or the server ends it:
+   * notifications go to `onNotification`, the server's requests to `onRequest`. Resolves `false` when the
+   * server offers no stream (405), else once the stream is over (2025-11-25 basic/transports §Listening
+   * for Messages from the Server).
+   */
+  async listen(
+    onNotification: (notification: JsonRpcNotification) => void,
+    signal: AbortSignal,
+    onOpen?: () => void,
+  ): Promise<boolean> {
+    const legacy = this.legacy
+    if (!legacy) return false
+    const headers = new Headers(await this.#userHeaders())
+    this.#legacyHeaders(headers, legacy)
+    headers.set('accept', 'text/event-stream')
+    const response = await this.#exchange('GET', headers, undefined, signal)
+    const type = response.headers.get('content-type') ?? ''
+    if (!response.ok || !/^text\/event-stream/i.test(type) || !response.body) {
+      await response.body?.cancel()
+      if (response.status === 405) return false
+      throw new TransportError(`${this.url.href} refused the GET stream with HTTP ${response.status}`, {
+        status: response.status,
+      })
+    }
+    onOpen?.()
+    try {
+      for await (const data of readSse(response.body, this.#maxBytes)) {
+        const parsed = parseJson(data)
+        if (isServerRequest(parsed)) this.onRequest?.(parsed, undefined)
+        else if (isRecord(parsed) && typeof parsed.method === 'string' && !('id' in parsed)) {
+          onNotification(parsed as unknown as JsonRpcNotification)
+        }
+      }
+    } catch (error) {
+      if (!signal.aborted) throw new TransportError(`The GET stream broke: ${describe(error)}`, { cause: error })
+    }
+    return true
+  }
+
+  /** Ends a 2025-era session with DELETE; a server that does not allow it (405) keeps it until it expires. */
+  async close(): Promise<void> {
+    const legacy = this.legacy
+    if (legacy?.sessionId === undefined) return
+    const headers = new Headers(await this.#userHeaders())
+    this.#legacyHeaders(headers, legacy)
+    try {
+      const response = await this.#exchange('DELETE', headers, undefined, AbortSignal.timeout(5_000))
+      await response.body?.cancel()
+    } catch {
+      // the server is gone or slow: the session expires on its side
+    }
+    this.legacy = { version: legacy.version }
+  }
+}
+
+function isServerRequest(value: unknown): value is JsonRpcRequest {
+  return (
+    isRecord(value) &&
+    value.jsonrpc === '2.0' &&
+    typeof value.method === 'string' &&
+    (typeof value.id === 'string' || typeof value.id === 'number')
+  )
 }
 
 /** Reads a body up to `max` bytes; a larger one is cancelled and refused. */
