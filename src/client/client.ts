@@ -228,7 +228,12 @@ export class Client {
         settle(modern ? Promise.resolve(undefined) : Promise.reject(toError(error)))
         throw error
       }
-      settle(this.#initialize())
+      // When `initialize` fails too, its own answer says more only if it is a JSON-RPC error.
+      settle(
+        this.#initialize().catch((failure: unknown) =>
+          Promise.reject(failure instanceof ProtocolError ? failure : error),
+        ),
+      )
     }
     await this.#era
     rememberEra(http.url, true)
@@ -258,12 +263,24 @@ export class Client {
   /** stdio: `server/discover` first; a recognised modern error stays modern, anything else is legacy. */
   async #probeStdio(): Promise<LegacyServer | undefined> {
     try {
-      const result = await this.#session.request('server/discover', {}, { timeoutMs: this.#discoverTimeoutMs })
+      const result = await this.#session.request(
+        'server/discover',
+        {},
+        { timeoutMs: this.#discoverTimeoutMs },
+      )
       this.#probeResult = result
       return undefined
     } catch (error) {
       if (!stdioProbeSaysLegacy(error)) throw error
-      return this.#initialize()
+      try {
+        return await this.#initialize()
+      } catch (failure) {
+        if (!(failure instanceof RequestTimeoutError)) throw failure
+        throw new RequestTimeoutError(
+          failure.timeoutMs,
+          'The server answered neither server/discover (2026-07-28) nor initialize (2025-era)',
+        )
+      }
     }
   }
 
@@ -293,11 +310,7 @@ export class Client {
         const params = cursor === undefined ? {} : { cursor }
         let result: Record<string, unknown>
         try {
-          result = await this.#request(
-            'tools/list',
-            params,
-            options.signal ? { signal: options.signal } : {},
-          )
+          result = await this.#request('tools/list', params, options.signal ? { signal: options.signal } : {})
         } catch (error) {
           // A cursor that is no longer valid: drop every cached page and start over, once (CACHE-13).
           if (

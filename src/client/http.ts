@@ -242,7 +242,8 @@ export class HttpTransport implements ClientTransport {
         }
       }
     } catch (error) {
-      if (!signal.aborted) throw new TransportError(`The GET stream broke: ${describe(error)}`, { cause: error })
+      if (!signal.aborted)
+        throw new TransportError(`The GET stream broke: ${describe(error)}`, { cause: error })
     }
     return true
   }

@@ -49,7 +49,9 @@ export async function openLegacySubscription(
     const wanted =
       flag !== undefined
         ? granted[flag] === true
-        : notification.method === 'notifications/resources/updated' && typeof uri === 'string' && uris.has(uri)
+        : notification.method === 'notifications/resources/updated' &&
+          typeof uri === 'string' &&
+          uris.has(uri)
     if (!wanted) return
     onEvent(notification)
     options.onNotification?.(notification)
@@ -65,20 +67,26 @@ export async function openLegacySubscription(
   if (transport instanceof HttpTransport) {
     // Only the GET stream carries notifications that belong to no request; without one nothing can arrive.
     const opened = new Promise<boolean>((resolve, reject) => {
-      transport.listen(deliver, controller.signal, () => resolve(true)).then(
-        (served) => {
-          resolve(false)
-          resolveEnded(controller.signal.aborted ? { reason: 'closed' } : { reason: served ? 'server-ended' : 'closed' })
-        },
-        (error: unknown) => {
-          reject(error instanceof Error ? error : new Error(String(error)))
-          resolveEnded(
-            controller.signal.aborted
-              ? { reason: 'closed' }
-              : { reason: 'error', error: error instanceof Error ? error : new Error(String(error)) },
-          )
-        },
-      )
+      transport
+        .listen(deliver, controller.signal, () => resolve(true))
+        .then(
+          (served) => {
+            resolve(false)
+            resolveEnded(
+              controller.signal.aborted
+                ? { reason: 'closed' }
+                : { reason: served ? 'server-ended' : 'closed' },
+            )
+          },
+          (error: unknown) => {
+            reject(error instanceof Error ? error : new Error(String(error)))
+            resolveEnded(
+              controller.signal.aborted
+                ? { reason: 'closed' }
+                : { reason: 'error', error: error instanceof Error ? error : new Error(String(error)) },
+            )
+          },
+        )
     })
     if (!(await opened)) acknowledged = {}
   } else {

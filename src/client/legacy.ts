@@ -6,12 +6,7 @@
 import { isRecord, type JsonRpcRequest, type JsonRpcResponse } from '../wire/jsonrpc.js'
 import { ErrorCode } from '../wire/errors.js'
 import { SUPPORTED_VERSIONS } from '../wire/meta.js'
-import type {
-  ClientCapabilities,
-  DiscoverResult,
-  Implementation,
-  ServerCapabilities,
-} from '../wire/types.js'
+import type { ClientCapabilities, DiscoverResult, Implementation, ServerCapabilities } from '../wire/types.js'
 import {
   InvalidResponseError,
   ProtocolError,
@@ -119,7 +114,8 @@ export async function initializeLegacy(
       )
     }
     session.version = version
-    if (transport instanceof HttpTransport && transport.legacy) transport.legacy = { ...transport.legacy, version }
+    if (transport instanceof HttpTransport && transport.legacy)
+      transport.legacy = { ...transport.legacy, version }
     await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
     return {
       version,

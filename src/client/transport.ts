@@ -1,9 +1,5 @@
 /** What the client needs of a transport: send one request and get its response, with its notifications. */
-import type {
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-} from '../wire/jsonrpc.js'
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../wire/jsonrpc.js'
 
 export interface SendOptions {
   /** Aborting it cancels the request: HTTP closes the stream, stdio sends `notifications/cancelled`. */
