@@ -16,7 +16,7 @@ import {
 import { META_PROTOCOL_VERSION } from '../wire/meta.js'
 import { encodeHeaderValue } from '../schema/x-mcp-header.js'
 import { TransportError } from './errors.js'
-import { OversizedError, readSse } from './sse.js'
+import { OversizedError, readSse, type SseCursor } from './sse.js'
 import type { ClientTransport, SendOptions, ServerRequestHandler } from './transport.js'
 
 /** The 2025-era session this transport speaks for, once `initialize` chose that era. */
@@ -166,21 +166,45 @@ export class HttpTransport implements ClientTransport {
 
   async #readStream(
     message: JsonRpcRequest,
-    response: Response,
+    first: Response,
     options: SendOptions,
   ): Promise<JsonRpcResponse> {
+    const cursor: SseCursor = {}
+    let response = first
+    for (let resumed = 0; ; resumed++) {
+      const answer = await this.#readEvents(response, options, cursor, message)
+      if (answer) return answer
+      if (options.signal?.aborted) throw options.signal.reason
+      // 2025-11-25 basic/transports §Resumability and Redelivery: a stream that ends before its response
+      // is resumed with GET and Last-Event-ID after `retry`. Only a server that numbers its events offers
+      // that; 2026-07-28 streams are not resumable, so their servers send no ids.
+      if (cursor.lastEventId === undefined || resumed >= MAX_RESUMES) {
+        throw new TransportError(`The response stream for ${message.method} ended without a response`)
+      }
+      await pause(cursor.retryMs ?? DEFAULT_RETRY_MS, options.signal)
+      response = await this.#openGet(cursor.lastEventId, options.signal)
+    }
+  }
+
+  /** Reads one SSE body: notifications and server requests are dispatched; resolves with the response, if any. */
+  async #readEvents(
+    response: Response,
+    options: SendOptions,
+    cursor: SseCursor,
+    message: JsonRpcRequest | undefined,
+  ): Promise<JsonRpcResponse | undefined> {
     const body = response.body as ReadableStream<Uint8Array>
     try {
-      for await (const data of readSse(body, this.#maxBytes)) {
+      for await (const data of readSse(body, this.#maxBytes, cursor)) {
         const parsed = parseJson(data)
         if (isRecord(parsed) && typeof parsed.method === 'string' && !('id' in parsed)) {
           const notification = parsed as unknown as JsonRpcNotification
           if (options.onNotification) options.onNotification(notification)
           else this.onNotification?.(notification)
-        } else if (isResponseTo(parsed, message.id) || isIdlessError(parsed)) {
+        } else if (message && (isResponseTo(parsed, message.id) || isIdlessError(parsed))) {
           return parsed as JsonRpcResponse
         } else if (isServerRequest(parsed)) {
-          // Only 2025-era servers ask on the stream; the answer is POSTed back, so reading goes on.
+          // Only 2025-era servers ask on a stream; the answer is POSTed back, so reading goes on.
           this.onRequest?.(parsed, message)
         }
         // Anything else is ignored.
@@ -192,8 +216,24 @@ export class HttpTransport implements ClientTransport {
         throw new TransportError(`The response stream was refused: ${error.message}`)
       throw new TransportError(`The response stream broke: ${describe(error)}`, { cause: error })
     }
-    if (options.signal?.aborted) throw options.signal.reason
-    throw new TransportError(`The response stream for ${message.method} ended without a response`)
+    return undefined
+  }
+
+  /** A GET for the session's stream (2025-era), resuming after `lastEventId` if given. */
+  async #openGet(lastEventId: string | undefined, signal: AbortSignal | undefined): Promise<Response> {
+    const headers = new Headers(await this.#userHeaders())
+    if (this.legacy) this.#legacyHeaders(headers, this.legacy)
+    headers.set('accept', 'text/event-stream')
+    if (lastEventId !== undefined) headers.set('last-event-id', lastEventId)
+    const response = await this.#exchange('GET', headers, undefined, signal)
+    const type = response.headers.get('content-type') ?? ''
+    if (!response.ok || !/^text\/event-stream/i.test(type) || !response.body) {
+      await response.body?.cancel()
+      throw new TransportError(`${this.url.href} refused the GET stream with HTTP ${response.status}`, {
+        status: response.status,
+      })
+    }
+    return response
   }
 
   /** Sends a notification or a response to a server's request (202 expected). */
@@ -208,48 +248,45 @@ export class HttpTransport implements ClientTransport {
   }
 
   /**
-   * Opens the 2025-era GET stream of the session and reads it until `signal` aborts or the server ends it:
-   * notifications go to `onNotification`, the server's requests to `onRequest`. Resolves `false` when the
-   * server offers no stream (405), else once the stream is over (2025-11-25 basic/transports §Listening
-   * for Messages from the Server).
+   * Keeps the 2025-era session's GET stream open in the background, where the server sends what belongs to
+   * no request: list changes, resource updates, its own requests (2025-11-25 basic/transports §Listening
+   * for Messages from the Server). A server without one answers 405; a stream the server ends is reopened.
+   * Resolves whether the stream is open.
    */
-  async listen(
-    onNotification: (notification: JsonRpcNotification) => void,
-    signal: AbortSignal,
-    onOpen?: () => void,
-  ): Promise<boolean> {
-    const legacy = this.legacy
-    if (!legacy) return false
-    const headers = new Headers(await this.#userHeaders())
-    this.#legacyHeaders(headers, legacy)
-    headers.set('accept', 'text/event-stream')
-    const response = await this.#exchange('GET', headers, undefined, signal)
-    const type = response.headers.get('content-type') ?? ''
-    if (!response.ok || !/^text\/event-stream/i.test(type) || !response.body) {
-      await response.body?.cancel()
-      if (response.status === 405) return false
-      throw new TransportError(`${this.url.href} refused the GET stream with HTTP ${response.status}`, {
-        status: response.status,
-      })
-    }
-    onOpen?.()
-    try {
-      for await (const data of readSse(response.body, this.#maxBytes)) {
-        const parsed = parseJson(data)
-        if (isServerRequest(parsed)) this.onRequest?.(parsed, undefined)
-        else if (isRecord(parsed) && typeof parsed.method === 'string' && !('id' in parsed)) {
-          onNotification(parsed as unknown as JsonRpcNotification)
+  listenToSession(): Promise<boolean> {
+    if (this.legacy?.sessionId === undefined) return Promise.resolve(false)
+    if (this.#sessionStream) return this.#sessionStream.opened
+    const controller = new AbortController()
+    let opened!: (open: boolean) => void
+    const stream = { controller, opened: new Promise<boolean>((resolve) => (opened = resolve)) }
+    this.#sessionStream = stream
+    void (async () => {
+      const cursor: SseCursor = {}
+      let everOpen = false
+      for (let failures = 0; failures < MAX_RESUMES && !controller.signal.aborted;) {
+        try {
+          const response = await this.#openGet(cursor.lastEventId, controller.signal)
+          opened(true)
+          everOpen = true
+          failures = 0
+          await this.#readEvents(response, {}, cursor, undefined)
+        } catch {
+          opened(false)
+          if (!everOpen) return // no stream offered (405 …): nothing to reopen
+          failures++
         }
+        if (!controller.signal.aborted) await pause(cursor.retryMs ?? DEFAULT_RETRY_MS, controller.signal)
       }
-    } catch (error) {
-      if (!signal.aborted)
-        throw new TransportError(`The GET stream broke: ${describe(error)}`, { cause: error })
-    }
-    return true
+    })().catch(() => opened(false))
+    return stream.opened
   }
+
+  #sessionStream: { controller: AbortController; opened: Promise<boolean> } | undefined
 
   /** Ends a 2025-era session with DELETE; a server that does not allow it (405) keeps it until it expires. */
   async close(): Promise<void> {
+    this.#sessionStream?.controller.abort()
+    this.#sessionStream = undefined
     const legacy = this.legacy
     if (legacy?.sessionId === undefined) return
     const headers = new Headers(await this.#userHeaders())
@@ -262,6 +299,26 @@ export class HttpTransport implements ClientTransport {
     }
     this.legacy = { version: legacy.version }
   }
+}
+
+/** How often a stream that ends early is resumed in a row, and the wait when the server gave no `retry`. */
+const MAX_RESUMES = 5
+const DEFAULT_RETRY_MS = 1_000
+
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
 }
 
 function isServerRequest(value: unknown): value is JsonRpcRequest {

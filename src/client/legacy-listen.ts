@@ -63,39 +63,14 @@ export async function openLegacySubscription(
   let resolveEnded!: (end: SubscriptionEnd) => void
   const ended = new Promise<SubscriptionEnd>((resolve) => (resolveEnded = resolve))
   const transport = session.transport
-  let acknowledged = granted
-  if (transport instanceof HttpTransport) {
-    // Only the GET stream carries notifications that belong to no request; without one nothing can arrive.
-    const opened = new Promise<boolean>((resolve, reject) => {
-      transport
-        .listen(deliver, controller.signal, () => resolve(true))
-        .then(
-          (served) => {
-            resolve(false)
-            resolveEnded(
-              controller.signal.aborted
-                ? { reason: 'closed' }
-                : { reason: served ? 'server-ended' : 'closed' },
-            )
-          },
-          (error: unknown) => {
-            reject(error instanceof Error ? error : new Error(String(error)))
-            resolveEnded(
-              controller.signal.aborted
-                ? { reason: 'closed' }
-                : { reason: 'error', error: error instanceof Error ? error : new Error(String(error)) },
-            )
-          },
-        )
-    })
-    if (!(await opened)) acknowledged = {}
-  } else {
-    const untap = tap(deliver)
-    controller.signal.addEventListener('abort', () => {
-      untap()
-      resolveEnded({ reason: 'closed' })
-    })
-  }
+  // Over HTTP only the session's GET stream carries them; without one (405, no session) nothing can arrive.
+  const open = transport instanceof HttpTransport ? await transport.listenToSession() : true
+  const acknowledged = open ? granted : {}
+  const untap = tap(deliver)
+  controller.signal.addEventListener('abort', () => {
+    untap()
+    resolveEnded({ reason: 'closed' })
+  })
   if (options.signal?.aborted) stop()
   else options.signal?.addEventListener('abort', stop, { once: true })
   return {

@@ -117,6 +117,8 @@ export async function initializeLegacy(
     if (transport instanceof HttpTransport && transport.legacy)
       transport.legacy = { ...transport.legacy, version }
     await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    // The server may ask (elicitation …) or announce changes outside any request: listen from the start.
+    if (transport instanceof HttpTransport) void transport.listenToSession()
     return {
       version,
       capabilities: isRecord(result.capabilities) ? (result.capabilities as ServerCapabilities) : {},
