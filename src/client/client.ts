@@ -18,18 +18,10 @@ import type {
   SubscriptionFilter,
   Tool,
 } from '../wire/types.js'
-import { InvalidResponseError, ProtocolError, RequestTimeoutError } from './errors.js'
+import { InvalidResponseError, ProtocolError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
-import {
-  answerServerRequest,
-  discoverResultOf,
-  httpAnswerSaysLegacy,
-  initializeLegacy,
-  knownLegacy,
-  type LegacyServer,
-  rememberEra,
-  stdioProbeSaysLegacy,
-} from './legacy.js'
+import { EraGate } from './era.js'
+import { answerServerRequest, discoverResultOf } from './legacy.js'
 import { type NotificationTap, openLegacySubscription } from './legacy-listen.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
 import { type CallOptions, Session } from './session.js'
@@ -101,12 +93,7 @@ export class Client {
   #discovered: Promise<DiscoverResult> | undefined
   #discoveredUntil = Infinity
   readonly #discoverTimeoutMs: number
-  readonly #clientInfo: Implementation | undefined
-  /** The server's era once known: a LegacyServer for a 2025-era one, undefined for 2026-07-28. */
-  #era: Promise<LegacyServer | undefined> | undefined
-  #legacy: LegacyServer | undefined
-  /** The stdio probe's `server/discover` result, handed to the discover() that may follow it. */
-  #probeResult: Record<string, unknown> | undefined
+  readonly #era: EraGate
   readonly #taps = new Set<(notification: JsonRpcNotification) => void>()
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
@@ -125,7 +112,7 @@ export class Client {
       protocolVersion: PROTOCOL_VERSION,
       timeoutMs: options.timeoutMs ?? 60_000,
     })
-    this.#clientInfo = clientInfo
+    this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs)
     const onNotification = options.onNotification
     this.transport.onNotification = (notification) => {
       for (const tap of this.#taps) tap(notification)
@@ -133,13 +120,13 @@ export class Client {
     }
     // Only 2025-era servers send requests; a 2026-07-28 server's would be a protocol violation, left unanswered.
     this.transport.onRequest = (request, origin) => {
-      if (this.#legacy) void answerServerRequest(this.#session, request, origin, this.#handlers)
+      if (this.#era.legacy) void answerServerRequest(this.#session, request, origin, this.#handlers)
     }
   }
 
   /** Whether the server turned out to be 2025-era (after the first request). */
   get legacy(): boolean {
-    return this.#legacy !== undefined
+    return this.#era.legacy !== undefined
   }
 
   /** The protocol version requests are sent with. */
@@ -153,7 +140,7 @@ export class Client {
 
   /** `server/discover`: the server's versions, capabilities and identity (cached while its `ttlMs` lasts). */
   discover(options: { signal?: AbortSignal } = {}): Promise<DiscoverResult> {
-    if (this.#legacy) return Promise.resolve(discoverResultOf(this.#legacy))
+    if (this.#era.legacy) return Promise.resolve(discoverResultOf(this.#era.legacy))
     if (this.#discovered && Date.now() >= this.#discoveredUntil) this.#discovered = undefined
     this.#discovered ??= this.#discover(options.signal).then(
       (result) => {
@@ -172,7 +159,7 @@ export class Client {
   async #discover(signal: AbortSignal | undefined): Promise<DiscoverResult> {
     const timeoutMs = this.#discoverTimeoutMs
     const result = await this.#request('server/discover', {}, { timeoutMs, ...(signal && { signal }) })
-    if (this.#legacy) return discoverResultOf(this.#legacy)
+    if (this.#era.legacy) return discoverResultOf(this.#era.legacy)
     return checkDiscover(result)
   }
 
@@ -183,115 +170,12 @@ export class Client {
     return isRecord(info) ? (info as unknown as Implementation) : undefined
   }
 
-  /**
-   * Sends a request in the server's era. Before the era is known: on stdio `server/discover` probes first
-   * (stdio §Backward Compatibility); on HTTP this request itself is the probe, and an answer that says
-   * "legacy" leads to `initialize` and a resend (streamable-http §Backward Compatibility).
-   */
-  async #request(
+  #request(
     method: string,
     params: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<Record<string, unknown>> {
-    if (this.#era === undefined) {
-      const http = this.transport instanceof HttpTransport ? this.transport : undefined
-      if (http && !knownLegacy(http.url)) return this.#probeHttp(http, method, params, options)
-      this.#era = this.#settle(http ? this.#initializeCached(http) : this.#probeStdio())
-    }
-    await this.#era
-    const probed = this.#probeResult
-    if (method === 'server/discover') {
-      this.#probeResult = undefined
-      if (this.#legacy) return { ...discoverResultOf(this.#legacy) }
-      if (probed) return probed
-    }
-    return this.#session.request(method, params, options)
-  }
-
-  /** HTTP, era unknown: this request is the probe; requests sent meanwhile wait for its outcome. */
-  async #probeHttp(
-    http: HttpTransport,
-    method: string,
-    params: Record<string, unknown>,
-    options: CallOptions,
-  ): Promise<Record<string, unknown>> {
-    let settle!: (legacy: Promise<LegacyServer | undefined>) => void
-    this.#era = this.#settle(new Promise((resolve) => (settle = resolve)))
-    try {
-      const result = await this.#session.request(method, params, options)
-      settle(Promise.resolve(undefined))
-      return result
-    } catch (error) {
-      if (!httpAnswerSaysLegacy(error)) {
-        // A modern error proves a modern server; an unreachable one proves nothing yet.
-        const modern = error instanceof ProtocolError && error.status !== undefined
-        settle(modern ? Promise.resolve(undefined) : Promise.reject(toError(error)))
-        throw error
-      }
-      // When `initialize` fails too, its own answer says more only if it is a JSON-RPC error.
-      settle(
-        this.#initialize().catch((failure: unknown) =>
-          Promise.reject(failure instanceof ProtocolError ? failure : error),
-        ),
-      )
-    }
-    await this.#era
-    rememberEra(http.url, true)
-    return this.#request(method, params, options)
-  }
-
-  /** Keeps the era once known; a failure leaves it unknown, so the next request probes again. */
-  #settle(era: Promise<LegacyServer | undefined>): Promise<LegacyServer | undefined> {
-    const settled = era.then(
-      (legacy) => {
-        this.#legacy = legacy
-        return legacy
-      },
-      (error: unknown) => {
-        if (this.#era === settled) this.#era = undefined
-        throw error
-      },
-    )
-    settled.catch(() => undefined) // the requests that wait on it see the failure; none is left unhandled
-    return settled
-  }
-
-  #initialize(): Promise<LegacyServer> {
-    return initializeLegacy(this.#session, this.#clientInfo, this.#discoverTimeoutMs)
-  }
-
-  /** stdio: `server/discover` first; a recognised modern error stays modern, anything else is legacy. */
-  async #probeStdio(): Promise<LegacyServer | undefined> {
-    try {
-      const result = await this.#session.request(
-        'server/discover',
-        {},
-        { timeoutMs: this.#discoverTimeoutMs },
-      )
-      this.#probeResult = result
-      return undefined
-    } catch (error) {
-      if (!stdioProbeSaysLegacy(error)) throw error
-      try {
-        return await this.#initialize()
-      } catch (failure) {
-        if (!(failure instanceof RequestTimeoutError)) throw failure
-        throw new RequestTimeoutError(
-          failure.timeoutMs,
-          'The server answered neither server/discover (2026-07-28) nor initialize (2025-era)',
-        )
-      }
-    }
-  }
-
-  /** HTTP, era cached as legacy: `initialize` straight away; if that fails, forget the era and probe anew. */
-  async #initializeCached(http: HttpTransport): Promise<LegacyServer | undefined> {
-    try {
-      return await this.#initialize()
-    } catch {
-      rememberEra(http.url, false)
-      return undefined
-    }
+    return this.#era.request(method, params, options)
   }
 
   /** Every tool, following cursors; pages are served from the cache while their `ttlMs` lasts. */
@@ -331,7 +215,7 @@ export class Client {
         if (result.resultType === 'input_required' || !Array.isArray(result.tools)) {
           throw new InvalidResponseError('tools/list: the result has no tools array')
         }
-        const http = this.transport.kind === 'http' && !this.#legacy
+        const http = this.transport.kind === 'http' && !this.#era.legacy
         const accepted = this.#book.accept(result.tools, http, this.#warn)
         page = this.#book.store(credential, cursor, result, accepted)
       }
@@ -364,7 +248,7 @@ export class Client {
     let refreshedHeaders = false
     const result = await this.#withInputs('tools/call', name, base, {
       ...(options.signal && { signal: options.signal }),
-      headers: () => (this.#legacy ? {} : this.#book.paramHeaders(name, args)),
+      headers: () => (this.#era.legacy ? {} : this.#book.paramHeaders(name, args)),
       onNotification,
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
       ...(options.resetTimeoutOnProgress && { resetTimeoutOnProgress: true }),
@@ -445,8 +329,9 @@ export class Client {
    * by itself, once per burst of changes.
    */
   async subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
-    if (this.#era === undefined) await this.discover()
-    await this.#era
+    if (!this.#era.settled) await this.discover()
+    await this.#era.ready()
+    const legacy = this.#era.legacy
     const { onToolsChanged } = options
     let timer: ReturnType<typeof setTimeout> | undefined
     const refresh = (): void => {
@@ -463,8 +348,8 @@ export class Client {
       if (timer) clearTimeout(timer)
       timer = setTimeout(refresh, options.refreshDebounceMs ?? 100)
     }
-    const subscription = this.#legacy
-      ? await openLegacySubscription(this.#session, this.#legacy, this.#tap, filter, options, onEvent)
+    const subscription = legacy
+      ? await openLegacySubscription(this.#session, legacy, this.#tap, filter, options, onEvent)
       : await openSubscription(this.#session, filter, options, onEvent)
     void subscription.ended.then(() => timer && clearTimeout(timer))
     return subscription
@@ -500,10 +385,6 @@ export class Client {
 }
 
 const CLIENT_INFO: Implementation = { name: 'toolwire', version: '0.1.0' }
-
-function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error))
-}
 
 function checkDiscover(result: Record<string, unknown>): DiscoverResult {
   if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
