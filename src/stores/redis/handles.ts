@@ -125,17 +125,21 @@ export class RedisHandleStore implements HandleStore {
     this.#maxPerOwner = options.maxPerOwner ?? 1000
     this.#skewMs = options.clockSkewMs ?? 5000
     this.#now = options.now ?? Date.now
-    const script =
-      (lua: string): Script =>
-      (keys, args) =>
-        // EVAL caches the script server-side; its text is a few hundred bytes per call at most.
-        client.eval(lua, keys.length, ...keys, ...args) as Promise<Reply>
+    // Each script is sent once and then run by its SHA (EVALSHA); ioredis resends it if Redis forgot it.
+    const script = (name: string, lua: string, keys: number): Script => {
+      const command = `toolwireHandles${name}`
+      client.defineCommand(command, { numberOfKeys: keys, lua })
+      const run = (client as unknown as Record<string, (...args: (string | number)[]) => Promise<Reply>>)[
+        command
+      ]!
+      return (keyList, args) => run.call(client, ...keyList, ...args)
+    }
     this.#scripts = {
-      create: script(CREATE),
-      touch: script(TOUCH),
-      write: script(WRITE),
-      delete: script(DELETE),
-      sweep: script(SWEEP),
+      create: script('Create', CREATE, 3),
+      touch: script('Touch', TOUCH, 3),
+      write: script('Write', WRITE, 3),
+      delete: script('Delete', DELETE, 3),
+      sweep: script('Sweep', SWEEP, 1),
     }
     this.#timer = setInterval(() => void this.sweep().catch(() => {}), options.sweepIntervalMs ?? 60_000)
     this.#timer.unref()
