@@ -269,6 +269,14 @@ describe('@modelcontextprotocol/server-everything over stdio', () => {
     expect(asked).toContain('elicitation for elicitation/create')
   })
 
+  it('completes a prompt argument', async () => {
+    const { completion } = await client.request('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'completable-prompt' },
+      argument: { name: 'department', value: '' },
+    })
+    expect(completion).toMatchObject({ values: expect.arrayContaining(['Engineering', 'Sales']) })
+  })
+
   it('lists prompts and resources and subscribes to a resource', async () => {
     const prompts = await client.request('prompts/list')
     expect(Array.isArray(prompts.prompts)).toBe(true)
