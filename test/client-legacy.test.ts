@@ -172,6 +172,14 @@ describe('SDK v1 server over Streamable HTTP with sessions', () => {
     expect(await subscription.ended).toEqual({ reason: 'closed' })
   })
 
+  it('starts a new session when the server ended the old one (404)', async () => {
+    await server.endSessions()
+    expect(server.sessions.size).toBe(0)
+    expect((await client.callTool('add', { a: 4, b: 5 })).structuredContent).toEqual({ sum: 9 })
+    expect(server.sessions.size).toBe(1)
+    expect(recorder.sent.filter((line) => line === 'POST initialize')).toHaveLength(2)
+  })
+
   it('remembers the era of the endpoint and ends the session with DELETE on close', async () => {
     const other = recording()
     const second = connect({ url: server.url, fetch: other.fetch })

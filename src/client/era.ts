@@ -13,7 +13,7 @@ import {
   rememberEra,
   stdioProbeSaysLegacy,
 } from './legacy.js'
-import { ProtocolError, RequestTimeoutError } from './errors.js'
+import { ProtocolError, RequestTimeoutError, TransportError } from './errors.js'
 import type { Implementation } from '../wire/types.js'
 import type { CallOptions, Session } from './session.js'
 
@@ -71,7 +71,24 @@ export class EraGate {
       if (this.#legacy) return { ...discoverResultOf(this.#legacy) }
       if (probed) return probed
     }
-    return this.#session.request(method, params, options)
+    const session = this.#legacy && this.#session.transport instanceof HttpTransport
+    const sessionId = session ? (this.#session.transport as HttpTransport).legacy?.sessionId : undefined
+    try {
+      return await this.#session.request(method, params, options)
+    } catch (error) {
+      // 2025-11-25 basic/transports §Session Management: a 404 to a request with a session id means the
+      // session is over, and the client starts a new one with initialize.
+      const status =
+        error instanceof ProtocolError || error instanceof TransportError ? error.status : undefined
+      if (sessionId === undefined || status !== 404) throw error
+      const transport = this.#session.transport as HttpTransport
+      if (transport.legacy?.sessionId === sessionId) {
+        transport.forgetSession()
+        this.#era = this.#settle(this.#initialize())
+      }
+      await this.#era
+      return this.#session.request(method, params, options)
+    }
   }
 
   /** HTTP, era unknown: this request is the probe; requests sent meanwhile wait for its outcome. */

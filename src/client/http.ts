@@ -284,6 +284,13 @@ export class HttpTransport implements ClientTransport {
   #sessionStream: { controller: AbortController; opened: Promise<boolean> } | undefined
 
   /** Ends a 2025-era session with DELETE; a server that does not allow it (405) keeps it until it expires. */
+  /** Drops a 2025-era session the server no longer knows (404): its stream stops, a new one may start. */
+  forgetSession(): void {
+    this.#sessionStream?.controller.abort()
+    this.#sessionStream = undefined
+    if (this.legacy) this.legacy = { version: this.legacy.version }
+  }
+
   async close(): Promise<void> {
     this.#sessionStream?.controller.abort()
     this.#sessionStream = undefined
