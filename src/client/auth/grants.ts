@@ -1,0 +1,200 @@
+/**
+ * The three ways to a token: the authorization code grant with PKCE S256 and the `resource` parameter
+ * (basic/authorization §Authorization Flow Steps, §Resource Parameter Implementation), the client credentials
+ * grant, and the refresh token grant. The authorization response is checked against the recorded issuer
+ * (RFC 9207) before the code goes anywhere (§Authorization Response Validation).
+ */
+import * as oauth from 'oauth4webapi'
+import { importPKCS8 } from 'jose'
+import { AuthorizationError } from './errors.js'
+import { reason, type Fetch } from './discovery.js'
+import { httpOptions } from './registration.js'
+import type { ClientCredentials, ClientRecord, OAuthOptions, TokenRecord } from './types.js'
+
+export interface GrantContext {
+  readonly as: oauth.AuthorizationServer
+  readonly resource: string
+  readonly scope: string | undefined
+  readonly fetch: Fetch
+}
+
+export async function authorizationCodeGrant(
+  context: GrantContext,
+  client: ClientRecord,
+  options: OAuthOptions,
+  redirectUri: string,
+  signal: AbortSignal,
+): Promise<TokenRecord> {
+  const { as } = context
+  if (!options.authorize) {
+    throw new AuthorizationError(
+      `${context.resource} needs authorization, but no authorize callback is configured`,
+    )
+  }
+  if (!as.authorization_endpoint) throw new AuthorizationError(`${as.issuer} has no authorization_endpoint`)
+  // security-considerations §Authorization Code Protection: no advertised S256, no authorization.
+  if (!as.code_challenge_methods_supported?.includes('S256')) {
+    throw new AuthorizationError(`${as.issuer} does not advertise PKCE S256 support; refusing to authorize`)
+  }
+  const verifier = oauth.generateRandomCodeVerifier()
+  const state = oauth.generateRandomState()
+  const url = new URL(as.authorization_endpoint)
+  const params: Record<string, string> = {
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: redirectUri,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    resource: context.resource,
+  }
+  if (context.scope) params.scope = context.scope
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value)
+
+  const callback = new URL(await options.authorize(url, signal))
+  const oauthClient = toOAuthClient(client)
+  let parameters: URLSearchParams
+  try {
+    // Checks `iss` against the issuer recorded in `as` (RFC 9207 §2.4) before `state` and `error`.
+    parameters = oauth.validateAuthResponse(as, oauthClient, callback, state)
+  } catch (error) {
+    if (error instanceof oauth.AuthorizationResponseError) {
+      throw new AuthorizationError(`Authorization was refused: ${error.error}`, { oauthError: error.error })
+    }
+    throw new AuthorizationError(`The authorization response was rejected: ${reason(error)}`)
+  }
+  try {
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      oauthClient,
+      await clientAuth(client),
+      parameters,
+      redirectUri,
+      verifier,
+      { ...httpOptions(as, context.fetch), additionalParameters: { resource: context.resource } },
+    )
+    const tokens = await oauth.processAuthorizationCodeResponse(as, oauthClient, response)
+    return toRecord(tokens, context, undefined)
+  } catch (error) {
+    throw tokenError(as, error)
+  }
+}
+
+export async function clientCredentialsGrant(
+  context: GrantContext,
+  credentials: ClientCredentials,
+): Promise<TokenRecord> {
+  const { as } = context
+  const client = credentialsClient(as, credentials)
+  const parameters: Record<string, string> = { resource: context.resource }
+  if (context.scope) parameters.scope = context.scope
+  try {
+    const response = await oauth.clientCredentialsGrantRequest(
+      as,
+      toOAuthClient(client),
+      await clientAuth(client, credentials),
+      parameters,
+      httpOptions(as, context.fetch),
+    )
+    const tokens = await oauth.processClientCredentialsResponse(as, toOAuthClient(client), response)
+    return toRecord(tokens, context, undefined)
+  } catch (error) {
+    throw tokenError(as, error)
+  }
+}
+
+export async function refreshGrant(
+  context: GrantContext,
+  client: ClientRecord,
+  previous: TokenRecord & { refreshToken: string },
+  credentials?: ClientCredentials,
+): Promise<TokenRecord> {
+  const { as } = context
+  try {
+    const response = await oauth.refreshTokenGrantRequest(
+      as,
+      toOAuthClient(client),
+      await clientAuth(client, credentials),
+      previous.refreshToken,
+      { ...httpOptions(as, context.fetch), additionalParameters: { resource: context.resource } },
+    )
+    const tokens = await oauth.processRefreshTokenResponse(as, toOAuthClient(client), response)
+    return toRecord(tokens, context, previous)
+  } catch (error) {
+    throw tokenError(as, error)
+  }
+}
+
+/** The ClientRecord a machine client's credentials amount to at this authorization server. */
+export function credentialsClient(
+  as: oauth.AuthorizationServer,
+  credentials: ClientCredentials,
+): ClientRecord {
+  if (credentials.issuer !== undefined && credentials.issuer !== as.issuer) {
+    throw new AuthorizationError(
+      `The client credentials are for ${credentials.issuer}, but the server now uses ${as.issuer}; they are not sent there`,
+    )
+  }
+  const methods = as.token_endpoint_auth_methods_supported ?? ['client_secret_basic']
+  const method: ClientRecord['tokenEndpointAuthMethod'] = credentials.privateKey
+    ? 'private_key_jwt'
+    : credentials.clientSecret === undefined
+      ? 'none'
+      : methods.includes('client_secret_basic')
+        ? 'client_secret_basic'
+        : 'client_secret_post'
+  return {
+    clientId: credentials.clientId,
+    ...(credentials.clientSecret === undefined ? {} : { clientSecret: credentials.clientSecret }),
+    tokenEndpointAuthMethod: method,
+    issuer: as.issuer,
+  }
+}
+
+async function clientAuth(client: ClientRecord, credentials?: ClientCredentials): Promise<oauth.ClientAuth> {
+  switch (client.tokenEndpointAuthMethod) {
+    case 'client_secret_basic':
+      return oauth.ClientSecretBasic(client.clientSecret ?? '')
+    case 'client_secret_post':
+      return oauth.ClientSecretPost(client.clientSecret ?? '')
+    case 'private_key_jwt': {
+      const key = credentials?.privateKey
+      if (key === undefined) throw new AuthorizationError('private_key_jwt needs a private key')
+      const algorithm = credentials?.algorithm ?? 'ES256'
+      const cryptoKey = typeof key === 'string' ? await importPKCS8(key, algorithm) : key
+      return oauth.PrivateKeyJwt(cryptoKey)
+    }
+    default:
+      return oauth.None()
+  }
+}
+
+function toOAuthClient(client: ClientRecord): oauth.Client {
+  return { client_id: client.clientId, token_endpoint_auth_method: client.tokenEndpointAuthMethod }
+}
+
+function toRecord(
+  tokens: oauth.TokenEndpointResponse,
+  context: GrantContext,
+  previous: TokenRecord | undefined,
+): TokenRecord {
+  const refreshToken = tokens.refresh_token ?? previous?.refreshToken
+  const scope = tokens.scope ?? context.scope ?? previous?.scope
+  return {
+    accessToken: tokens.access_token,
+    tokenType: tokens.token_type,
+    ...(refreshToken === undefined ? {} : { refreshToken }),
+    ...(tokens.expires_in === undefined ? {} : { expiresAt: Date.now() + tokens.expires_in * 1000 }),
+    ...(scope === undefined ? {} : { scope }),
+    issuer: context.as.issuer,
+    resource: context.resource,
+  }
+}
+
+function tokenError(as: oauth.AuthorizationServer, error: unknown): AuthorizationError {
+  if (error instanceof AuthorizationError) return error
+  const code = error instanceof oauth.ResponseBodyError ? error.error : undefined
+  return new AuthorizationError(`The token request to ${as.issuer} failed: ${reason(error)}`, {
+    ...(code === undefined ? {} : { oauthError: code }),
+  })
+}
