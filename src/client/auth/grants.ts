@@ -154,7 +154,7 @@ export function credentialsClient(
 async function clientAuth(client: ClientRecord, credentials?: ClientCredentials): Promise<oauth.ClientAuth> {
   switch (client.tokenEndpointAuthMethod) {
     case 'client_secret_basic':
-      return oauth.ClientSecretBasic(client.clientSecret ?? '')
+      return secretBasic(client.clientSecret ?? '')
     case 'client_secret_post':
       return oauth.ClientSecretPost(client.clientSecret ?? '')
     case 'private_key_jwt': {
@@ -166,6 +166,17 @@ async function clientAuth(client: ClientRecord, credentials?: ClientCredentials)
     }
     default:
       return oauth.None()
+  }
+}
+
+/**
+ * client_secret_basic (RFC 6749 §2.3.1) with the id and secret percent-encoded as URI components.
+ * oauth4webapi also escapes unreserved marks such as "-", which many servers do not decode back.
+ */
+function secretBasic(secret: string): oauth.ClientAuth {
+  return (_as, client, _body, headers) => {
+    const credentials = `${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`
+    headers.set('authorization', `Basic ${btoa(credentials)}`)
   }
 }
 
