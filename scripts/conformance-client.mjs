@@ -55,7 +55,8 @@ function authOptions() {
     authorize: async (authorizationUrl) => {
       const response = await fetch(authorizationUrl, { redirect: 'manual' })
       const location = response.headers.get('location')
-      if (!location) throw new Error(`the authorization endpoint answered HTTP ${response.status}, no redirect`)
+      if (!location)
+        throw new Error(`the authorization endpoint answered HTTP ${response.status}, no redirect`)
       return new URL(location, authorizationUrl)
     },
   }

@@ -111,30 +111,24 @@ export class OAuthProvider {
    * what `toolwire login` does. Resolves with the stored tokens.
    */
   async authorize(challenge?: BearerChallenge, signal?: AbortSignal): Promise<TokenRecord> {
+    const { clientCredentials, redirectUri, authorize } = this.#options
+    if (!clientCredentials && (!redirectUri || !authorize)) {
+      throw new AuthorizationError(`${this.serverUrl.href} needs authorization`, { loginRequired: true })
+    }
     const resource = await discoverResource(this.serverUrl, challenge?.resourceMetadata, this.#fetch)
     const issuer = resource.authorizationServers[0] as string
     const as = await discoverAuthorizationServer(issuer, this.#fetch)
     const previous = await this.store.getTokens(this.resourceKey)
     const scope = this.#selectScope(challenge, resource, as, previous)
     const context = { as, resource: resource.resource, scope, fetch: this.#fetch }
-    const credentials = this.#options.clientCredentials
     let tokens: TokenRecord
-    if (credentials) {
-      tokens = await clientCredentialsGrant(context, credentials)
+    if (clientCredentials) {
+      tokens = await clientCredentialsGrant(context, clientCredentials)
     } else {
-      const redirectUri = this.#options.redirectUri
-      if (!redirectUri)
-        throw new AuthorizationError(
-          `${this.serverUrl.href} needs authorization, but no redirectUri is configured`,
-        )
-      const client = await clientFor(as, this.#options, this.store, redirectUri, this.#fetch)
-      tokens = await authorizationCodeGrant(
-        context,
-        client,
-        this.#options,
-        redirectUri,
-        signal ?? new AbortController().signal,
-      )
+      const redirect = redirectUri as string
+      const client = await clientFor(as, this.#options, this.store, redirect, this.#fetch)
+      const abort = signal ?? new AbortController().signal
+      tokens = await authorizationCodeGrant(context, client, this.#options, redirect, abort)
     }
     await this.store.setTokens(this.resourceKey, tokens)
     return tokens
