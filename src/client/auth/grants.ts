@@ -49,6 +49,8 @@ export async function authorizationCodeGrant(
     resource: context.resource,
   }
   if (context.scope) params.scope = context.scope
+  // OpenID Connect Core §11: an OpenID provider honours offline_access only with prompt=consent.
+  if (context.scope?.split(' ').includes('offline_access')) params.prompt = 'consent'
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value)
 
   const callback = new URL(await options.authorize(url, signal))
