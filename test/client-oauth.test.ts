@@ -3,17 +3,14 @@
  * resource server on real sockets. Login (the authorize step played programmatically), a call, a 403 step-up,
  * refresh before expiry, logout; then the client credentials grant.
  */
-import { createServer, type Server as NodeHttpServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bearerAuth, defineServer, defineTool } from '../src/index.js'
-import { createNodeHandler } from '../src/transports/http/node.js'
 import { AuthorizationError, connect, MemoryTokenStore, OAuthProvider } from '../src/client/index.js'
 import { playBrowser, startAuthorizationServer, type TestAuthorizationServer } from './helpers/oidc.js'
+import { startProtectedNotes, type ProtectedNotes } from './helpers/protected-notes.js'
 
 const REDIRECT = 'http://127.0.0.1:1/callback'
 let as: TestAuthorizationServer
-let mcp: NodeHttpServer
+let mcp: ProtectedNotes
 let url = ''
 const authorizeUrls: URL[] = []
 
@@ -32,36 +29,12 @@ beforeAll(async () => {
       },
     ],
   })
-  mcp = createServer()
-  await new Promise<void>((resolve) => mcp.listen(0, '127.0.0.1', resolve))
-  url = `http://127.0.0.1:${(mcp.address() as AddressInfo).port}/mcp`
-  const server = defineServer({
-    name: 'notes',
-    version: '1.0.0',
-    tools: [
-      defineTool({
-        name: 'notes_read',
-        scopes: ['notes:read'],
-        handler: (_a, ctx) => `notes for ${ctx.auth?.subject}`,
-      }),
-      defineTool({ name: 'notes_write', scopes: ['notes:write'], handler: () => 'written' }),
-    ],
-    security: {
-      auth: bearerAuth({
-        resource: url,
-        authorizationServers: [as.issuer],
-        jwt: { issuer: as.issuer, jwksUrl: `${as.issuer}/jwks`, algorithms: ['ES256'] },
-        // Least privilege: the client first asks only for reading; writing needs a step-up.
-        scopesSupported: ['notes:read'],
-      }),
-    },
-  })
-  mcp.on('request', createNodeHandler(server))
+  mcp = await startProtectedNotes(as.issuer)
+  url = mcp.url
 })
 
 afterAll(async () => {
-  mcp.closeAllConnections()
-  await new Promise((resolve) => mcp.close(resolve))
+  await mcp.close()
   await as.close()
 })
 
