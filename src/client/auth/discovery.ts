@@ -93,16 +93,20 @@ export async function discoverAuthorizationServer(
       await response.body?.cancel()
       continue
     }
+    const claimed = ((await response
+      .clone()
+      .json()
+      .catch(() => undefined)) ?? {}) as { issuer?: unknown }
+    if (claimed.issuer !== issuer) {
+      throw new AuthorizationError(
+        `The metadata at ${url.href} is for issuer ${JSON.stringify(claimed.issuer)}, not ${JSON.stringify(issuer)}; it is not used`,
+      )
+    }
     let metadata: oauth.AuthorizationServer
     try {
       metadata = await oauth.processDiscoveryResponse(issuerUrl, response)
     } catch (error) {
       throw new AuthorizationError(`${url.href} is not valid authorization server metadata: ${reason(error)}`)
-    }
-    if (metadata.issuer !== issuer) {
-      throw new AuthorizationError(
-        `The metadata at ${url.href} is for issuer ${JSON.stringify(metadata.issuer)}, not ${JSON.stringify(issuer)}; it is not used`,
-      )
     }
     for (const field of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint'] as const) {
       if (metadata[field] !== undefined) requireSecureUrl(metadata[field], `The ${field} of ${issuer}`)
