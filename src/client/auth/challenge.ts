@@ -1,4 +1,4 @@
-/** Reads the Bearer challenge of a 401 or 403 (RFC 6750 §3, RFC 9728 §5.1 `resource_metadata`). */
+/** Reads the Bearer (or DPoP) challenge of a 401 or 403 (RFC 6750 §3, RFC 9728 §5.1 `resource_metadata`). */
 
 export interface BearerChallenge {
   readonly error?: string
@@ -10,8 +10,13 @@ const PARAM = /([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*)/y
 
 /** The parameters of the `Bearer` challenge in a WWW-Authenticate header, or undefined when there is none. */
 export function parseBearerChallenge(header: string | null): BearerChallenge | undefined {
+  return parseChallenge(header, 'Bearer')
+}
+
+/** The same for any scheme (`DPoP` challenges carry the same parameters, RFC 9449 §7.1). */
+export function parseChallenge(header: string | null, scheme: string): BearerChallenge | undefined {
   if (!header) return undefined
-  const start = /(?:^|,)\s*Bearer(?:\s+|$)/i.exec(header)
+  const start = new RegExp(`(?:^|,)\\s*${scheme}(?:\\s+|$)`, 'i').exec(header)
   if (!start) return undefined
   const params: Record<string, string> = {}
   let index = start.index + start[0].length

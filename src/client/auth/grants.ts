@@ -8,6 +8,7 @@ import * as oauth from 'oauth4webapi'
 import { importPKCS8 } from 'jose'
 import { AuthorizationError } from './errors.js'
 import { reason, type Fetch } from './discovery.js'
+import { type DpopKey, withNonceRetry } from './dpop.js'
 import { httpOptions } from './registration.js'
 import type { ClientCredentials, ClientRecord, OAuthOptions, TokenRecord } from './types.js'
 
@@ -16,6 +17,16 @@ export interface GrantContext {
   readonly resource: string
   readonly scope: string | undefined
   readonly fetch: Fetch
+  /** Present when tokens are to be DPoP-bound. */
+  readonly dpop?: DpopKey | undefined
+}
+
+/** oauth4webapi request options: the guarded fetch, and the DPoP handle when binding. */
+function requestOptions(context: GrantContext): ReturnType<typeof httpOptions> & { DPoP?: oauth.DPoPHandle } {
+  return {
+    ...httpOptions(context.as, context.fetch),
+    ...(context.dpop ? { DPoP: context.dpop.handle() } : {}),
+  }
 }
 
 export async function authorizationCodeGrant(
@@ -66,16 +77,19 @@ export async function authorizationCodeGrant(
     throw new AuthorizationError(`The authorization response was rejected: ${reason(error)}`)
   }
   try {
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      oauthClient,
-      await clientAuth(client),
-      parameters,
-      redirectUri,
-      verifier,
-      { ...httpOptions(as, context.fetch), additionalParameters: { resource: context.resource } },
-    )
-    const tokens = await oauth.processAuthorizationCodeResponse(as, oauthClient, response)
+    const auth = await clientAuth(client)
+    const tokens = await withNonceRetry(async () => {
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        oauthClient,
+        auth,
+        parameters,
+        redirectUri,
+        verifier,
+        { ...requestOptions(context), additionalParameters: { resource: context.resource } },
+      )
+      return oauth.processAuthorizationCodeResponse(as, oauthClient, response)
+    })
     return toRecord(tokens, context, undefined)
   } catch (error) {
     throw tokenError(as, error)
@@ -91,14 +105,17 @@ export async function clientCredentialsGrant(
   const parameters: Record<string, string> = { resource: context.resource }
   if (context.scope) parameters.scope = context.scope
   try {
-    const response = await oauth.clientCredentialsGrantRequest(
-      as,
-      toOAuthClient(client),
-      await clientAuth(client, credentials),
-      parameters,
-      httpOptions(as, context.fetch),
-    )
-    const tokens = await oauth.processClientCredentialsResponse(as, toOAuthClient(client), response)
+    const auth = await clientAuth(client, credentials)
+    const tokens = await withNonceRetry(async () => {
+      const response = await oauth.clientCredentialsGrantRequest(
+        as,
+        toOAuthClient(client),
+        auth,
+        parameters,
+        requestOptions(context),
+      )
+      return oauth.processClientCredentialsResponse(as, toOAuthClient(client), response)
+    })
     return toRecord(tokens, context, undefined)
   } catch (error) {
     throw tokenError(as, error)
@@ -113,14 +130,17 @@ export async function refreshGrant(
 ): Promise<TokenRecord> {
   const { as } = context
   try {
-    const response = await oauth.refreshTokenGrantRequest(
-      as,
-      toOAuthClient(client),
-      await clientAuth(client, credentials),
-      previous.refreshToken,
-      { ...httpOptions(as, context.fetch), additionalParameters: { resource: context.resource } },
-    )
-    const tokens = await oauth.processRefreshTokenResponse(as, toOAuthClient(client), response)
+    const auth = await clientAuth(client, credentials)
+    const tokens = await withNonceRetry(async () => {
+      const response = await oauth.refreshTokenGrantRequest(
+        as,
+        toOAuthClient(client),
+        auth,
+        previous.refreshToken,
+        { ...requestOptions(context), additionalParameters: { resource: context.resource } },
+      )
+      return oauth.processRefreshTokenResponse(as, toOAuthClient(client), response)
+    })
     return toRecord(tokens, context, previous)
   } catch (error) {
     throw tokenError(as, error)
@@ -193,7 +213,9 @@ function toRecord(
 ): TokenRecord {
   const refreshToken = tokens.refresh_token ?? previous?.refreshToken
   const scope = tokens.scope ?? context.scope ?? previous?.scope
+  const bound = context.dpop !== undefined && tokens.token_type.toLowerCase() === 'dpop'
   return {
+    ...(bound ? { dpopKey: context.dpop?.privateJwk as Record<string, unknown> } : {}),
     accessToken: tokens.access_token,
     tokenType: tokens.token_type,
     ...(refreshToken === undefined ? {} : { refreshToken }),

@@ -4,8 +4,10 @@
  * authorization server and authorizing, and a 403 `insufficient_scope` by a bounded step-up
  * (basic/authorization §Scope Challenge Handling, §Step-Up Authorization Flow).
  */
+import type { JWK } from 'jose'
 import type * as oauth from 'oauth4webapi'
-import { parseBearerChallenge, scopeSet, type BearerChallenge } from './challenge.js'
+import { parseBearerChallenge, parseChallenge, scopeSet, type BearerChallenge } from './challenge.js'
+import { DpopKey } from './dpop.js'
 import {
   discoverAuthorizationServer,
   discoverResource,
@@ -29,6 +31,8 @@ export class OAuthProvider {
   readonly #fetch: Fetch
   /** Authorization flows run one at a time; concurrent 401s wait for the running one. */
   #flow: Promise<unknown> = Promise.resolve()
+  /** The DPoP key of the current tokens, loaded once (it also remembers the server's nonce). */
+  #dpop: { readonly x: unknown; readonly key: Promise<DpopKey> } | undefined
 
   constructor(serverUrl: string | URL, options: OAuthOptions = {}) {
     this.serverUrl = new URL(serverUrl)
@@ -60,18 +64,38 @@ export class OAuthProvider {
   async fetch(request: Request, next: (request: Request) => Promise<Response>): Promise<Response> {
     if (new URL(request.url).origin !== this.serverUrl.origin) return next(request)
     const body = request.body ? await request.arrayBuffer() : undefined
-    const send = (tokens: TokenRecord | undefined): Promise<Response> => {
+    const send = async (tokens: TokenRecord | undefined): Promise<Response> => {
       const headers = new Headers(request.headers)
-      if (tokens) headers.set('authorization', `${bearerScheme(tokens)} ${tokens.accessToken}`)
+      if (tokens?.dpopKey) {
+        const key = await this.#dpopKey(tokens.dpopKey)
+        headers.set('authorization', `DPoP ${tokens.accessToken}`)
+        headers.set('dpop', await key.proof(request.method, request.url, tokens.accessToken))
+      } else if (tokens) {
+        headers.set('authorization', `Bearer ${tokens.accessToken}`)
+      }
       return next(new Request(request, { headers, ...(body === undefined ? {} : { body }) }))
     }
     let tokens = await this.currentTokens()
     let response = await send(tokens)
     let reauthorized = false
+    let nonceRetried = false
     let stepUps = 0
     for (;;) {
-      const challenge = parseBearerChallenge(response.headers.get('www-authenticate'))
-      if (response.status === 401 && !reauthorized) {
+      const header = response.headers.get('www-authenticate')
+      const challenge = parseBearerChallenge(header) ?? parseChallenge(header, 'DPoP')
+      const nonce = response.headers.get('dpop-nonce')
+      if (
+        response.status === 401 &&
+        challenge?.error === 'use_dpop_nonce' &&
+        nonce &&
+        tokens?.dpopKey &&
+        !nonceRetried
+      ) {
+        // RFC 9449 §9: the server wants its nonce in the proof; retry once with it.
+        nonceRetried = true
+        await response.body?.cancel()
+        ;(await this.#dpopKey(tokens.dpopKey)).serverNonce = nonce
+      } else if (response.status === 401 && !reauthorized) {
         reauthorized = true
         await response.body?.cancel()
         tokens = await this.#serialized(() => this.#recover(tokens, challenge, request.signal))
@@ -120,7 +144,9 @@ export class OAuthProvider {
     const as = await discoverAuthorizationServer(issuer, this.#fetch)
     const previous = await this.store.getTokens(this.resourceKey)
     const scope = this.#selectScope(challenge, resource, as, previous)
-    const context = { as, resource: resource.resource, scope, fetch: this.#fetch }
+    const useDpop = this.#options.dpop !== false && as.dpop_signing_alg_values_supported?.includes('ES256')
+    const dpop = useDpop ? await DpopKey.generate() : undefined
+    const context = { as, resource: resource.resource, scope, fetch: this.#fetch, dpop }
     let tokens: TokenRecord
     if (clientCredentials) {
       tokens = await clientCredentialsGrant(context, clientCredentials)
@@ -166,7 +192,8 @@ export class OAuthProvider {
       const as = await discoverAuthorizationServer(tokens.issuer, this.#fetch)
       const client = await this.#knownClient(as)
       if (!client) return undefined
-      const context = { as, resource: tokens.resource, scope: tokens.scope, fetch: this.#fetch }
+      const dpop = tokens.dpopKey ? await this.#dpopKey(tokens.dpopKey) : undefined
+      const context = { as, resource: tokens.resource, scope: tokens.scope, fetch: this.#fetch, dpop }
       const refreshed = await refreshGrant(
         context,
         client,
@@ -226,6 +253,14 @@ export class OAuthProvider {
     return scopes.size > 0 ? [...scopes].join(' ') : undefined
   }
 
+  #dpopKey(jwk: Readonly<Record<string, unknown>>): Promise<DpopKey> {
+    const cached = this.#dpop
+    if (cached && cached.x === jwk.x) return cached.key
+    const key = DpopKey.fromJwk(jwk as JWK)
+    this.#dpop = { x: jwk.x, key }
+    return key
+  }
+
   #serialized<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#flow.then(task, task)
     this.#flow = run.catch(() => undefined)
@@ -239,8 +274,4 @@ function wouldWiden(tokens: TokenRecord | undefined, challenge: BearerChallenge)
   const granted = new Set(scopeSet(tokens.scope))
   const wanted = scopeSet(challenge.scope)
   return wanted.length > 0 && wanted.some((scope) => !granted.has(scope))
-}
-
-function bearerScheme(tokens: TokenRecord): string {
-  return tokens.tokenType.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer'
 }

@@ -17,6 +17,8 @@ export interface TokenRecord {
   readonly issuer: string
   /** The resource identifier sent as RFC 8707 `resource`. */
   readonly resource: string
+  /** For a DPoP-bound token (RFC 9449): the private key it is bound to, as a JWK. As secret as the token. */
+  readonly dpopKey?: Readonly<Record<string, unknown>>
 }
 
 /** A client identity at one authorization server. */
@@ -81,6 +83,8 @@ export interface OAuthOptions {
   readonly clientName?: string
   /** Ask for refresh tokens (`offline_access` when the authorization server lists it). Default true. */
   readonly refreshTokens?: boolean
+  /** Bind tokens to a key with DPoP (RFC 9449) when the authorization server supports ES256 proofs. Default true. */
+  readonly dpop?: boolean
   /** How many step-up authorizations one request may trigger (default 2). */
   readonly maxStepUps?: number
   /** Per request to an authorization server or metadata document (default 15 s). */
