@@ -20,10 +20,14 @@ describe('parseBearerChallenge', () => {
     expect(parseBearerChallenge('Bearer error=invalid_token')).toEqual({ error: 'invalid_token' })
   })
 
-  it('finds the Bearer challenge among others and stops at the next scheme', () => {
+  it('finds the Bearer challenge among others, stops at the next scheme, and notes a DPoP offer', () => {
     expect(
       parseBearerChallenge('DPoP algs="ES256", Bearer scope="a", Basic realm="other", scope="ignored"'),
-    ).toEqual({ scope: 'a' })
+    ).toEqual({ scope: 'a', dpop: true })
+    expect(parseBearerChallenge('DPoP error="use_dpop_nonce", algs="ES256"')).toEqual({
+      error: 'use_dpop_nonce',
+      dpop: true,
+    })
   })
 
   it('has nothing to say without a Bearer challenge', () => {

@@ -1,6 +1,8 @@
 /** Reads the Bearer (or DPoP) challenge of a 401 or 403 (RFC 6750 §3, RFC 9728 §5.1 `resource_metadata`). */
 
 export interface BearerChallenge {
+  /** The server also (or only) offered the DPoP scheme (RFC 9449 §7.1), so it accepts DPoP-bound tokens. */
+  readonly dpop?: boolean
   readonly error?: string
   readonly scope?: string
   readonly resourceMetadata?: string
@@ -10,7 +12,10 @@ const PARAM = /([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*)/y
 
 /** The parameters of the `Bearer` challenge in a WWW-Authenticate header, or undefined when there is none. */
 export function parseBearerChallenge(header: string | null): BearerChallenge | undefined {
-  return parseChallenge(header, 'Bearer')
+  const bearer = parseChallenge(header, 'Bearer')
+  const dpop = parseChallenge(header, 'DPoP')
+  if (!dpop) return bearer
+  return { ...(bearer ?? dpop), dpop: true }
 }
 
 /** The same for any scheme (`DPoP` challenges carry the same parameters, RFC 9449 §7.1). */

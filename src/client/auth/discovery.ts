@@ -14,6 +14,8 @@ export interface ResourceMetadata {
   readonly resource: string
   readonly authorizationServers: readonly string[]
   readonly scopesSupported: readonly string[] | undefined
+  /** `dpop_signing_alg_values_supported`: the resource accepts DPoP-bound tokens (RFC 9728 §2). */
+  readonly dpopAlgorithms: readonly string[] | undefined
 }
 
 export async function discoverResource(
@@ -52,6 +54,7 @@ function wellKnownResourceUrls(serverUrl: URL): URL[] {
  */
 function checkResource(serverUrl: URL, from: URL, body: Record<string, unknown>): ResourceMetadata {
   const { resource, authorization_servers: servers, scopes_supported: scopes } = body
+  const dpop = body.dpop_signing_alg_values_supported
   if (typeof resource !== 'string') throw new AuthorizationError(`${from.href} names no resource`)
   let url: URL
   try {
@@ -75,7 +78,10 @@ function checkResource(serverUrl: URL, from: URL, body: Record<string, unknown>)
   const scopeList = Array.isArray(scopes)
     ? scopes.filter((s): s is string => typeof s === 'string')
     : undefined
-  return { resource, authorizationServers: servers as string[], scopesSupported: scopeList }
+  const dpopAlgorithms = Array.isArray(dpop)
+    ? dpop.filter((a): a is string => typeof a === 'string')
+    : undefined
+  return { resource, authorizationServers: servers as string[], scopesSupported: scopeList, dpopAlgorithms }
 }
 
 /**

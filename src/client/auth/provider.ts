@@ -6,7 +6,7 @@
  */
 import type { JWK } from 'jose'
 import type * as oauth from 'oauth4webapi'
-import { parseBearerChallenge, parseChallenge, scopeSet, type BearerChallenge } from './challenge.js'
+import { parseBearerChallenge, scopeSet, type BearerChallenge } from './challenge.js'
 import { DpopKey } from './dpop.js'
 import {
   discoverAuthorizationServer,
@@ -82,7 +82,7 @@ export class OAuthProvider {
     let stepUps = 0
     for (;;) {
       const header = response.headers.get('www-authenticate')
-      const challenge = parseBearerChallenge(header) ?? parseChallenge(header, 'DPoP')
+      const challenge = parseBearerChallenge(header)
       const nonce = response.headers.get('dpop-nonce')
       if (
         response.status === 401 &&
@@ -144,7 +144,13 @@ export class OAuthProvider {
     const as = await discoverAuthorizationServer(issuer, this.#fetch)
     const previous = await this.store.getTokens(this.resourceKey)
     const scope = this.#selectScope(challenge, resource, as, previous)
-    const useDpop = this.#options.dpop !== false && as.dpop_signing_alg_values_supported?.includes('ES256')
+    // Bind tokens only where both sides take DPoP: the authorization server lists ES256, and the resource
+    // server challenged with the DPoP scheme or lists DPoP algorithms in its metadata (RFC 9728 §2).
+    const resourceTakesDpop = challenge?.dpop === true || resource.dpopAlgorithms?.includes('ES256') === true
+    const useDpop =
+      this.#options.dpop !== false &&
+      resourceTakesDpop &&
+      as.dpop_signing_alg_values_supported?.includes('ES256') === true
     const dpop = useDpop ? await DpopKey.generate() : undefined
     const context = { as, resource: resource.resource, scope, fetch: this.#fetch, dpop }
     let tokens: TokenRecord
