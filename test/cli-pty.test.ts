@@ -19,7 +19,7 @@ const CLI = ['node', 'dist/cli/main.js']
 
 let scripted: RunningServer
 let tools: RunningServer
-const events = { aborted: [] as string[] }
+const events = { aborted: [] as string[], started: [] as string[] }
 beforeAll(async () => {
   scripted = await serveNode(createScriptedServer(), { port: 0 })
   tools = await serveNode(createToolwireTestServer(events), { port: 0 })
@@ -100,7 +100,7 @@ describe.skipIf(noTerminal !== undefined)(
     it('cancels the call on Ctrl-C: the server sees it, the exit status is 2', async () => {
       const term = runInTerminal([...CLI, 'call', tools.url, 'slow', '--yes'], root)
       await term.waitFor('Calling slow')
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await expect.poll(() => events.started).toContain('slow')
       term.type('\x03')
       expect(await term.exited).toBe(2)
       expect(term.screen()).toContain('toolwire: Request cancelled: interrupted')

@@ -154,7 +154,9 @@ describe.each(targets)('SDK v2 server over %s', (label, target) => {
     await client.callTool('grow')
     if (label === 'HTTP') handler.notify.toolsChanged()
     await arrived
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // A round trip after the change: over stdio (one ordered pipe) anything sent before its answer has
+    // arrived; over HTTP the listen streams are separate connections, so this checks what arrived by then.
+    await client.listTools({ fresh: true })
     expect(tools).toEqual(['notifications/tools/list_changed'])
     expect(prompts).toEqual([])
     await Promise.all([toolsSub.close(), promptsSub.close()])
