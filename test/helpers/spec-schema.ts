@@ -86,7 +86,8 @@ function problemsOf(schema: Check, value: unknown): string[] {
 
 function resultProblems(result: unknown, method: string | undefined): string[] {
   const record = (result ?? {}) as Record<string, unknown>
-  if (record.resultType === 'input_required' && method !== undefined && INPUT_REQUIRED.has(method)) {
+  // Without the method (a tap on a stdio pipe), any result may be the input_required kind.
+  if (record.resultType === 'input_required' && (method === undefined || INPUT_REQUIRED.has(method))) {
     return problemsOf(inputRequired, result)
   }
   const checks = (method !== undefined ? RESULT[method] : undefined) ?? [ResultSchema, resultType]
