@@ -39,7 +39,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => http.close(() => resolve()))
 })
 
-// Every message the SDK server sends is checked against schema.json (HTTP through the recorder, stdio by a tap).
+// Every message the SDK server sends is checked against the MCP schema (HTTP through the recorder, stdio by a tap).
 let httpProblems: unknown[] = []
 const targets: [string, () => ConnectTarget][] = [
   [

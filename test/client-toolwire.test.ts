@@ -26,7 +26,7 @@ function setup(options: Parameters<typeof connect>[1] = {}) {
 
 let problems: unknown[] = []
 afterEach(() => {
-  expect(problems).toEqual([]) // every server message was valid per schema.json
+  expect(problems).toEqual([]) // every server message was valid per the MCP schema
   problems = []
 })
 

@@ -35,7 +35,7 @@ describe('toolwire server over stdio', () => {
   })
   afterAll(async () => {
     await client.close()
-    expect(problems).toEqual([]) // every line the server wrote is valid per schema.json
+    expect(problems).toEqual([]) // every line the server wrote is valid per the MCP schema
   })
 
   it('lists every tool (x-mcp-header does not apply on stdio) and calls with structured output', async () => {
