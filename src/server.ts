@@ -102,10 +102,13 @@ export interface ServerOptions {
   toolVisibility?: (tool: CompiledTool, ctx: RequestContext) => boolean
   /** Wraps each tool handler call (timeouts, MRTR …). */
   wrapToolHandler?: ToolCallOptions['wrapHandler']
-  /** Include `_meta.serverInfo` in every result (default true, META-06). */
+  /** Include `_meta.serverInfo` in every result (default true, basic/index §_meta). */
   serverInfoInResults?: boolean
   logger?: ServerLogger
-  /** Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see README §Security). */
+  /**
+   * Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see README
+   * §Security).
+   */
   security?: SecurityOptions
 }
 
@@ -276,8 +279,9 @@ export class Server {
   }
 
   /**
-   * Graceful shutdown: every listen stream receives its closing result (SUB-12) and new ones close at once.
-   * Transports call this before they close their connections; calling it again does nothing.
+   * Graceful shutdown: every listen stream receives its closing result (patterns/subscriptions §Graceful
+   * Closure) and new ones close at once. Transports call this before they close their connections; calling it
+   * again does nothing.
    */
   close(): Promise<void> {
     this.#hub.close()
@@ -294,7 +298,10 @@ export class Server {
   }
 }
 
-/** Defines a server: everything is validated and compiled here, so a bad tool fails at startup, not at call time. */
+/**
+ * Defines a server: everything is validated and compiled here, so a bad tool fails at startup, not at call
+ * time.
+ */
 export function defineServer(options: ServerOptions): Server {
   return new Server(options)
 }

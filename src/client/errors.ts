@@ -1,7 +1,7 @@
 /**
  * The client's error types. A `ProtocolError` carries what the server said; a `TransportError` says the
  * exchange itself failed; local failures (timeouts, cancellation) are their own classes, so they can never
- * be mistaken for an error the server sent (ERR-07).
+ * be mistaken for an error the server sent (basic/index §Error Codes).
  */
 import type { CallToolResult } from '../wire/types.js'
 
@@ -68,7 +68,9 @@ export class TransportError extends Error {
   }
 }
 
-/** The server sent something this client cannot accept (bad JSON-RPC, unknown resultType, schema mismatch). */
+/**
+ * The server sent something this client cannot accept (bad JSON-RPC, unknown resultType, schema mismatch).
+ */
 export class InvalidResponseError extends Error {
   override readonly name = 'InvalidResponseError'
 }

@@ -1,6 +1,7 @@
 /**
- * Telling a server that speaks only an older revision apart (BC-C-01): after a failure that a modern server
- * would not produce, one `initialize` probe learns its version, so the error can name both sides.
+ * Telling a server that speaks only an older revision apart (versioning §Backward Compatibility with
+ * Initialization-Based Versions; the probe differs per transport): after a failure that a modern server would
+ * not produce, one `initialize` probe learns its version, so the error can name both sides.
  */
 import type { Implementation } from '../wire/types.js'
 import { SUPPORTED_VERSIONS } from '../wire/meta.js'
@@ -28,7 +29,10 @@ export function looksLegacy(error: unknown, fromDiscover: boolean): boolean {
   return false
 }
 
-/** Probes with `initialize`; returns a VersionMismatchError when the server answers it, else the original error. */
+/**
+ * Probes with `initialize`; returns a VersionMismatchError when the server answers it, else the original
+ * error.
+ */
 export async function probeLegacy(
   session: Session,
   error: unknown,

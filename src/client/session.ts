@@ -1,7 +1,8 @@
 /**
- * The request engine every client method goes through: fresh ids, the `_meta` envelope (META-01, META-03),
- * version negotiation on -32022 (VER-02), timeouts and cancellation (TMO-01), typed errors, and
- * `resultType` checks (BASE-09, BASE-10).
+ * The request engine every client method goes through: fresh ids, the `_meta` envelope (basic/index §_meta),
+ * version negotiation on -32022 (versioning §Protocol Version Negotiation), timeouts and cancellation
+ * (patterns/cancellation §Timeouts), typed errors, and `resultType` checks (basic/index §ResultType: absent
+ * means complete, unknown is invalid).
  */
 import { isRecord, type JsonRpcNotification, type JsonRpcResponse } from '../wire/jsonrpc.js'
 import {
@@ -31,7 +32,10 @@ export interface CallOptions {
   /** Extra HTTP headers. */
   readonly headers?: Readonly<Record<string, string>>
   readonly onNotification?: (notification: JsonRpcNotification) => void
-  /** Each progress notification restarts the timeout (TMO-03); `maxTotalTimeoutMs` still applies. */
+  /**
+   * Each progress notification restarts the timeout (patterns/cancellation §Timeouts); `maxTotalTimeoutMs`
+   * still applies.
+   */
   readonly resetTimeoutOnProgress?: boolean
   /** Hard limit for the whole request when the timeout is reset by progress. */
   readonly maxTotalTimeoutMs?: number
@@ -63,12 +67,15 @@ export class Session {
     this.version = options.protocolVersion
   }
 
-  /** A request id no other request of this client has used (BASE-06, MRTR-C-05). */
+  /**
+   * A request id no other request of this client has used (basic/index §Requests; patterns/mrtr: a retry
+   * takes a new id).
+   */
   nextId(): number {
     return this.#nextId++
   }
 
-  /** A progress token unique across this process's active requests (PROG-02). */
+  /** A progress token unique across this process's active requests (patterns/progress). */
   nextToken(): string {
     return `${this.#prefix}-${this.#nextId++}`
   }

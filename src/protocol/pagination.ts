@@ -1,4 +1,6 @@
-/** Opaque, validated cursors over an ordered list (PAGE-01..06). */
+/**
+ * Opaque, validated cursors over an ordered list (utilities/pagination §Pagination Model, §Error Handling).
+ */
 import { invalidParams } from '../wire/errors.js'
 
 const PREFIX = 'tw1:'

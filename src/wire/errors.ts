@@ -16,13 +16,17 @@ export const ErrorCode = {
 } as const
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]
 
-/** Default HTTP status per code; a few factories below override it (see requirements §11.3). */
+/**
+ * Default HTTP status per code; a few factories below override it (the spec names a status only for some
+ * codes; parse and envelope errors are 400).
+ */
 const DEFAULT_STATUS: Record<number, number> = {
   [ErrorCode.ParseError]: 400,
   [ErrorCode.InvalidRequest]: 400,
   [ErrorCode.MethodNotFound]: 404,
   [ErrorCode.InvalidParams]: 400,
-  [ErrorCode.InternalError]: 200, // an execution-phase failure: the envelope was fine (requirements §11.3)
+  // An execution-phase failure: the envelope was fine, so the spec names no status and 200 carries the body.
+  [ErrorCode.InternalError]: 200,
   [ErrorCode.HeaderMismatch]: 400,
   [ErrorCode.MissingRequiredClientCapability]: 400,
   [ErrorCode.UnsupportedProtocolVersion]: 400,
@@ -72,7 +76,10 @@ export const methodNotFound = (method: string): McpError =>
 export const invalidParams = (message: string, data?: unknown): McpError =>
   new McpError(ErrorCode.InvalidParams, message, data)
 
-/** An unknown tool/prompt/resource is an execution-phase error: 200 on HTTP (requirements §11.3). */
+/**
+ * An unknown tool/prompt/resource is an execution-phase error: 200 on HTTP (server/tools §Error Handling; the
+ * spec names no status for it).
+ */
 export const notFound = (message: string, data?: unknown): McpError =>
   new McpError(ErrorCode.InvalidParams, message, data, 200)
 

@@ -204,7 +204,8 @@ export class BearerAuth {
       resource: this.resource,
       authorization_servers: [...this.#options.authorizationServers],
       bearer_methods_supported: ['header'],
-      // offline_access is for authorization servers to offer, not for resources to ask (AUTH-S-08).
+      // offline_access is for authorization servers to offer, not for resources to ask (authorization
+      // §Refresh Tokens).
       scopes_supported: scopes.filter((scope) => scope !== 'offline_access'),
     }
     if (this.#options.resourceName) metadata.resource_name = this.#options.resourceName

@@ -71,7 +71,10 @@ function acceptsResponse(accept: string | undefined): boolean {
   return /application\/json|text\/event-stream|\*\/\*|application\/\*|text\/\*/i.test(accept)
 }
 
-/** Checks on the standard headers against the body (requirements §11.4 order, HTTP-17..21). */
+/**
+ * Checks on the standard headers against the body (streamable-http §Standard Request Headers, §Server
+ * Validation; order: headers before version support).
+ */
 const checkStandardHeaders =
   (view: HttpRequestView): TransportCheck =>
   (request, meta, spec) => {
@@ -169,7 +172,9 @@ export class HttpCore {
     this.#authenticate = options.authenticate ?? server.auth?.authenticate
   }
 
-  /** A document the server publishes beside its endpoint (RFC 9728 metadata when auth is on), or undefined. */
+  /**
+   * A document the server publishes beside its endpoint (RFC 9728 metadata when auth is on), or undefined.
+   */
   wellKnown(
     method: string,
     path: string,
@@ -254,7 +259,8 @@ export class HttpCore {
     }
     const request = inbound.message
     const exchange = new HttpExchange(view, out, auth)
-    // Long-lived listen streams get periodic SSE comments so proxies keep them open (SUB-17).
+    // Long-lived listen streams get periodic SSE comments so proxies keep them open (streamable-http
+    // §Receiving Messages).
     const keepAlive =
       request.method === 'subscriptions/listen' && this.#keepAliveMs > 0
         ? setInterval(() => {

@@ -43,7 +43,8 @@ export function createFetchHandler(server: Server, options: HttpOptions = {}): F
     let settle!: (response: Response) => void
     const answered = new Promise<Response>((resolve) => (settle = resolve))
     let controller: ReadableStreamDefaultController<Uint8Array> | undefined
-    // Cancelled when the client aborts the request or stops reading the stream (HTTP-41).
+    // Cancelled when the client aborts the request or stops reading the stream (streamable-http
+    // §Cancellation).
     const cancel = new AbortController()
     if (request.signal.aborted) cancel.abort()
     else request.signal.addEventListener('abort', () => cancel.abort(), { once: true })

@@ -99,7 +99,8 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
       return
     }
     const controller = new LazyAbort()
-    // A client that goes away before the answer is written cancels the request (HTTP-41).
+    // A client that goes away before the answer is written cancels the request (streamable-http
+    // §Cancellation).
     res.on('close', () => {
       if (!res.writableFinished) controller.abort()
     })
@@ -171,7 +172,8 @@ export async function serveNode(server: Server, options: ServeOptions = {}): Pro
     url: `http://${shownHost}:${address.port}${options.path ?? '/mcp'}`,
     httpServer,
     close: async () => {
-      // Listen streams first get their graceful closing result (SUB-12), then connections go.
+      // Listen streams first get their graceful closing result (patterns/subscriptions §Graceful Closure),
+      // then connections go.
       server.close()
       await new Promise((resolve) => setTimeout(resolve, 10))
       await new Promise<void>((resolve) => {

@@ -167,7 +167,8 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
         if (!reply || controller.aborted) return
         send(reply.body)
         // A listen stream the server ended is also torn down with notifications/cancelled on stdio
-        // (cancellation.mdx; requirements §11.1): the result first, then the cancel.
+        // (patterns/cancellation asks for a cancel, patterns/subscriptions §Graceful Closure for a result; we
+        // send both): the result first, then the cancel.
         if (request.method === 'subscriptions/listen' && reply.status === 200) {
           send(
             JSON.stringify({
