@@ -21,4 +21,23 @@ export default tseslint.config(
     ignores: ['src/cli/**', 'src/demo/**', 'src/fixture/**', 'src/bench/**'],
     rules: { 'no-console': 'error' },
   },
+  {
+    // One error table: JSON-RPC error codes are named in src/wire/errors.ts and used by name everywhere else.
+    // Tests are exempt on purpose: they assert the numbers on the wire, independently of the table.
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/wire/errors.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "UnaryExpression[operator='-'][argument.value>=32000][argument.value<=32768]",
+          message: 'Use ErrorCode from src/wire/errors.ts instead of a literal JSON-RPC error code.',
+        },
+        {
+          selector: 'Literal[value=/-32[0-9]{3}/], TemplateElement[value.raw=/-32[0-9]{3}/]',
+          message: 'Build error bodies with the factories in src/wire/errors.ts, not by hand.',
+        },
+      ],
+    },
+  },
 )

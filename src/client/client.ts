@@ -24,6 +24,7 @@ import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
 import { ToolBook } from './tools.js'
 import type { ClientTransport } from './transport.js'
+import { ErrorCode } from '../wire/errors.js'
 
 export interface ClientOptions {
   /** Sent as `clientInfo` on every request (basic/index §_meta); `false` sends none. */
@@ -216,7 +217,7 @@ export class Client {
             cursor === undefined ||
             restarted ||
             !(error instanceof ProtocolError) ||
-            error.code !== -32602
+            error.code !== ErrorCode.InvalidParams
           ) {
             throw error
           }
@@ -273,7 +274,7 @@ export class Client {
       recover: async (error) => {
         if (
           !(error instanceof ProtocolError) ||
-          error.code !== -32020 ||
+          error.code !== ErrorCode.HeaderMismatch ||
           refreshedHeaders ||
           this.transport.kind !== 'http'
         ) {

@@ -4,6 +4,7 @@
  * be mistaken for an error the server sent (basic/index §Error Codes).
  */
 import type { CallToolResult } from '../wire/types.js'
+import { ErrorCode } from '../wire/errors.js'
 
 /** A JSON-RPC error response from the server (the message is the server's). */
 export class ProtocolError extends Error {
@@ -30,7 +31,7 @@ export class VersionMismatchError extends ProtocolError {
   constructor(clientVersions: readonly string[], serverVersions: readonly string[], detail?: string) {
     const server = serverVersions.length > 0 ? serverVersions.join(', ') : 'an unknown version'
     super(
-      -32022,
+      ErrorCode.UnsupportedProtocolVersion,
       `The server speaks MCP ${server}; this client speaks ${clientVersions.join(', ')}. ` +
         `No version is shared${detail ? ` (${detail})` : ''}.`,
       { supported: [...serverVersions] },

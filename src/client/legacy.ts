@@ -7,6 +7,7 @@ import type { Implementation } from '../wire/types.js'
 import { SUPPORTED_VERSIONS } from '../wire/meta.js'
 import { ProtocolError, TransportError, VersionMismatchError } from './errors.js'
 import type { Session } from './session.js'
+import { ErrorCode, isPreRevisionServerError } from '../wire/errors.js'
 
 /** The revision the probe offers; this client speaks none of the legacy ones. */
 const LEGACY_PROBE_VERSION = '2025-11-25'
@@ -21,9 +22,9 @@ export function looksLegacy(error: unknown, fromDiscover: boolean): boolean {
   }
   if (error instanceof ProtocolError) {
     return (
-      error.code === -32600 ||
-      (error.code <= -32000 && error.code >= -32019) ||
-      (fromDiscover && (error.code === -32601 || error.code === -32602))
+      error.code === ErrorCode.InvalidRequest ||
+      isPreRevisionServerError(error.code) ||
+      (fromDiscover && (error.code === ErrorCode.MethodNotFound || error.code === ErrorCode.InvalidParams))
     )
   }
   return false

@@ -21,6 +21,7 @@ import {
   VersionMismatchError,
 } from './errors.js'
 import type { ClientTransport } from './transport.js'
+import { ErrorCode } from '../wire/errors.js'
 
 export interface CallOptions {
   /** Cancels the request. */
@@ -103,7 +104,7 @@ export class Session {
       const response = await this.send(method, params, options)
       if ('result' in response) return checkResult(response.result, method)
       const { code, message, data } = response.error
-      if (code === -32022 && attempt === 0) {
+      if (code === ErrorCode.UnsupportedProtocolVersion && attempt === 0) {
         const offered = isRecord(data) && Array.isArray(data.supported) ? data.supported.map(String) : []
         const shared = SUPPORTED_VERSIONS.find((version) => offered.includes(version))
         // Retry once with the shared version, even the one just sent: the server says it speaks it.

@@ -6,13 +6,18 @@
  */
 import type { AuthInfo } from '../../protocol/exchange.js'
 import { encodeError } from '../../protocol/encode.js'
-import { ErrorCode, McpError } from '../../wire/errors.js'
-import { bearerChallenge, insufficientScope, unauthorized } from '../errors.js'
+import {
+  authUnavailable,
+  insufficientScope,
+  type McpError,
+  tooManyRequests,
+  unauthorized,
+} from '../../wire/errors.js'
+import { bearerChallenge, scopeChallenge } from '../errors.js'
 import { jwtVerifier, type JwtVerifierOptions } from './jwt.js'
 import { InvalidTokenError, type TokenVerifier } from './verifier.js'
 import { addressKey } from '../principal.js'
 import { type Bucket, checkLimit, type Limit, MemoryRateLimitStore } from '../rate-limit.js'
-import { tooManyRequests } from '../errors.js'
 
 const MAX_BLOCKED = 10_000
 
@@ -157,14 +162,7 @@ export class BearerAuth {
       if (error instanceof InvalidTokenError) return this.#refuse(this.#invalid(error.message))
       // The verifier could not decide (JWKS endpoint unreachable …): not the client's fault, so no 401.
       this.onVerifierFailure?.(error)
-      const unavailable = new McpError(
-        ErrorCode.InternalError,
-        'Authorization is temporarily unavailable; retry shortly',
-        undefined,
-        503,
-        { 'retry-after': '5' },
-      )
-      return this.#refuse(unavailable)
+      return this.#refuse(authUnavailable())
     }
     const aud = auth.claims?.aud
     if (aud !== undefined && !(Array.isArray(aud) ? aud : [aud]).some((a) => this.#audiences.has(String(a))))
@@ -175,7 +173,11 @@ export class BearerAuth {
       return this.#refuse(
         insufficientScope(
           this.requiredScopes,
-          this.metadataUrl,
+          scopeChallenge(
+            this.requiredScopes,
+            this.metadataUrl,
+            `this server needs scope ${missing.join(' ')}`,
+          ),
           `this server needs scope ${missing.join(' ')}`,
         ),
       )
@@ -186,7 +188,8 @@ export class BearerAuth {
   /** 403 for a tool the caller's scopes do not allow, naming everything the call needs. */
   toolRefusal(tool: string, scopes: readonly string[]): McpError {
     const needed = [...new Set([...this.requiredScopes, ...scopes])]
-    return insufficientScope(needed, this.metadataUrl, `tool ${tool} needs scope ${scopes.join(' ')}`)
+    const description = `tool ${tool} needs scope ${scopes.join(' ')}`
+    return insufficientScope(needed, scopeChallenge(needed, this.metadataUrl, description), description)
   }
 
   /** The RFC 9728 document for GETs of the well-known paths; undefined for any other request. */

@@ -7,7 +7,18 @@ import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
 import type { TransportCheck } from '../../protocol/dispatcher.js'
 import { encodeError } from '../../protocol/encode.js'
 import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
-import { headerMismatch, invalidRequest, McpError, parseError } from '../../wire/errors.js'
+import {
+  forbiddenOrigin,
+  headerMismatch,
+  invalidRequest,
+  type McpError,
+  methodNotAllowed,
+  notAcceptable,
+  parseError,
+  payloadTooLarge,
+  transportFailure,
+  unsupportedMediaType,
+} from '../../wire/errors.js'
 import { classify, type JsonRpcNotification } from '../../wire/jsonrpc.js'
 import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
 import { checkOrigin, type OriginPolicy } from './guard.js'
@@ -62,8 +73,13 @@ const SSE_HEADERS = {
 }
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-function sendError(out: HttpResponseSink, error: McpError, id?: string | number): void {
-  out.send(error.status, JSON_HEADERS, encodeError(id, error))
+/** Answers with an error from the table: its status, its extra headers and a JSON-RPC error body. */
+export function sendError(out: HttpResponseSink, error: McpError, id?: string | number): void {
+  out.send(
+    error.status,
+    error.headers ? { ...JSON_HEADERS, ...error.headers } : JSON_HEADERS,
+    encodeError(id, error),
+  )
 }
 
 function acceptsResponse(accept: string | undefined): boolean {
@@ -189,47 +205,35 @@ export class HttpCore {
    * `contentLength` is the declared length, when there is one.
    */
   precheck(view: HttpRequestView, out: HttpResponseSink, contentLength: number | undefined): boolean {
-    if (view.method !== 'POST') {
-      out.send(
-        405,
-        { allow: 'POST', ...JSON_HEADERS },
-        encodeError(undefined, invalidRequest('only POST is supported')),
-      )
-      return false
-    }
+    const refusal = this.#refusal(view, contentLength)
+    if (refusal === undefined) return true
+    sendError(out, refusal)
+    return false
+  }
+
+  #refusal(view: HttpRequestView, contentLength: number | undefined): McpError | undefined {
+    if (view.method !== 'POST') return methodNotAllowed()
     if (this.#policy) {
-      const refusal = checkOrigin(this.#policy, view.header('host'), view.header('origin'))
-      if (refusal) {
-        out.send(403, JSON_HEADERS, encodeError(undefined, new McpError(-32600, `Forbidden: ${refusal}`)))
-        return false
-      }
+      const reason = checkOrigin(this.#policy, view.header('host'), view.header('origin'))
+      if (reason) return forbiddenOrigin(reason)
     }
-    if (contentLength !== undefined && contentLength > this.maxBodyBytes) {
-      out.send(
-        413,
-        JSON_HEADERS,
-        encodeError(undefined, invalidRequest(`body exceeds ${this.maxBodyBytes} bytes`)),
-      )
-      return false
-    }
+    if (contentLength !== undefined && contentLength > this.maxBodyBytes)
+      return payloadTooLarge(this.maxBodyBytes)
     const type = view.header('content-type')
-    if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type.trim())) {
-      out.send(
-        415,
-        JSON_HEADERS,
-        encodeError(undefined, invalidRequest('Content-Type must be application/json')),
-      )
-      return false
-    }
-    if (!acceptsResponse(view.header('accept'))) {
-      out.send(
-        406,
-        JSON_HEADERS,
-        encodeError(undefined, invalidRequest('Accept must allow application/json')),
-      )
-      return false
-    }
-    return true
+    if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type.trim())) return unsupportedMediaType()
+    if (!acceptsResponse(view.header('accept'))) return notAcceptable()
+    return undefined
+  }
+
+  /** Refuses a body that turned out larger than the limit while it was read (413). */
+  refuseTooLarge(out: HttpResponseSink): void {
+    sendError(out, payloadTooLarge(this.maxBodyBytes))
+  }
+
+  /** Answers when the adapter itself failed; the detail goes only to the server log (500). */
+  fail(out: HttpResponseSink, error: unknown): void {
+    this.server.logger.error('HTTP handler failed', { error: String(error) })
+    sendError(out, transportFailure())
   }
 
   /** Answers a POST whose body has been read (at most maxBodyBytes). */

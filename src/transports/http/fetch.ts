@@ -82,17 +82,10 @@ export function createFetchHandler(server: Server, options: HttpOptions = {}): F
     if (!core.precheck(view, sink, declared === null ? undefined : Number(declared))) return answered
     const body = await readCapped(request, core.maxBodyBytes)
     if (!body) {
-      sink.send(
-        413,
-        { 'content-type': 'application/json' },
-        `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: body exceeds ${core.maxBodyBytes} bytes"}}`,
-      )
+      core.refuseTooLarge(sink)
       return answered
     }
-    core.handle(view, body, sink).catch((error: unknown) => {
-      server.logger.error('HTTP handler failed', { error: String(error) })
-      sink.send(500, {})
-    })
+    core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
     return answered
   }
 }

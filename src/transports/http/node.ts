@@ -119,11 +119,7 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
       size += chunk.length
       if (size > core.maxBodyBytes) {
         refused = true
-        sink.send(
-          413,
-          { 'content-type': 'application/json', connection: 'close' },
-          `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: body exceeds ${core.maxBodyBytes} bytes"}}`,
-        )
+        core.refuseTooLarge(sink)
         return
       }
       chunks.push(chunk)
@@ -132,10 +128,7 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
     req.on('end', () => {
       if (refused) return
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
-      core.handle(view, body, sink).catch((error: unknown) => {
-        server.logger.error('HTTP handler failed', { error: String(error) })
-        sink.send(500, { 'content-type': 'application/json' })
-      })
+      core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
     })
   }
 }
