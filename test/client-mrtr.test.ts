@@ -2,6 +2,7 @@
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { type Client, connect } from '../src/client/index.js'
+import { connectStdio } from '../src/client/stdio-entry.js'
 import { createFetchHandler } from '../src/index.js'
 import { createFixtureServer } from '../src/fixture/server.js'
 import { ROOT } from './helpers/paths.js'
@@ -31,7 +32,7 @@ afterAll(async () => {
 const http = (): Client =>
   connect({ url: 'http://127.0.0.1/mcp', fetch: createFetchHandler(createFixtureServer()) }, { handlers })
 const stdio = (): Client => {
-  const client = connect(
+  const client = connectStdio(
     { command: process.execPath, args: [join(ROOT, 'dist', 'fixture', 'main.js'), '--stdio'], env: secret },
     { handlers },
   )

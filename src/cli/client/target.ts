@@ -1,5 +1,6 @@
 /** Where the CLI connects: a URL, or (after `--`) a command it spawns and talks to over stdio. */
 import { connect, type Client, type ClientOptions } from '../../client/index.js'
+import { connectStdio } from '../../client/stdio-entry.js'
 
 export interface Target {
   /** Operands before the target's end: tool name and key=value pairs. */
@@ -28,7 +29,7 @@ export function parseTarget(
     return {
       rest,
       describe: command.join(' '),
-      open: (options) => connect({ command: program, args }, options),
+      open: (options) => connectStdio({ command: program, args }, options),
     }
   }
   const [url, ...rest] = operands
