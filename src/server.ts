@@ -12,6 +12,7 @@ import {
 } from './protocol/dispatcher.js'
 import { rawJson } from './protocol/encode.js'
 import type { Exchange } from './protocol/exchange.js'
+import type { HttpAuthenticator, RequestHandler } from './protocol/handler.js'
 import type { Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
 import { SchemaCompiler } from './schema/json-schema.js'
@@ -112,7 +113,7 @@ export interface ServerOptions {
   security?: SecurityOptions
 }
 
-export class Server {
+export class Server implements RequestHandler {
   readonly info: Implementation
   readonly capabilities: ServerCapabilities
   readonly tools: ToolRegistry
@@ -126,6 +127,8 @@ export class Server {
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
   /** Bearer-token authentication the HTTP transports apply (from `security.auth`). */
   readonly auth: BearerAuth | undefined
+  /** What the HTTP transports call to authenticate a request and serve the auth metadata. */
+  readonly authenticator: HttpAuthenticator | undefined
   readonly #dispatcher: Dispatcher
   readonly #redactBody: ((body: string) => string) | undefined
   readonly #guardExchange: ((exchange: Exchange) => Exchange) | undefined
@@ -146,6 +149,11 @@ export class Server {
     })
     this.logger = security.logger
     this.auth = security.auth
+    const auth = security.auth
+    this.authenticator = auth && {
+      authenticate: auth.authenticate,
+      document: (method, path) => auth.document(method, path, this.tools.scopes()),
+    }
     this.#redactBody = security.redactBody
     this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info

@@ -5,6 +5,7 @@
  * missing scopes are 403 `insufficient_scope` so clients can step up.
  */
 import type { AuthInfo } from '../../protocol/exchange.js'
+import type { AuthOutcome, AuthRequest, HttpDocument } from '../../protocol/handler.js'
 import { encodeError } from '../../protocol/encode.js'
 import {
   authUnavailable,
@@ -20,22 +21,6 @@ import { addressKey } from '../principal.js'
 import { type Bucket, checkLimit, type Limit, MemoryRateLimitStore } from '../rate-limit.js'
 
 const MAX_BLOCKED = 10_000
-
-/** The parts of an HTTP request the authenticator reads (matches the transports' request view). */
-export interface AuthRequest {
-  header(name: string): string | undefined
-  /** The client's address, for the failed-attempt limit (the node adapter provides it). */
-  readonly remoteAddress?: string | undefined
-}
-
-export type AuthOutcome =
-  | { readonly ok: true; readonly auth: AuthInfo }
-  | {
-      readonly ok: false
-      readonly status: number
-      readonly headers: Record<string, string>
-      readonly body: string
-    }
 
 export interface BearerAuthOptions {
   /** Canonical URI of the MCP endpoint, e.g. `https://mcp.example.com/mcp`; tokens must name it in `aud`. */
@@ -64,12 +49,6 @@ export interface BearerAuthOptions {
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
 const WELL_KNOWN = '/.well-known/oauth-protected-resource'
-
-export interface HttpDocument {
-  readonly status: number
-  readonly headers: Record<string, string>
-  readonly body: string
-}
 
 export class BearerAuth {
   readonly resource: string

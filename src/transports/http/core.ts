@@ -2,9 +2,9 @@
  * Streamable HTTP, framework-free. Adapters (node:http, fetch) supply a request view and a response sink;
  * this file owns every MCP rule: POST only, Origin/Host, body limits, parsing, headers vs body, JSON or SSE.
  */
-import type { Server } from '../../server.js'
 import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
-import type { TransportCheck } from '../../protocol/dispatcher.js'
+import type { Reply, TransportCheck } from '../../protocol/dispatcher.js'
+import type { HttpDocument, RequestHandler } from '../../protocol/handler.js'
 import { encodeError } from '../../protocol/encode.js'
 import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
 import {
@@ -174,30 +174,29 @@ class HttpExchange implements Exchange {
 }
 
 export class HttpCore {
-  readonly server: Server
+  readonly server: RequestHandler
   readonly maxBodyBytes: number
   readonly #policy: OriginPolicy | false
   readonly #authenticate: HttpOptions['authenticate']
   readonly #keepAliveMs: number
 
-  constructor(server: Server, options: HttpOptions = {}) {
+  constructor(server: RequestHandler, options: HttpOptions = {}) {
     this.server = server
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
     this.#policy = options.originPolicy ?? {}
-    this.#authenticate = options.authenticate ?? server.auth?.authenticate
+    const authenticator = server.authenticator
+    this.#authenticate =
+      options.authenticate ?? (authenticator && ((view) => authenticator.authenticate(view)))
   }
 
   /**
    * A document the server publishes beside its endpoint (RFC 9728 metadata when auth is on), or undefined.
    */
-  wellKnown(
-    method: string,
-    path: string,
-  ): { status: number; headers: Record<string, string>; body: string } | undefined {
-    const auth = this.server.auth
+  wellKnown(method: string, path: string): HttpDocument | undefined {
+    const auth = this.server.authenticator
     if (!auth || !path.startsWith('/.well-known/')) return undefined
-    return auth.document(method, path, this.server.tools.scopes())
+    return auth.document(method, path)
   }
 
   /**
@@ -272,7 +271,7 @@ export class HttpCore {
           }, this.#keepAliveMs)
         : undefined
     keepAlive?.unref?.()
-    let reply: Awaited<ReturnType<Server['handle']>>
+    let reply: Reply | null
     try {
       reply = await this.server.handle(request, exchange, checkStandardHeaders(view))
     } finally {

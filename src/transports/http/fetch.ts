@@ -1,5 +1,5 @@
 /** Web-standard adapter: `(Request) => Promise<Response>`, for Workers, Deno, Bun, Hono, Next … and tests. */
-import type { Server } from '../../server.js'
+import type { RequestHandler } from '../../protocol/handler.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 
 /** Bytes a response stream buffers before its reader is considered behind. */
@@ -32,11 +32,11 @@ async function readCapped(request: Request, max: number): Promise<Uint8Array | u
   return body
 }
 
-export function createFetchHandler(server: Server, options: HttpOptions = {}): FetchHandler {
+export function createFetchHandler(server: RequestHandler, options: HttpOptions = {}): FetchHandler {
   const core = new HttpCore(server, options)
   const encoder = new TextEncoder()
   return async (request) => {
-    if (server.auth && request.url.includes('/.well-known/')) {
+    if (server.authenticator && request.url.includes('/.well-known/')) {
       const document = core.wellKnown(request.method, new URL(request.url).pathname)
       if (document) return new Response(request.method === 'HEAD' ? null : document.body, document)
     }

@@ -6,7 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Server } from '../../server.js'
+import type { RequestHandler } from '../../protocol/handler.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
@@ -81,7 +81,7 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? url : url.slice(0, q)
 }
 
-export function createNodeHandler(server: Server, options: NodeHandlerOptions = {}): NodeHandler {
+export function createNodeHandler(server: RequestHandler, options: NodeHandlerOptions = {}): NodeHandler {
   const core = new HttpCore(server, options)
   const endpoint = options.path ?? '/mcp'
   return (req, res) => {
@@ -147,7 +147,7 @@ export interface RunningServer {
 }
 
 /** Listens on host:port and serves the MCP endpoint. Loopback binds get the loopback Host/Origin policy. */
-export async function serveNode(server: Server, options: ServeOptions = {}): Promise<RunningServer> {
+export async function serveNode(server: RequestHandler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const policy = options.originPolicy ?? (isLoopbackHost(host) ? loopbackPolicy() : {})
   const httpServer = createServer(createNodeHandler(server, { ...options, originPolicy: policy }))
