@@ -3,7 +3,16 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'results/**', 'coverage/**', '.conformance/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'results/**',
+      'coverage/**',
+      '.conformance/**',
+      'bench/.build/**',
+    ],
+  },
   { ignores: ['src/**/*.generated.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -18,7 +27,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/cli/**', 'src/demo/**', 'src/fixture/**', 'src/bench/**'],
+    ignores: ['src/cli/**', 'src/demo/**'],
     rules: { 'no-console': 'error' },
   },
   {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, defineServer, defineTool } from '../src/index.js'
 import { McpError } from '../src/wire/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { errorOf, meta, post, postRaw, resultOf, standardHeaders, VERSION } from './helpers/http.js'
 
 const fetcher = createFetchHandler(createFixtureServer())

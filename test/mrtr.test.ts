@@ -8,7 +8,7 @@ import {
   type RequestContext,
   type ServerLogger,
 } from '../src/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { errorOf, meta, post, resultOf, type Fetcher } from './helpers/http.js'
 
 const ALL_CAPS = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} }
