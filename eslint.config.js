@@ -2,6 +2,50 @@ import js from '@eslint/js'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
+/**
+ * Layer direction: wire -> schema -> protocol -> features -> security/handles -> transports/stores, with the
+ * server assembly (server.ts, index.ts) on top, and the client beside the server using only wire and schema.
+ * Each directory lists the directories it must not import from.
+ */
+const LAYERS = {
+  wire: [
+    'schema',
+    'protocol',
+    'features',
+    'security',
+    'handles',
+    'transports',
+    'stores',
+    'client',
+    'cli',
+    'demo',
+  ],
+  schema: ['protocol', 'features', 'security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
+  protocol: ['features', 'security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
+  features: ['security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
+  security: ['handles', 'transports', 'stores', 'client', 'cli', 'demo'],
+  handles: ['security', 'transports', 'stores', 'client', 'cli', 'demo'],
+  transports: ['features', 'security', 'handles', 'stores', 'client', 'cli', 'demo'],
+  stores: ['transports', 'client', 'cli', 'demo'],
+  client: ['protocol', 'features', 'security', 'handles', 'transports', 'stores', 'cli', 'demo'],
+}
+const layerRules = Object.entries(LAYERS).map(([layer, forbidden]) => ({
+  files: [`src/${layer}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^\\.\\.?/(\\.\\./)*(${forbidden.join('|')})/|^\\.\\.?/(\\.\\./)*(server|index)\\.js$`,
+            message: `src/${layer} sits below this module; see ARCHITECTURE.md for the layer direction.`,
+          },
+        ],
+      },
+    ],
+  },
+}))
+
 export default tseslint.config(
   {
     ignores: [
@@ -49,4 +93,5 @@ export default tseslint.config(
       ],
     },
   },
+  ...layerRules,
 )
