@@ -309,6 +309,12 @@ export class Server implements RequestHandler {
 /**
  * Defines a server: everything is validated and compiled here, so a bad tool fails at startup, not at call
  * time.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({ name: 'calc', version: '1.0.0', tools: [add] })
+ * await serveNode(server, { port: 3000 }) // from 'toolwire/node'
+ * ```
  */
 export function defineServer(options: ServerOptions): Server {
   return new Server(options)

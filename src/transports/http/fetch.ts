@@ -32,6 +32,15 @@ async function readCapped(request: Request, max: number): Promise<Uint8Array | u
   return body
 }
 
+/**
+ * A web-standard handler for the server's Streamable HTTP endpoint: `(Request) => Promise<Response>`.
+ *
+ * @example
+ * ```ts
+ * const handle = createFetchHandler(defineServer({ name: 'calc', version: '1.0.0', tools: [add] }))
+ * export default { fetch: handle } // Workers, Bun, Deno …
+ * ```
+ */
 export function createFetchHandler(server: RequestHandler, options: HttpOptions = {}): FetchHandler {
   const core = new HttpCore(server, options)
   const encoder = new TextEncoder()

@@ -81,6 +81,15 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? url : url.slice(0, q)
 }
 
+/**
+ * A `node:http` request listener serving the MCP endpoint at `options.path` (default `/mcp`).
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http'
+ * createServer(createNodeHandler(server, { originPolicy: { allowedHosts: ['mcp.example.com'] } })).listen(8080)
+ * ```
+ */
 export function createNodeHandler(server: RequestHandler, options: NodeHandlerOptions = {}): NodeHandler {
   const core = new HttpCore(server, options)
   const endpoint = options.path ?? '/mcp'
