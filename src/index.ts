@@ -59,7 +59,14 @@ export { rawJson } from './protocol/encode.js'
 export type { RawJson, ResultPayload } from './protocol/encode.js'
 export { createFetchHandler } from './transports/http/fetch.js'
 export type { FetchHandler } from './transports/http/fetch.js'
-export type { AuthResult, HttpOptions, HttpRequestView } from './transports/http/core.js'
+export type { HttpOptions, HttpRequestView } from './transports/http/core.js'
+export type {
+  AuthOutcome,
+  AuthRequest,
+  HttpAuthenticator,
+  HttpDocument,
+  RequestHandler,
+} from './protocol/handler.js'
 export type { OriginPolicy } from './transports/http/guard.js'
 export type * from './wire/types.js'
 export { bearerAuth, BearerAuth } from './security/auth/bearer.js'

@@ -125,8 +125,8 @@ export class Server implements RequestHandler {
   readonly logger: ServerLogger
   readonly #hub: ListenHub
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
-  /** Bearer-token authentication the HTTP transports apply (from `security.auth`). */
-  readonly auth: BearerAuth | undefined
+  /** Authentication the HTTP transports apply (from `security.auth`). */
+  readonly auth: BearerAuth | HttpAuthenticator | undefined
   /** What the HTTP transports call to authenticate a request and serve the auth metadata. */
   readonly authenticator: HttpAuthenticator | undefined
   readonly #dispatcher: Dispatcher
@@ -150,10 +150,14 @@ export class Server implements RequestHandler {
     this.logger = security.logger
     this.auth = security.auth
     const auth = security.auth
-    this.authenticator = auth && {
-      authenticate: auth.authenticate,
-      document: (method, path) => auth.document(method, path, this.tools.scopes()),
-    }
+    // A bearer authenticator publishes metadata naming every tool's scopes, which only the server knows.
+    this.authenticator =
+      auth && 'toolRefusal' in auth
+        ? {
+            authenticate: auth.authenticate,
+            document: (method, path) => auth.document(method, path, this.tools.scopes()),
+          }
+        : auth
     this.#redactBody = security.redactBody
     this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info

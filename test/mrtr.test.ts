@@ -265,8 +265,8 @@ describe('requestState integrity', () => {
         version: '1',
         requestState: { secret: 'principal-binding-secret' },
         tools: [askTool],
+        security: { auth: { authenticate: () => ({ ok: true, auth: { subject, scopes: [] } }) } },
       }),
-      { authenticate: () => ({ ok: true, auth: { subject, scopes: [] } }) },
     )
     const asked = resultOf(await call(fetcher, 'ask'))
     subject = 'mallory'

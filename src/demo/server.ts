@@ -1,5 +1,5 @@
 /** The demo server `npm start` serves. */
-import { defineServer, type HandleStore, type Server } from '../index.js'
+import { defineServer, type HandleStore, type SecurityOptions, type Server } from '../index.js'
 import { basketTools } from './basket.js'
 import { createNotebook } from './notes.js'
 import { demoTools } from './tools.js'
@@ -7,6 +7,8 @@ import { demoTools } from './tools.js'
 export interface DemoOptions {
   /** Where baskets live (default: in memory). */
   readonly store?: HandleStore
+  /** Security settings, such as `auth`, passed to `defineServer`. */
+  readonly security?: SecurityOptions
 }
 
 export function createDemoServer(options: DemoOptions = {}): Server {
@@ -25,6 +27,7 @@ export function createDemoServer(options: DemoOptions = {}): Server {
     prompts: notebook.prompts,
     // Set it when several demo instances share a load balancer; otherwise a per-process secret is used.
     requestState: { secret: process.env.TOOLWIRE_STATE_SECRET },
+    ...(options.security && { security: options.security }),
   })
   notebook.attach(server)
   return server

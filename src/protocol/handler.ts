@@ -13,8 +13,9 @@ export interface AuthRequest {
   readonly remoteAddress?: string | undefined
 }
 
+/** Accepted (with the caller's identity, or anonymous), or refused with a ready HTTP answer. */
 export type AuthOutcome =
-  | { readonly ok: true; readonly auth: AuthInfo }
+  | { readonly ok: true; readonly auth?: AuthInfo }
   | {
       readonly ok: false
       readonly status: number
@@ -33,7 +34,7 @@ export interface HttpDocument {
 export interface HttpAuthenticator {
   authenticate(request: AuthRequest): Promise<AuthOutcome> | AuthOutcome
   /** The document for `method path`, or undefined when the path is not one of its own. */
-  document(method: string, path: string): HttpDocument | undefined
+  document?(method: string, path: string): HttpDocument | undefined
 }
 
 export interface RequestHandler {

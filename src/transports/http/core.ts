@@ -4,7 +4,7 @@
  */
 import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
 import type { Reply, TransportCheck } from '../../protocol/dispatcher.js'
-import type { HttpDocument, RequestHandler } from '../../protocol/handler.js'
+import type { HttpAuthenticator, HttpDocument, RequestHandler } from '../../protocol/handler.js'
 import { encodeError } from '../../protocol/encode.js'
 import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
 import {
@@ -30,18 +30,7 @@ export interface HttpOptions {
   readonly originPolicy?: OriginPolicy | false
   /** Interval of SSE keep-alive comments on `subscriptions/listen` streams, in ms (default 15 s; 0 = off). */
   readonly keepAliveMs?: number
-  /** Authenticates a request before it is parsed; return a Response-like rejection to refuse it. */
-  readonly authenticate?: (request: HttpRequestView) => Promise<AuthResult> | AuthResult
 }
-
-export type AuthResult =
-  | { readonly ok: true; readonly auth?: AuthInfo }
-  | {
-      readonly ok: false
-      readonly status: number
-      readonly headers?: Record<string, string>
-      readonly body?: string
-    }
 
 /** What the core reads of an HTTP request. */
 export interface HttpRequestView {
@@ -177,7 +166,7 @@ export class HttpCore {
   readonly server: RequestHandler
   readonly maxBodyBytes: number
   readonly #policy: OriginPolicy | false
-  readonly #authenticate: HttpOptions['authenticate']
+  readonly #authenticator: HttpAuthenticator | undefined
   readonly #keepAliveMs: number
 
   constructor(server: RequestHandler, options: HttpOptions = {}) {
@@ -185,9 +174,7 @@ export class HttpCore {
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
     this.#policy = options.originPolicy ?? {}
-    const authenticator = server.authenticator
-    this.#authenticate =
-      options.authenticate ?? (authenticator && ((view) => authenticator.authenticate(view)))
+    this.#authenticator = server.authenticator
   }
 
   /**
@@ -195,7 +182,7 @@ export class HttpCore {
    */
   wellKnown(method: string, path: string): HttpDocument | undefined {
     const auth = this.server.authenticator
-    if (!auth || !path.startsWith('/.well-known/')) return undefined
+    if (!auth?.document || !path.startsWith('/.well-known/')) return undefined
     return auth.document(method, path)
   }
 
@@ -238,8 +225,8 @@ export class HttpCore {
   /** Answers a POST whose body has been read (at most maxBodyBytes). */
   async handle(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): Promise<void> {
     let auth: AuthInfo | undefined
-    if (this.#authenticate) {
-      const outcome = await this.#authenticate(view)
+    if (this.#authenticator) {
+      const outcome = await this.#authenticator.authenticate(view)
       if (!outcome.ok) {
         out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
         return
