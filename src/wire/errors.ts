@@ -129,11 +129,18 @@ export const methodNotAllowed = (): McpError =>
 export const forbiddenOrigin = (reason: string): McpError =>
   new McpError(ErrorCode.InvalidRequest, `Forbidden: ${reason}`, undefined, 403)
 
-/** 413: a body over the configured limit; the connection is closed since the rest is not read. */
-export const payloadTooLarge = (maxBytes: number): McpError =>
-  new McpError(ErrorCode.InvalidRequest, `Invalid request: body exceeds ${maxBytes} bytes`, undefined, 413, {
-    connection: 'close',
-  })
+/**
+ * 413: a body over the configured limit. Refused while reading (`abandonBody`), the rest is never read, so
+ * the connection is closed; refused on its declared length, the body is drained and the connection kept.
+ */
+export const payloadTooLarge = (maxBytes: number, abandonBody = false): McpError =>
+  new McpError(
+    ErrorCode.InvalidRequest,
+    `Invalid request: body exceeds ${maxBytes} bytes`,
+    undefined,
+    413,
+    abandonBody ? { connection: 'close' } : undefined,
+  )
 
 /** 415: the body is not declared as JSON (streamable-http §Sending Messages). */
 export const unsupportedMediaType = (): McpError =>

@@ -213,7 +213,7 @@ export class HttpCore {
 
   /** Refuses a body that turned out larger than the limit while it was read (413). */
   refuseTooLarge(out: HttpResponseSink): void {
-    sendError(out, payloadTooLarge(this.maxBodyBytes))
+    sendError(out, payloadTooLarge(this.maxBodyBytes, true))
   }
 
   /** Answers when the adapter itself failed; the detail goes only to the server log (500). */
