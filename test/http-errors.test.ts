@@ -1,7 +1,8 @@
 /** Every row of the error table over Streamable HTTP, in process, with the status the table gives. */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, defineServer, defineTool, McpError } from '../src/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFetchHandler, defineServer, defineTool } from '../src/index.js'
+import { McpError } from '../src/wire/index.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { errorOf, meta, post, postRaw, resultOf, standardHeaders, VERSION } from './helpers/http.js'
 
 const fetcher = createFetchHandler(createFixtureServer())

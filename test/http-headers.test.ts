@@ -1,4 +1,7 @@
-/** Standard headers and Mcp-Param-* against the body (HTTP-16..38, requirements §11.4 and §11.7). */
+/**
+ * Standard headers and Mcp-Param-* against the body (streamable-http §Standard Request Headers, §Custom
+ * Headers from Tool Parameters, §Server Validation).
+ */
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, defineServer, defineTool, jsonSchema } from '../src/index.js'
 import { errorOf, post, resultOf } from './helpers/http.js'

@@ -26,9 +26,10 @@ import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
 import { ToolBook } from './tools.js'
 import type { ClientTransport } from './transport.js'
+import { ErrorCode } from '../wire/errors.js'
 
 export interface ClientOptions {
-  /** Sent as `clientInfo` on every request (META-03); `false` sends none. */
+  /** Sent as `clientInfo` on every request (basic/index §_meta); `false` sends none. */
   readonly clientInfo?: Implementation | false
   /** Capabilities to declare beyond those the handlers imply. */
   readonly capabilities?: ClientCapabilities
@@ -107,7 +108,8 @@ export class Client {
     this.#capabilities = capabilitiesFor(this.#handlers, options.capabilities)
     this.#maxRounds = options.maxInputRounds ?? 10
     this.#discoverTimeoutMs = options.discoverTimeoutMs ?? 10_000
-    // Dropped tools must be reported somewhere (XH-09); the application can redirect it.
+    // Dropped tools must be reported somewhere (streamable-http §Client Behavior); the application can
+    // redirect it.
     // eslint-disable-next-line no-console
     this.#warn = options.warn ?? ((message) => console.warn(`toolwire client: ${message}`))
     const clientInfo = options.clientInfo === false ? undefined : (options.clientInfo ?? CLIENT_INFO)
@@ -166,7 +168,10 @@ export class Client {
     return result as unknown as DiscoverResult
   }
 
-  /** The server's self-reported identity from `server/discover` (display only, META-07). */
+  /**
+   * The server's self-reported identity from `server/discover` (display only: basic/index §_meta says never
+   * to act on it).
+   */
   async serverInfo(): Promise<Implementation | undefined> {
     const meta = (await this.discover())._meta
     const info = meta?.['io.modelcontextprotocol/serverInfo']
@@ -184,7 +189,8 @@ export class Client {
     params: Record<string, unknown>,
     options: Parameters<Session['request']>[2] = {},
   ): Promise<Record<string, unknown>> {
-    // A modern-only client still probes stdio servers first (STDIO-BC-04), so a legacy one fails clearly.
+    // A modern-only client still probes stdio servers first (stdio §Backward Compatibility), so a legacy one
+    // fails clearly.
     if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
       await this.discover()
       this.#probedDiscover = true
@@ -216,12 +222,13 @@ export class Client {
         try {
           result = await this.#request('tools/list', params, options.signal ? { signal: options.signal } : {})
         } catch (error) {
-          // A cursor that is no longer valid: drop every cached page and start over, once (CACHE-13).
+          // A cursor that is no longer valid: drop every cached page and start over, once (utilities/caching
+          // §Interaction with Pagination).
           if (
             cursor === undefined ||
             restarted ||
             !(error instanceof ProtocolError) ||
-            error.code !== -32602
+            error.code !== ErrorCode.InvalidParams
           ) {
             throw error
           }
@@ -273,11 +280,12 @@ export class Client {
       ...(options.resetTimeoutOnProgress && { resetTimeoutOnProgress: true }),
       ...(options.maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs: options.maxTotalTimeoutMs }),
       ...(options.meta && { meta: options.meta }),
-      // A header mismatch may mean our copy of the schema is stale: refresh it once and retry (HTTP-30).
+      // A header mismatch may mean our copy of the schema is stale: refresh it once and retry
+      // (streamable-http §Client Behavior).
       recover: async (error) => {
         if (
           !(error instanceof ProtocolError) ||
-          error.code !== -32020 ||
+          error.code !== ErrorCode.HeaderMismatch ||
           refreshedHeaders ||
           this.transport.kind !== 'http'
         ) {
@@ -344,8 +352,8 @@ export class Client {
 
   /**
    * Opens a `subscriptions/listen` stream. A `tools/list_changed` notification also drops the cached tool
-   * list (CACHE-11), so the next listTools() fetches it again; with `onToolsChanged` the client refetches
-   * by itself, once per burst of changes.
+   * list (utilities/caching §Interaction with Notifications), so the next listTools() fetches it again; with
+   * `onToolsChanged` the client refetches by itself, once per burst of changes.
    */
   async subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
     if (this.transport.kind === 'stdio' && !this.#probedDiscover) {

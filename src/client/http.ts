@@ -1,6 +1,7 @@
 /**
- * Streamable HTTP, client side: one POST per message (HTTP-05), the standard headers on every request
- * (HTTP-07, HTTP-17, HTTP-20), a JSON or SSE answer, and an abort closes the stream (HTTP-43).
+ * Streamable HTTP, client side: one POST per message (streamable-http §Sending Messages), the standard
+ * headers on every request (streamable-http §Standard Request Headers), a JSON or SSE answer, and an abort
+ * closes the stream (streamable-http §Cancellation).
  */
 import {
   isRecord,
@@ -39,7 +40,10 @@ export interface HttpAuth {
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
-/** Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` (HTTP-20). */
+/**
+ * Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` (streamable-http §Standard Request
+ * Headers).
+ */
 const NAME_PARAM: Record<string, string> = {
   'tools/call': 'name',
   'prompts/get': 'name',

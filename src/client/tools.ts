@@ -1,7 +1,8 @@
 /**
  * What the client keeps about tools: `tools/list` pages cached by their `ttlMs` (private pages per
- * credential, CACHE-09), tools with broken `x-mcp-header` annotations dropped on HTTP (XH-08, XH-09), the
- * `Mcp-Param-*` headers of a call (HTTP-22..28), and `structuredContent` checked against `outputSchema`.
+ * credential, utilities/caching §Cache Scope Field), tools with broken `x-mcp-header` annotations dropped on
+ * HTTP (streamable-http §Client Behavior), the `Mcp-Param-*` headers of a call (streamable-http §Custom
+ * Headers from Tool Parameters), and `structuredContent` checked against `outputSchema`.
  */
 import { SchemaCompiler, type CompiledSchema } from '../schema/json-schema.js'
 import { encodeParamValue, type HeaderParam, scanHeaderParams, valueAt } from '../schema/x-mcp-header.js'
@@ -44,7 +45,7 @@ export class ToolBook {
     result: Record<string, unknown>,
     tools: Tool[],
   ): CachedPage {
-    // Absent or negative ttlMs counts as 0: never fresh (CACHE-03, BC-C-06).
+    // Absent or negative ttlMs counts as 0: never fresh (utilities/caching §Time-to-Live (TTL) Field).
     const ttl = typeof result.ttlMs === 'number' && result.ttlMs > 0 ? result.ttlMs : 0
     const nextCursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined
     const page = { tools, nextCursor, expires: Date.now() + ttl }
@@ -89,7 +90,10 @@ export class ToolBook {
     return this.#known.get(name)
   }
 
-  /** `Mcp-Param-*` headers for a call, from the most recent schema of the tool; absent or null values are omitted. */
+  /**
+   * `Mcp-Param-*` headers for a call, from the most recent schema of the tool; absent or null values are
+   * omitted.
+   */
   paramHeaders(name: string, args: unknown): Record<string, string> {
     const headers: Record<string, string> = {}
     for (const param of this.#known.get(name)?.headerParams ?? []) {
@@ -119,7 +123,9 @@ export class ToolBook {
     return outcome.ok ? [] : outcome.issues
   }
 
-  /** Checks a complete tools/call result: a content array, and structured content that fits the outputSchema. */
+  /**
+   * Checks a complete tools/call result: a content array, and structured content that fits the outputSchema.
+   */
   checkCall(name: string, result: Record<string, unknown>, throwOnToolError: boolean): CallToolResult {
     if (!Array.isArray(result.content)) {
       throw new InvalidResponseError(`tools/call ${name}: the result has no content array`)

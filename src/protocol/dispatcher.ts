@@ -34,7 +34,11 @@ export const consoleLogger: ServerLogger = {
 }
 /* eslint-enable no-console */
 
-/** A transport's own checks, run after `_meta` is known and before the version check (requirements §11.4). */
+/**
+ * A transport's own checks, run after `_meta` is known and before the version check (the spec leaves the
+ * order open; streamable-http §Server Validation lists the checks, and header mismatches are reported before
+ * an unsupported version).
+ */
 export type TransportCheck = (
   request: JsonRpcRequest,
   meta: RequestMeta,
@@ -58,7 +62,10 @@ export interface DispatcherOptions {
   readonly requestState?: RequestStateCodec
 }
 
-/** A 2025-era client opening with `initialize`: name the versions we speak (requirements §10, BC-S-04). */
+/**
+ * A 2025-era client opening with `initialize`: name the versions we speak (versioning §Backward Compatibility
+ * with Initialization-Based Versions: the error may be its only diagnostic).
+ */
 function legacyInitialize(params: Record<string, unknown>): McpError {
   const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : 'unknown'
   return unsupportedVersion(requested, SUPPORTED_VERSIONS)

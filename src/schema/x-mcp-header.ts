@@ -103,7 +103,9 @@ const SENTINEL = /^=\?base64\?(.*)\?=$/s
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 const NEEDS_ENCODING = /[^\x20-\x7e]|^[ \t]|[ \t]$/
 
-/** Encodes a string for a header: plain when safe, `=?base64?…?=` otherwise (HTTP-27, HTTP-28). */
+/**
+ * Encodes a string for a header: plain when safe, `=?base64?…?=` otherwise (streamable-http §Value Encoding).
+ */
 export function encodeHeaderValue(value: string): string {
   if (NEEDS_ENCODING.test(value) || SENTINEL.test(value)) {
     return `=?base64?${toBase64(new TextEncoder().encode(value))}?=`
@@ -145,7 +147,10 @@ export function decodeHeaderValue(raw: string): string {
   }
 }
 
-/** Whether a decoded header value matches the body value (integers compared numerically, HTTP-36). */
+/**
+ * Whether a decoded header value matches the body value (integers compared numerically, streamable-http
+ * §Server Behavior for Custom Headers).
+ */
 export function headerMatches(decoded: string, bodyValue: unknown): boolean {
   if (typeof bodyValue === 'string') return decoded === bodyValue
   if (typeof bodyValue === 'boolean') return decoded === (bodyValue ? 'true' : 'false')

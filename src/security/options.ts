@@ -9,6 +9,7 @@ import { type Exchange, filterNotifications } from '../protocol/exchange.js'
 import type { Middleware } from '../protocol/middleware.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import type { BearerAuth } from './auth/bearer.js'
+import type { HttpAuthenticator } from '../protocol/handler.js'
 import { requestGuard } from './middleware.js'
 import { defaultPrincipal, type PrincipalOf } from './principal.js'
 import {
@@ -34,8 +35,11 @@ export interface RateLimitOptions {
 }
 
 export interface SecurityOptions {
-  /** Bearer-token authentication on HTTP (`bearerAuth({...})`); off when absent. stdio never uses it. */
-  readonly auth?: BearerAuth
+  /**
+   * Authentication on HTTP, the one place to set it: `bearerAuth({...})` (OAuth 2.1 resource server, tool
+   * scopes enforced) or any `HttpAuthenticator`. Off when absent; stdio never uses it.
+   */
+  readonly auth?: BearerAuth | HttpAuthenticator
   /** Rate limits (on by default); `false` turns them all off. */
   readonly rateLimit?: RateLimitOptions | false
   /** Tool calls in flight per principal (default 64). */
@@ -67,7 +71,7 @@ export type Visibility = (tool: CompiledTool, ctx: RequestContext) => boolean
 
 /** What the server wires in: each part is one of its existing hooks. */
 export interface SecurityLayer {
-  readonly auth: BearerAuth | undefined
+  readonly auth: BearerAuth | HttpAuthenticator | undefined
   readonly middleware: readonly Middleware[]
   readonly wrapToolHandler: ToolWrapper
   readonly toolVisibility: Visibility | undefined
@@ -188,7 +192,7 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     ? (tool, ctx, run) => guard(tool, ctx, () => inner(tool, ctx, run))
     : guard
 
-  const auth = options.auth
+  const auth = options.auth && 'toolRefusal' in options.auth ? options.auth : undefined
   if (auth) {
     auth.onVerifierFailure = (error) =>
       logger.error('token verification failed for a reason other than the token', { error: String(error) })
@@ -227,7 +231,7 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     return guarded
   }
   return {
-    auth,
+    auth: options.auth,
     middleware,
     wrapToolHandler,
     toolVisibility,

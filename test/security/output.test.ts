@@ -10,7 +10,7 @@ import {
   toolResult,
 } from '../../src/index.js'
 import type { SecurityOptions, ToolDefinition } from '../../src/index.js'
-import { PNG_1X1, WAV_SILENCE } from '../../src/fixture/media.js'
+import { PNG_1X1, WAV_SILENCE } from '../fixtures/conformance/media.js'
 import { sanitizeResult } from '../../src/security/sanitize.js'
 import { errorOf, meta, post, resultOf } from '../helpers/http.js'
 import { callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'

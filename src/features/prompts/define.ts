@@ -47,6 +47,18 @@ export interface PromptDefinition {
   readonly config: PromptConfig<readonly PromptArgumentConfig[]>
 }
 
+/**
+ * Defines a prompt; its arguments are checked and completed from `arguments`.
+ *
+ * @example
+ * ```ts
+ * const review = definePrompt({
+ *   name: 'review',
+ *   arguments: [{ name: 'file', required: true }],
+ *   handler: ({ file }) => `Review ${file} for bugs.`,
+ * })
+ * ```
+ */
 export function definePrompt<const A extends readonly PromptArgumentConfig[]>(
   config: PromptConfig<A>,
 ): PromptDefinition {

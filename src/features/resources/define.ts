@@ -57,7 +57,27 @@ export interface ResourceTemplateDefinition {
   readonly config: ResourceTemplateConfig
 }
 
+/**
+ * Defines a resource at a fixed URI.
+ *
+ * @example
+ * ```ts
+ * const readme = defineResource({ uri: 'docs://readme', name: 'readme', mimeType: 'text/markdown', read: () => text })
+ * ```
+ */
 export const defineResource = (config: ResourceConfig): ResourceDefinition => ({ [RESOURCE]: true, config })
+/**
+ * Defines a family of resources by an RFC 6570 URI template; `read` gets the matched variables.
+ *
+ * @example
+ * ```ts
+ * const page = defineResourceTemplate({
+ *   uriTemplate: 'docs://page/{slug}',
+ *   name: 'page',
+ *   read: (uri, { slug }) => pages.get(slug) ?? Promise.reject(resourceNotFound(uri)),
+ * })
+ * ```
+ */
 export const defineResourceTemplate = (config: ResourceTemplateConfig): ResourceTemplateDefinition => ({
   [TEMPLATE]: true,
   config,

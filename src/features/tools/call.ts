@@ -14,7 +14,10 @@ import type { ToolRegistry } from './registry.js'
 import { contentProblem, jsonText, normalizeReturn } from './result.js'
 
 export interface ToolCallOptions {
-  /** Arguments that fail `inputSchema`: an `isError` result (default, requirements §11.2) or -32602. */
+  /**
+   * Arguments that fail `inputSchema`: an `isError` result (default: server/tools §Error Handling calls it a
+   * tool execution error, though the schema's InvalidParamsError example says -32602) or -32602.
+   */
   readonly invalidArguments: 'tool-error' | 'protocol-error'
   readonly errorExposure: ErrorExposure
   /** Which tools a request may see and call; undefined when every caller sees every tool. */

@@ -11,7 +11,7 @@ export class ToolDefinitionError extends Error {
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
 
-/** A tool with no parameters accepts only an empty object (TOOL-02). */
+/** A tool with no parameters accepts only an empty object (server/tools §Tool with no parameters). */
 const NO_PARAMS = Object.freeze({ type: 'object', additionalProperties: false }) as Record<string, unknown>
 
 export interface CompiledTool {

@@ -1,4 +1,7 @@
-/** Server side of `x-mcp-header`: each `Mcp-Param-*` header must match the body value (HTTP-29..38). */
+/**
+ * Server side of `x-mcp-header`: each `Mcp-Param-*` header must match the body value (streamable-http §Server
+ * Behavior for Custom Headers).
+ */
 import { headerMismatch } from '../../wire/errors.js'
 import { HEADER_PARAM_PREFIX } from '../../wire/meta.js'
 import { decodeHeaderValue, type HeaderParam, headerMatches, valueAt } from '../../schema/x-mcp-header.js'

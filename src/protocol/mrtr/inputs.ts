@@ -26,7 +26,7 @@ export class InputRequired {
   constructor(readonly result: Record<string, unknown>) {}
 }
 
-/** The methods that may answer `input_required` (MRTR-S-01). */
+/** The methods that may answer `input_required` (patterns/mrtr §Supported Requests). */
 export const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read'])
 
 type ResponseOf<R extends InputRequest> = R extends { method: 'elicitation/create' }

@@ -1,7 +1,7 @@
 /**
  * `requestState` sealing: an HMAC-SHA-256 protected, expiring envelope bound to the originating request
- * (method, tool/prompt name or URI, a digest of the arguments) and to the principal (MRTR-S-05, S-06).
- * Web Crypto only, so it runs on every runtime; keys are imported once per secret.
+ * (method, tool/prompt name or URI, a digest of the arguments) and to the principal (patterns/mrtr §Security
+ * Considerations). Web Crypto only, so it runs on every runtime; keys are imported once per secret.
  */
 import { invalidParams } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'

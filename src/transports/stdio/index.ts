@@ -3,7 +3,7 @@
  * `notifications/cancelled` aborts a request (and then nothing is sent for it), logs only on stderr.
  */
 import type { Readable, Writable } from 'node:stream'
-import type { Server } from '../../server.js'
+import type { RequestHandler } from '../../protocol/handler.js'
 import type { Exchange } from '../../protocol/exchange.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { encodeError } from '../../protocol/encode.js'
@@ -68,7 +68,7 @@ class StdioExchange implements Exchange {
   }
 }
 
-export function serveStdio(server: Server, options: StdioOptions = {}): StdioConnection {
+export function serveStdio(server: RequestHandler, options: StdioOptions = {}): StdioConnection {
   const input = options.input ?? process.stdin
   const output = options.output ?? process.stdout
   const maxLine = options.maxLineBytes ?? 4 * 1024 * 1024
@@ -167,7 +167,8 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
         if (!reply || controller.aborted) return
         send(reply.body)
         // A listen stream the server ended is also torn down with notifications/cancelled on stdio
-        // (cancellation.mdx; requirements §11.1): the result first, then the cancel.
+        // (patterns/cancellation asks for a cancel, patterns/subscriptions §Graceful Closure for a result; we
+        // send both): the result first, then the cancel.
         if (request.method === 'subscriptions/listen' && reply.status === 200) {
           send(
             JSON.stringify({
