@@ -124,7 +124,6 @@ export class Server {
   /** Bearer-token authentication the HTTP transports apply (from `security.auth`). */
   readonly auth: BearerAuth | undefined
   readonly #dispatcher: Dispatcher
-  readonly #redactBody: ((body: string) => string) | undefined
   readonly #guardExchange: ((exchange: Exchange) => Exchange) | undefined
 
   constructor(options: ServerOptions) {
@@ -143,7 +142,6 @@ export class Server {
     })
     this.logger = security.logger
     this.auth = security.auth
-    this.#redactBody = security.redactBody
     this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info
     const cache = { ttlMs: options.cache?.ttlMs ?? 300_000, scope: options.cache?.scope ?? 'public' }
@@ -199,6 +197,7 @@ export class Server {
       report,
       ...(security.toolVisibility && { visible: security.toolVisibility }),
       wrapHandler: security.wrapToolHandler,
+      ...(security.guardResult && { guardResult: security.guardResult }),
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)
@@ -243,6 +242,7 @@ export class Server {
       supportedVersions: SUPPORTED_VERSIONS,
       serverInfo,
       logger: this.logger,
+      ...(security.redact && { redact: security.redact }),
       requestState: new RequestStateCodec(options.requestState, () =>
         this.logger.warn(
           'requestState is sealed with a random per-process secret: configure requestState.secret ' +
@@ -256,9 +256,7 @@ export class Server {
   /** Answers one JSON-RPC request; null when it was cancelled. Transports call this. */
   handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
     const guard = this.#guardExchange
-    const handled = this.#dispatcher.handle(request, guard ? guard(exchange) : exchange, check)
-    const redact = this.#redactBody
-    return redact ? handled.then((reply) => reply && { ...reply, body: redact(reply.body) }) : handled
+    return this.#dispatcher.handle(request, guard ? guard(exchange) : exchange, check)
   }
 
   methodSpec(method: string): MethodSpec | undefined {

@@ -20,7 +20,13 @@ export function encodeResult(id: RequestId, result: ResultPayload): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`
 }
 
-export function encodeError(id: RequestId | undefined, error: McpError): string {
+/** `redact` rewrites string values of the error object (message and data) before it is encoded. */
+export function encodeError(
+  id: RequestId | undefined,
+  error: McpError,
+  redact?: (value: unknown) => unknown,
+): string {
   const head = id === undefined ? '{"jsonrpc":"2.0"' : `{"jsonrpc":"2.0","id":${JSON.stringify(id)}`
-  return `${head},"error":${JSON.stringify(error.toJSON())}}`
+  const body = redact ? redact(error.toJSON()) : error.toJSON()
+  return `${head},"error":${JSON.stringify(body)}}`
 }
