@@ -19,7 +19,14 @@ import {
   type RateLimitStore,
 } from './rate-limit.js'
 import type { ResultGuard } from '../features/tools/call.js'
-import { cleanResult, cleanValue, fitResult, jsonBytes, type OutputLimits, redactValue } from './output-guard.js'
+import {
+  cleanResult,
+  cleanValue,
+  fitResult,
+  jsonBytes,
+  type OutputLimits,
+  redactValue,
+} from './output-guard.js'
 import { createRedactor, type Redactor, secretsFromEnvironment } from './secrets.js'
 import { toolGuard, type ToolWrapper } from './tool-guard.js'
 
@@ -208,7 +215,9 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   // Progress messages and log data come from tool code as much as results do.
   const guardNotification = (message: JsonRpcNotification): JsonRpcNotification => {
     if (message.params === undefined) return message
-    const params = output ? cleanValue(message.params, { n: 0 }, redactor) : redactValue(message.params, redactor)
+    const params = output
+      ? cleanValue(message.params, { n: 0 }, redactor)
+      : redactValue(message.params, redactor)
     return params === message.params ? message : { ...message, params: params as Record<string, unknown> }
   }
   const guardResult: ResultGuard | undefined =

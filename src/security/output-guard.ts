@@ -50,7 +50,7 @@ function unitBytes(text: string, index: number): [bytes: number, units: number] 
 export function encodedLength(text: string): number {
   if (PLAIN.test(text)) return text.length + 2
   let bytes = 2
-  for (let index = 0; index < text.length; ) {
+  for (let index = 0; index < text.length;) {
     const [add, units] = unitBytes(text, index)
     bytes += add
     index += units
@@ -171,9 +171,7 @@ export function cleanResult(
     }
   }
   const tally = { n: 0 }
-  const cleaned = strip
-    ? cleanValue(result, tally, redact)
-    : redactValue(result, redact)
+  const cleaned = strip ? cleanValue(result, tally, redact) : redactValue(result, redact)
   if (!strip) tally.n = jsonBytes(cleaned)
   return { result: cleaned as CallToolResult, bytes: tally.n }
 }

@@ -63,4 +63,3 @@ export function binaryProblem(data: unknown, mimeType: unknown, family?: string)
   if (sniff && data.length > 0 && !sniff(head(data))) return `data is not ${essence}`
   return undefined
 }
-

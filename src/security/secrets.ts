@@ -43,6 +43,12 @@ export function createRedactor(secrets: readonly string[]): Redactor | undefined
   // Shorter values would mangle ordinary text more than they protect anything.
   const kept = [...new Set(secrets.filter((secret) => secret.length >= 4))]
   if (kept.length === 0) return undefined
-  const pattern = new RegExp(kept.sort((a, b) => b.length - a.length).map(escapeRegex).join('|'), 'g')
+  const pattern = new RegExp(
+    kept
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegex)
+      .join('|'),
+    'g',
+  )
   return (text) => (text.length === 0 ? text : text.replace(pattern, REDACTED))
 }
