@@ -2,6 +2,7 @@
  * `defineServer`: builds the immutable server definition once (tool registry, compiled schemas, cached
  * `server/discover` and `tools/list` payloads, composed middleware). Requests then only read from it.
  */
+import { baseProblems, cacheScopeProblem } from './features/metadata.js'
 import {
   type MethodSpec,
   consoleLogger,
@@ -128,6 +129,12 @@ export class Server {
 
   constructor(options: ServerOptions) {
     if (!options.name || !options.version) throw new TypeError('defineServer needs a name and a version')
+    const problems = [
+      ...baseProblems({ title: options.title, description: options.description, icons: options.icons }),
+      cacheScopeProblem(options.cache?.scope, 'cache.scope'),
+      cacheScopeProblem(options.discoverCache?.scope, 'discoverCache.scope'),
+    ].filter((problem) => problem !== undefined)
+    if (problems.length > 0) throw new TypeError(`defineServer: ${problems.join('; ')}`)
     const info: Implementation = { name: options.name, version: options.version }
     if (options.title !== undefined) info.title = options.title
     if (options.description !== undefined) info.description = options.description

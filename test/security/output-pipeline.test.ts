@@ -154,7 +154,7 @@ describe('every string of a result is cleaned, and the cap counts encoded bytes'
             {
               type: 'text',
               text: 'ok',
-              annotations: { audience: [`user${ESC}`], priority: 1 },
+              annotations: { audience: [`user${ESC}` as 'user'], priority: 1 },
               _meta: { [`k${ESC}`]: `v${ESC}` },
             },
           ],

@@ -65,7 +65,7 @@ const display = (tool: Tool): string => tool.title ?? tool.annotations?.title ??
 function printTools(tools: Tool[]): void {
   if (tools.length === 0) return console.log('(no tools)')
   for (const tool of tools) {
-    const marks = tool.annotations?.readOnlyHint ? ' [read-only, per the server]' : ''
+    const marks = tool.annotations?.readOnlyHint === true ? ' [read-only, per the server]' : ''
     const title = display(tool) !== tool.name ? ` — ${display(tool)}` : ''
     console.log(`${tool.name}${title}${marks}`)
     if (tool.description) console.log(`    ${tool.description.split('\n').join('\n    ')}`)
