@@ -59,7 +59,7 @@ export interface ToolCallOptions {
   readonly onNotification?: (notification: JsonRpcNotification) => void
   /** Throw a ToolExecutionError instead of returning a result with `isError: true`. */
   readonly throwOnToolError?: boolean
-  /** Each progress notification restarts `timeoutMs`; `maxTotalTimeoutMs` still bounds the call. */
+  /** Each progress notification restarts `timeoutMs`; `maxTotalTimeoutMs` (default 10 × `timeoutMs`) still bounds the call. */
   readonly resetTimeoutOnProgress?: boolean
   readonly maxTotalTimeoutMs?: number
   readonly meta?: Readonly<Record<string, unknown>>
@@ -197,7 +197,8 @@ export class Client {
     let cached = true
     let restarted = false
     for (;;) {
-      let page = this.#book.page(credential, cursor)
+      const version = this.#session.version
+      let page = this.#book.page(credential, version, cursor)
       if (!page) {
         cached = false
         const params = cursor === undefined ? {} : { cursor }
@@ -225,7 +226,7 @@ export class Client {
           throw new InvalidResponseError('tools/list: the result has no tools array')
         }
         const accepted = this.#book.accept(result.tools, this.transport.kind === 'http', this.#warn)
-        page = this.#book.store(credential, cursor, result, accepted)
+        page = this.#book.store(credential, version, cursor, result, accepted)
       }
       tools.push(...page.tools)
       if (page.nextCursor === undefined) break
@@ -251,6 +252,8 @@ export class Client {
         options.onProgress?.(params as unknown as ProgressNotificationParams)
       } else options.onNotification?.(notification)
     }
+    // Results are only trusted against the tool's definition: fetch it first if this client never listed it.
+    if (!this.#book.known(name)) await this.listTools(options.signal ? { signal: options.signal } : {})
     const base: Record<string, unknown> = { name, arguments: args }
     if (progressToken !== undefined) base._meta = { progressToken }
     let refreshedHeaders = false

@@ -61,9 +61,11 @@ export class HttpTransport implements ClientTransport {
   }
 
   async credentialKey(): Promise<string> {
-    const headers = await this.#userHeaders()
-    const auth = Object.entries(headers).find(([name]) => name.toLowerCase() === 'authorization')
-    return auth ? `auth:${auth[1]}` : 'anonymous'
+    // Every configured header may carry a credential (Authorization, X-Api-Key, Cookie …): all of them count.
+    const headers = Object.entries(await this.#userHeaders())
+      .map(([name, value]) => [name.toLowerCase(), value])
+      .sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0))
+    return headers.length > 0 ? JSON.stringify(headers) : 'anonymous'
   }
 
   /** The headers a request must carry, derived from its body (the body stays the source of truth). */

@@ -23,14 +23,20 @@ interface CachedPage {
 
 export type ToolWarning = (message: string) => void
 
+const pageKey = (owner: string, version: string, cursor: string | undefined): string =>
+  JSON.stringify(['tools/list', version, cursor ?? null, owner])
+
 export class ToolBook {
   readonly #pages = new Map<string, CachedPage>()
   readonly #known = new Map<string, KnownTool>()
 
-  /** A cached page that is still fresh, for this credential or shared. */
-  page(credential: string, cursor: string | undefined): CachedPage | undefined {
+  /**
+   * A cached page that is still fresh, for this credential or shared. A page is keyed by method, cursor
+   * (`""` is a cursor like any other, distinct from none), protocol version and the request's credentials.
+   */
+  page(credential: string, version: string, cursor: string | undefined): CachedPage | undefined {
     const now = Date.now()
-    for (const key of [`${credential}\n${cursor ?? ''}`, `*\n${cursor ?? ''}`]) {
+    for (const key of [pageKey(credential, version, cursor), pageKey('*', version, cursor)]) {
       const page = this.#pages.get(key)
       if (page && now < page.expires) return page
       if (page) this.#pages.delete(key)
@@ -40,6 +46,7 @@ export class ToolBook {
 
   store(
     credential: string,
+    version: string,
     cursor: string | undefined,
     result: Record<string, unknown>,
     tools: Tool[],
@@ -50,7 +57,7 @@ export class ToolBook {
     const page = { tools, nextCursor, expires: Date.now() + ttl }
     if (ttl > 0) {
       const owner = result.cacheScope === 'public' ? '*' : credential
-      this.#pages.set(`${owner}\n${cursor ?? ''}`, page)
+      this.#pages.set(pageKey(owner, version, cursor), page)
     }
     return page
   }
