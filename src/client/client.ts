@@ -254,6 +254,7 @@ export class Client {
     }
     // Results are only trusted against the tool's definition: fetch it first if this client never listed it.
     if (!this.#book.known(name)) await this.listTools(options.signal ? { signal: options.signal } : {})
+    this.#book.checkParamValues(name, args)
     const base: Record<string, unknown> = { name, arguments: args }
     if (progressToken !== undefined) base._meta = { progressToken }
     let refreshedHeaders = false

@@ -4,7 +4,13 @@
  * `Mcp-Param-*` headers of a call (HTTP-22..28), and `structuredContent` checked against `outputSchema`.
  */
 import { SchemaCompiler, type CompiledSchema } from '../schema/json-schema.js'
-import { encodeParamValue, type HeaderParam, scanHeaderParams, valueAt } from '../schema/x-mcp-header.js'
+import {
+  encodeParamValue,
+  type HeaderParam,
+  inHeaderRange,
+  scanHeaderParams,
+  valueAt,
+} from '../schema/x-mcp-header.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult, Tool } from '../wire/types.js'
 import { InvalidResponseError, ToolExecutionError } from './errors.js'
@@ -94,6 +100,21 @@ export class ToolBook {
 
   known(name: string): KnownTool | undefined {
     return this.#known.get(name)
+  }
+
+  /**
+   * Refuses, before anything is sent, a header parameter whose integer lies outside ±(2^53−1): the spec
+   * allows no other (basic/transports/streamable-http §Custom Headers from Tool Parameters).
+   */
+  checkParamValues(name: string, args: unknown): void {
+    for (const param of this.#known.get(name)?.headerParams ?? []) {
+      const value = valueAt(args, param.path)
+      if (typeof value === 'number' && !inHeaderRange(value)) {
+        throw new RangeError(
+          `tools/call ${name}: argument ${param.path.join('.')} = ${value} is outside the range x-mcp-header integers allow (±(2^53−1))`,
+        )
+      }
+    }
   }
 
   /** `Mcp-Param-*` headers for a call, from the most recent schema of the tool; absent or null values are omitted. */
