@@ -22,6 +22,7 @@ import { looksLegacy, probeLegacy } from './legacy.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
 import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
+import { type ToolCallAuditor, outcomeOf } from './audit.js'
 import { ToolBook } from './tools.js'
 import type { ClientTransport } from './transport.js'
 
@@ -45,6 +46,12 @@ export interface ClientOptions {
   readonly warn?: (message: string) => void
   /** Notifications no request claims (e.g. logs on stdio). */
   readonly onNotification?: (notification: JsonRpcNotification) => void
+  /**
+   * Receives one record per `callTool`: tool, arguments, outcome and timing (server/tools §Security
+   * Considerations: clients should log tool usage). A hook that throws is reported through `warn`, never
+   * into the call.
+   */
+  readonly onToolCall?: ToolCallAuditor
 }
 
 /** What a Client talks through: HTTP options, or any transport (see `connect()` for stdio commands). */
@@ -86,6 +93,7 @@ export class Client {
   readonly #book = new ToolBook()
   readonly #maxRounds: number
   readonly #warn: (message: string) => void
+  readonly #audit: ToolCallAuditor | undefined
   #discovered: Promise<DiscoverResult> | undefined
   #discoveredUntil = Infinity
   readonly #discoverTimeoutMs: number
@@ -109,6 +117,7 @@ export class Client {
       timeoutMs: options.timeoutMs ?? 60_000,
     })
     if (options.onNotification) this.transport.onNotification = options.onNotification
+    this.#audit = options.onToolCall
   }
 
   /** The protocol version requests are sent with. */
@@ -243,6 +252,44 @@ export class Client {
     name: string,
     args: Record<string, unknown> = {},
     options: ToolCallOptions = {},
+  ): Promise<CallToolResult> {
+    const audit = this.#audit
+    if (!audit) return this.#callTool(name, args, options)
+    const started = Date.now()
+    const record = (settled: { result: CallToolResult } | { error: unknown }): void => {
+      try {
+        audit({
+          tool: name,
+          arguments: args,
+          server: this.#serverLabel(),
+          startedAt: new Date(started).toISOString(),
+          durationMs: Date.now() - started,
+          ...outcomeOf(settled),
+        })
+      } catch (error) {
+        this.#warn(`the onToolCall hook failed: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+    try {
+      const result = await this.#callTool(name, args, options)
+      record({ result })
+      return result
+    } catch (error) {
+      record({ error })
+      throw error
+    }
+  }
+
+  /** The server, as an audit record names it: the URL without its query (which may hold a token), or stdio. */
+  #serverLabel(): string {
+    const url = (this.transport as { url?: unknown }).url
+    return url instanceof URL ? `${url.origin}${url.pathname}` : this.transport.kind
+  }
+
+  async #callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
   ): Promise<CallToolResult> {
     const wantsProgress = options.onProgress !== undefined || options.resetTimeoutOnProgress === true
     const progressToken = wantsProgress ? this.#session.nextToken() : undefined

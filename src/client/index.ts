@@ -1,6 +1,7 @@
 /** toolwire/client: use any MCP 2026-07-28 server over Streamable HTTP or stdio. Every export is public API. */
 export { Client } from './client.js'
 export type { ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
+export type { ToolCallAuditor, ToolCallOutcome, ToolCallRecord } from './audit.js'
 export { connect } from './connect.js'
 export type { ConnectTarget } from './connect.js'
 export {
