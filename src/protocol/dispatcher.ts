@@ -7,7 +7,7 @@ import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
 import { RequestContext } from './context.js'
-import { encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
+import { CLEANED, encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
 import { type Exchange, isAborted } from './exchange.js'
 import { compose, type MethodHandler, type Middleware } from './middleware.js'
 import { InputRequired } from './mrtr/inputs.js'
@@ -138,7 +138,8 @@ export class Dispatcher {
 
   #withServerInfo(payload: ResultPayload): ResultPayload {
     if (isRawJson(payload)) return payload
-    const result = this.#redact ? (this.#redact(payload) as Record<string, unknown>) : payload
+    const result =
+      this.#redact && !(CLEANED in payload) ? (this.#redact(payload) as Record<string, unknown>) : payload
     if (!this.#serverInfo) return result
     const meta = result._meta as Record<string, unknown> | undefined
     if (meta === undefined) result._meta = { [META_SERVER_INFO]: this.#serverInfo }

@@ -1,7 +1,7 @@
 /** `tools/list` and `tools/call`: validate, run the handler, shape and check the result. */
 import type { RequestContext } from '../../protocol/context.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
-import type { ResultPayload } from '../../protocol/encode.js'
+import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
 import { internalError, invalidParams, McpError, notFound } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
@@ -60,6 +60,13 @@ export function resolveTool(
   return tool
 }
 
+/** The payload sent; marked as already cleaned when the output guard ran, so it is not walked twice. */
+function complete(options: ToolCallOptions, result: CallToolResult): ResultPayload {
+  const payload: Record<string, unknown> = { resultType: 'complete', ...result }
+  if (options.guardResult) Object.defineProperty(payload, CLEANED, { value: true })
+  return payload
+}
+
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function'
 
@@ -93,13 +100,13 @@ async function callTool(
     if (error instanceof McpError || error instanceof InputRequired) throw error
     if (exposesMessage(error, options.errorExposure)) {
       const message = (error as Error).message || `Tool ${tool.name} failed`
-      return { resultType: 'complete', ...guardResult(tool, options, errorResult(message)) }
+      return complete(options, guardResult(tool, options, errorResult(message)))
     }
     const ref = options.report(`tool ${tool.name} threw`, error)
     return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
   }
   const finished = finishResult(tool, returned, options)
-  return { resultType: 'complete', ...(finished instanceof Promise ? await finished : finished) }
+  return complete(options, finished instanceof Promise ? await finished : finished)
 }
 
 /**
