@@ -34,9 +34,10 @@ describe('tool metadata', () => {
 
   it.each([
     [{ icons: 'x' }, /icons must be an array/],
-    [{ icons: [{ src: 5 }] }, /icons\[0\]\.src must be an http\(s\) URL or a data: URI/],
+    [{ icons: [{ src: 5 }] }, /icons\[0\]\.src must be an https: URL or a data: URI/],
     [{ icons: [{ src: 'javascript:alert(1)' }] }, /icons\[0\]\.src/],
     [{ icons: [{ src: 'file:///etc/passwd' }] }, /icons\[0\]\.src/],
+    [{ icons: [{ src: 'http://example.com/x.png' }] }, /icons\[0\]\.src/],
     [{ icons: [{ src: 'https://example.com/x.png', theme: 'purple' }] }, /theme must be "light" or "dark"/],
     [{ icons: [{ src: 'https://example.com/x.png', sizes: '48x48' }] }, /sizes must be an array of strings/],
     [{ annotations: { readOnlyHint: 'yes' } }, /annotations\.readOnlyHint must be true or false/],

@@ -6,11 +6,10 @@
 import { isRecord } from '../wire/jsonrpc.js'
 
 /**
- * Icon sources: an HTTP(S) URL or a `data:` URI (schema `Icon.src`). Any other scheme (`javascript:`,
- * `file:` …) is refused: consumers must reject them (basic §Icons, Security considerations), so publishing
- * one is a bug.
+ * Icon sources: an HTTPS URL or a `data:` URI. Consumers must ensure exactly that and reject every other
+ * scheme (`javascript:`, `file:`, `http:` …; basic §icons, Security considerations), so publishing one is a bug.
  */
-const ICON_SOURCE = /^(?:https?:\/\/[^\s]+|data:[^,\s]*,[^\s]*)$/i
+const ICON_SOURCE = /^(?:https:\/\/[^\s]+|data:[^,\s]*,[^\s]*)$/i
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
 
 const describe = (value: unknown): string => JSON.stringify(value) ?? String(value)
@@ -27,7 +26,7 @@ function iconProblems(problems: string[], icons: unknown): void {
     const at = `icons[${index}]`
     if (!isRecord(icon)) return void problems.push(`${at} must be an object with a src`)
     if (typeof icon.src !== 'string' || !ICON_SOURCE.test(icon.src)) {
-      problems.push(`${at}.src must be an http(s) URL or a data: URI, not ${describe(icon.src)}`)
+      problems.push(`${at}.src must be an https: URL or a data: URI, not ${describe(icon.src)}`)
     }
     optionalString(problems, `${at}.mimeType`, icon.mimeType)
     if (
