@@ -2,6 +2,7 @@
  * `defineServer`: builds the immutable server definition once (tool registry, compiled schemas, cached
  * `server/discover` and `tools/list` payloads, composed middleware). Requests then only read from it.
  */
+import { baseProblems, cacheScopeProblem } from './features/metadata.js'
 import {
   type MethodSpec,
   consoleLogger,
@@ -130,11 +131,16 @@ export class Server implements RequestHandler {
   /** What the HTTP transports call to authenticate a request and serve the auth metadata. */
   readonly authenticator: HttpAuthenticator | undefined
   readonly #dispatcher: Dispatcher
-  readonly #redactBody: ((body: string) => string) | undefined
   readonly #guardExchange: ((exchange: Exchange) => Exchange) | undefined
 
   constructor(options: ServerOptions) {
     if (!options.name || !options.version) throw new TypeError('defineServer needs a name and a version')
+    const problems = [
+      ...baseProblems({ title: options.title, description: options.description, icons: options.icons }),
+      cacheScopeProblem(options.cache?.scope, 'cache.scope'),
+      cacheScopeProblem(options.discoverCache?.scope, 'discoverCache.scope'),
+    ].filter((problem) => problem !== undefined)
+    if (problems.length > 0) throw new TypeError(`defineServer: ${problems.join('; ')}`)
     const info: Implementation = { name: options.name, version: options.version }
     if (options.title !== undefined) info.title = options.title
     if (options.description !== undefined) info.description = options.description
@@ -158,7 +164,6 @@ export class Server implements RequestHandler {
             document: (method, path) => auth.document(method, path, this.tools.scopes()),
           }
         : auth
-    this.#redactBody = security.redactBody
     this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info
     const cache = { ttlMs: options.cache?.ttlMs ?? 300_000, scope: options.cache?.scope ?? 'public' }
@@ -214,6 +219,7 @@ export class Server implements RequestHandler {
       report,
       ...(security.toolVisibility && { visible: security.toolVisibility }),
       wrapHandler: security.wrapToolHandler,
+      ...(security.guardResult && { guardResult: security.guardResult }),
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)
@@ -258,6 +264,7 @@ export class Server implements RequestHandler {
       supportedVersions: SUPPORTED_VERSIONS,
       serverInfo,
       logger: this.logger,
+      ...(security.redact && { redact: security.redact }),
       requestState: new RequestStateCodec(options.requestState, () =>
         this.logger.warn(
           'requestState is sealed with a random per-process secret: configure requestState.secret ' +
@@ -271,9 +278,7 @@ export class Server implements RequestHandler {
   /** Answers one JSON-RPC request; null when it was cancelled. Transports call this. */
   handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
     const guard = this.#guardExchange
-    const handled = this.#dispatcher.handle(request, guard ? guard(exchange) : exchange, check)
-    const redact = this.#redactBody
-    return redact ? handled.then((reply) => reply && { ...reply, body: redact(reply.body) }) : handled
+    return this.#dispatcher.handle(request, guard ? guard(exchange) : exchange, check)
   }
 
   methodSpec(method: string): MethodSpec | undefined {

@@ -24,6 +24,7 @@ import { looksLegacy, probeLegacy } from './legacy.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
 import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
+import { type ToolCallAuditor, outcomeOf } from './audit.js'
 import { ToolBook } from './tools.js'
 import type { ClientTransport } from './transport.js'
 import { ErrorCode } from '../wire/errors.js'
@@ -48,6 +49,12 @@ export interface ClientOptions {
   readonly warn?: (message: string) => void
   /** Notifications no request claims (e.g. logs on stdio). */
   readonly onNotification?: (notification: JsonRpcNotification) => void
+  /**
+   * Receives one record per `callTool`: tool, arguments, outcome and timing (server/tools §Security
+   * Considerations: clients should log tool usage). A hook that throws is reported through `warn`, never
+   * into the call.
+   */
+  readonly onToolCall?: ToolCallAuditor
   /** OAuth for a protected HTTP server (basic/authorization): options, or a provider to share. */
   readonly auth?: OAuthOptions | OAuthProvider
 }
@@ -64,7 +71,7 @@ export interface ToolCallOptions {
   readonly onNotification?: (notification: JsonRpcNotification) => void
   /** Throw a ToolExecutionError instead of returning a result with `isError: true`. */
   readonly throwOnToolError?: boolean
-  /** Each progress notification restarts `timeoutMs`; `maxTotalTimeoutMs` still bounds the call. */
+  /** Each progress notification restarts `timeoutMs`; `maxTotalTimeoutMs` (default 10 × `timeoutMs`) still bounds the call. */
   readonly resetTimeoutOnProgress?: boolean
   readonly maxTotalTimeoutMs?: number
   readonly meta?: Readonly<Record<string, unknown>>
@@ -96,6 +103,7 @@ export class Client {
   readonly #book = new ToolBook()
   readonly #maxRounds: number
   readonly #warn: (message: string) => void
+  readonly #audit: ToolCallAuditor | undefined
   #discovered: Promise<DiscoverResult> | undefined
   #discoveredUntil = Infinity
   readonly #discoverTimeoutMs: number
@@ -120,6 +128,7 @@ export class Client {
       timeoutMs: options.timeoutMs ?? 60_000,
     })
     if (options.onNotification) this.transport.onNotification = options.onNotification
+    this.#audit = options.onToolCall
   }
 
   /** The protocol version requests are sent with. */
@@ -214,7 +223,8 @@ export class Client {
     let cached = true
     let restarted = false
     for (;;) {
-      let page = this.#book.page(credential, cursor)
+      const version = this.#session.version
+      let page = this.#book.page(credential, version, cursor)
       if (!page) {
         cached = false
         const params = cursor === undefined ? {} : { cursor }
@@ -243,7 +253,7 @@ export class Client {
           throw new InvalidResponseError('tools/list: the result has no tools array')
         }
         const accepted = this.#book.accept(result.tools, this.transport.kind === 'http', this.#warn)
-        page = this.#book.store(credential, cursor, result, accepted)
+        page = this.#book.store(credential, version, cursor, result, accepted)
       }
       for (const tool of page.tools) tools.set(tool.name, tool)
       if (page.nextCursor === undefined) break
@@ -261,6 +271,44 @@ export class Client {
     args: Record<string, unknown> = {},
     options: ToolCallOptions = {},
   ): Promise<CallToolResult> {
+    const audit = this.#audit
+    if (!audit) return this.#callTool(name, args, options)
+    const started = Date.now()
+    const record = (settled: { result: CallToolResult } | { error: unknown }): void => {
+      try {
+        audit({
+          tool: name,
+          arguments: args,
+          server: this.#serverLabel(),
+          startedAt: new Date(started).toISOString(),
+          durationMs: Date.now() - started,
+          ...outcomeOf(settled),
+        })
+      } catch (error) {
+        this.#warn(`the onToolCall hook failed: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+    try {
+      const result = await this.#callTool(name, args, options)
+      record({ result })
+      return result
+    } catch (error) {
+      record({ error })
+      throw error
+    }
+  }
+
+  /** The server, as an audit record names it: the URL without its query (which may hold a token), or stdio. */
+  #serverLabel(): string {
+    const url = (this.transport as { url?: unknown }).url
+    return url instanceof URL ? `${url.origin}${url.pathname}` : this.transport.kind
+  }
+
+  async #callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<CallToolResult> {
     const wantsProgress = options.onProgress !== undefined || options.resetTimeoutOnProgress === true
     const progressToken = wantsProgress ? this.#session.nextToken() : undefined
     const onNotification = (notification: JsonRpcNotification): void => {
@@ -269,6 +317,9 @@ export class Client {
         options.onProgress?.(params as unknown as ProgressNotificationParams)
       } else options.onNotification?.(notification)
     }
+    // Results are only trusted against the tool's definition: fetch it first if this client never listed it.
+    if (!this.#book.known(name)) await this.listTools(options.signal ? { signal: options.signal } : {})
+    this.#book.checkParamValues(name, args)
     const base: Record<string, unknown> = { name, arguments: args }
     if (progressToken !== undefined) base._meta = { progressToken }
     let refreshedHeaders = false

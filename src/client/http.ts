@@ -77,10 +77,13 @@ export class HttpTransport implements ClientTransport {
   }
 
   async credentialKey(): Promise<string> {
-    if (this.#auth) return this.#auth.credentialKey()
-    const headers = await this.#userHeaders()
-    const auth = Object.entries(headers).find(([name]) => name.toLowerCase() === 'authorization')
-    return auth ? `auth:${auth[1]}` : 'anonymous'
+    // Every credential the request carries counts: the OAuth token, and every configured header
+    // (Authorization, X-Api-Key, Cookie …).
+    const oauth = this.#auth ? await this.#auth.credentialKey() : 'anonymous'
+    const headers = Object.entries(await this.#userHeaders())
+      .map(([name, value]) => [name.toLowerCase(), value])
+      .sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0))
+    return headers.length > 0 || oauth !== 'anonymous' ? JSON.stringify([oauth, headers]) : 'anonymous'
   }
 
   /** The headers a request must carry, derived from its body (the body stays the source of truth). */

@@ -38,7 +38,7 @@ export interface CallOptions {
    * still applies.
    */
   readonly resetTimeoutOnProgress?: boolean
-  /** Hard limit for the whole request when the timeout is reset by progress. */
+  /** Hard limit for the whole request when the timeout is reset by progress (default 10 × `timeoutMs`). */
   readonly maxTotalTimeoutMs?: number
 }
 
@@ -51,6 +51,9 @@ export interface SessionOptions {
 
 /** Result types this client understands (no extensions negotiated). */
 const RESULT_TYPES = new Set(['complete', 'input_required'])
+
+/** With `resetTimeoutOnProgress` and no `maxTotalTimeoutMs`, a call may last at most this many timeouts. */
+export const DEFAULT_TOTAL_FACTOR = 10
 
 let sequence = 0
 
@@ -140,7 +143,10 @@ export class Session {
       if (limited) handle = setTimeout(() => expire(timeoutMs), timeoutMs)
     }
     arm()
-    const total = options.maxTotalTimeoutMs
+    // Progress may reset the timeout forever; a ceiling still bounds the whole call (default 10 × timeoutMs).
+    const total =
+      options.maxTotalTimeoutMs ??
+      (options.resetTimeoutOnProgress && limited ? timeoutMs * DEFAULT_TOTAL_FACTOR : undefined)
     const totalHandle = total !== undefined && total > 0 ? setTimeout(() => expire(total), total) : undefined
     const caller = options.signal
     const onCancel = (): void => controller.abort(caller?.reason)

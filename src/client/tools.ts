@@ -5,7 +5,13 @@
  * Headers from Tool Parameters), and `structuredContent` checked against `outputSchema`.
  */
 import { SchemaCompiler, type CompiledSchema } from '../schema/json-schema.js'
-import { encodeParamValue, type HeaderParam, scanHeaderParams, valueAt } from '../schema/x-mcp-header.js'
+import {
+  encodeParamValue,
+  type HeaderParam,
+  inHeaderRange,
+  scanHeaderParams,
+  valueAt,
+} from '../schema/x-mcp-header.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult, Tool } from '../wire/types.js'
 import { InvalidResponseError, ToolExecutionError } from './errors.js'
@@ -24,14 +30,20 @@ interface CachedPage {
 
 export type ToolWarning = (message: string) => void
 
+const pageKey = (owner: string, version: string, cursor: string | undefined): string =>
+  JSON.stringify(['tools/list', version, cursor ?? null, owner])
+
 export class ToolBook {
   readonly #pages = new Map<string, CachedPage>()
   readonly #known = new Map<string, KnownTool>()
 
-  /** A cached page that is still fresh, for this credential or shared. */
-  page(credential: string, cursor: string | undefined): CachedPage | undefined {
+  /**
+   * A cached page that is still fresh, for this credential or shared. A page is keyed by method, cursor
+   * (`""` is a cursor like any other, distinct from none), protocol version and the request's credentials.
+   */
+  page(credential: string, version: string, cursor: string | undefined): CachedPage | undefined {
     const now = Date.now()
-    for (const key of [`${credential}\n${cursor ?? ''}`, `*\n${cursor ?? ''}`]) {
+    for (const key of [pageKey(credential, version, cursor), pageKey('*', version, cursor)]) {
       const page = this.#pages.get(key)
       if (page && now < page.expires) return page
       if (page) this.#pages.delete(key)
@@ -41,6 +53,7 @@ export class ToolBook {
 
   store(
     credential: string,
+    version: string,
     cursor: string | undefined,
     result: Record<string, unknown>,
     tools: Tool[],
@@ -51,7 +64,7 @@ export class ToolBook {
     const page = { tools, nextCursor, expires: Date.now() + ttl }
     if (ttl > 0) {
       const owner = result.cacheScope === 'public' ? '*' : credential
-      this.#pages.set(`${owner}\n${cursor ?? ''}`, page)
+      this.#pages.set(pageKey(owner, version, cursor), page)
     }
     return page
   }
@@ -91,9 +104,21 @@ export class ToolBook {
   }
 
   /**
-   * `Mcp-Param-*` headers for a call, from the most recent schema of the tool; absent or null values are
-   * omitted.
+   * Refuses, before anything is sent, a header parameter whose integer lies outside ±(2^53−1): the spec
+   * allows no other (basic/transports/streamable-http §Custom Headers from Tool Parameters).
    */
+  checkParamValues(name: string, args: unknown): void {
+    for (const param of this.#known.get(name)?.headerParams ?? []) {
+      const value = valueAt(args, param.path)
+      if (typeof value === 'number' && !inHeaderRange(value)) {
+        throw new RangeError(
+          `tools/call ${name}: argument ${param.path.join('.')} = ${value} is outside the range x-mcp-header integers allow (±(2^53−1))`,
+        )
+      }
+    }
+  }
+
+  /** `Mcp-Param-*` headers for a call, from the most recent schema of the tool; absent or null values are omitted. */
   paramHeaders(name: string, args: unknown): Record<string, string> {
     const headers: Record<string, string> = {}
     for (const param of this.#known.get(name)?.headerParams ?? []) {

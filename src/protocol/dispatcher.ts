@@ -7,7 +7,7 @@ import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
 import { RequestContext } from './context.js'
-import { encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
+import { CLEANED, encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
 import { type Exchange, isAborted } from './exchange.js'
 import { compose, type MethodHandler, type Middleware } from './middleware.js'
 import { InputRequired } from './mrtr/inputs.js'
@@ -60,6 +60,12 @@ export interface DispatcherOptions {
   readonly logger: ServerLogger
   /** Seals and opens `requestState` for multi-round-trip requests. */
   readonly requestState?: RequestStateCodec
+  /**
+   * Rewrites string values of every result and error before it is encoded (secret redaction). Works on the
+   * structure, so numbers, keys and JSON syntax are never touched. Pre-serialized results (list pages,
+   * discovery, built from the server's own definitions) are left as they are.
+   */
+  readonly redact?: (value: unknown) => unknown
 }
 
 /**
@@ -83,9 +89,11 @@ export class Dispatcher {
   readonly #serverInfo: Implementation | undefined
   readonly #logger: ServerLogger
   readonly #stateCodec: RequestStateCodec | undefined
+  readonly #redact: ((value: unknown) => unknown) | undefined
 
   constructor(options: DispatcherOptions) {
     this.#stateCodec = options.requestState
+    this.#redact = options.redact
     this.#methods = options.methods
     this.#supported = new Set(options.supportedVersions)
     this.#supportedList = options.supportedVersions
@@ -128,15 +136,18 @@ export class Dispatcher {
         return { status: 200, body: encodeResult(request.id, this.#withServerInfo(thrown.result)) }
       }
       const error = this.#toProtocolError(thrown, request.method)
-      const body = encodeError(request.id, error)
+      const body = encodeError(request.id, error, this.#redact)
       return error.headers
         ? { status: error.status, body, headers: error.headers }
         : { status: error.status, body }
     }
   }
 
-  #withServerInfo(result: ResultPayload): ResultPayload {
-    if (isRawJson(result) || !this.#serverInfo) return result
+  #withServerInfo(payload: ResultPayload): ResultPayload {
+    if (isRawJson(payload)) return payload
+    const result =
+      this.#redact && !(CLEANED in payload) ? (this.#redact(payload) as Record<string, unknown>) : payload
+    if (!this.#serverInfo) return result
     const meta = result._meta as Record<string, unknown> | undefined
     if (meta === undefined) result._meta = { [META_SERVER_INFO]: this.#serverInfo }
     else if (!(META_SERVER_INFO in meta)) meta[META_SERVER_INFO] = this.#serverInfo
