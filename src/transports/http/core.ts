@@ -3,14 +3,16 @@
  * this file owns every MCP rule: POST only, Origin/Host, body limits, parsing, headers vs body, JSON or SSE.
  */
 import type { Server } from '../../server.js'
-import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
-import type { TransportCheck } from '../../protocol/dispatcher.js'
+import type { AuthInfo } from '../../protocol/exchange.js'
+import type { Reply, TransportCheck } from '../../protocol/dispatcher.js'
 import { encodeError } from '../../protocol/encode.js'
 import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
 import { headerMismatch, invalidRequest, McpError, parseError } from '../../wire/errors.js'
-import { classify, type JsonRpcNotification } from '../../wire/jsonrpc.js'
+import { classify } from '../../wire/jsonrpc.js'
 import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
 import { checkOrigin, type OriginPolicy } from './guard.js'
+import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
+import { HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
 
 export interface HttpOptions {
   /** Largest request body accepted, in bytes (default 4 MiB); larger is 413. */
@@ -54,12 +56,6 @@ export interface HttpResponseSink {
 }
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024
-const JSON_HEADERS = { 'content-type': 'application/json' }
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-}
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 function sendError(out: HttpResponseSink, error: McpError, id?: string | number): void {
@@ -106,64 +102,20 @@ const checkStandardHeaders =
     }
   }
 
-/**
- * One request's exchange. A class rather than an object literal with getters or per-request closures, which
- * measurably raised the CPU cost of a small tools/call. `header` and `notify` are handed out as bound
- * functions only when read, since callers may pass them around.
- */
-class HttpExchange implements Exchange {
-  readonly transport = 'http' as const
-  /** Set once the first notification turned the answer into an SSE stream. */
-  streaming = false
-  readonly remoteAddress: string | undefined
-
-  constructor(
-    private readonly view: HttpRequestView,
-    private readonly out: HttpResponseSink,
-    readonly auth: AuthInfo | undefined,
-  ) {
-    this.remoteAddress = view.remoteAddress
-  }
-
-  get header(): (name: string) => string | undefined {
-    return (name) => this.view.header(name)
-  }
-
-  get notify(): (message: JsonRpcNotification) => void {
-    return (message) => {
-      if (this.aborted) return
-      if (!this.streaming) {
-        this.streaming = true
-        this.out.startStream(SSE_HEADERS)
-      }
-      this.out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
-    }
-  }
-
-  get signal(): AbortSignal {
-    return this.view.signal
-  }
-
-  get aborted(): boolean {
-    return this.view.aborted ?? this.view.signal.aborted
-  }
-
-  /** Bytes written for this request that the peer has not taken yet (bounds slow listen streams). */
-  backlog(): number {
-    return this.out.pending?.() ?? 0
-  }
-}
-
 export class HttpCore {
   readonly server: Server
   readonly maxBodyBytes: number
   readonly #policy: OriginPolicy | false
   readonly #authenticate: HttpOptions['authenticate']
   readonly #keepAliveMs: number
+  /** 2025-era sessions; undefined when the server serves 2026-07-28 only. */
+  readonly #legacy: LegacyHttp | undefined
 
   constructor(server: Server, options: HttpOptions = {}) {
     this.server = server
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
+    if (server.legacy && server.sessions)
+      this.#legacy = new LegacyHttp(server.legacy, server.sessions, this.#keepAliveMs)
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
     this.#policy = options.originPolicy ?? {}
     this.#authenticate = options.authenticate ?? server.auth?.authenticate
@@ -185,6 +137,17 @@ export class HttpCore {
    */
   precheck(view: HttpRequestView, out: HttpResponseSink, contentLength: number | undefined): boolean {
     if (view.method !== 'POST') {
+      if (
+        this.#legacy &&
+        (view.method === 'GET' || view.method === 'DELETE') &&
+        view.header(HEADER_SESSION_ID) !== undefined
+      ) {
+        this.#legacySession(view, out).catch((error: unknown) => {
+          this.server.logger.error('HTTP handler failed', { error: String(error) })
+          out.send(500, JSON_HEADERS)
+        })
+        return false
+      }
       out.send(
         405,
         { allow: 'POST', ...JSON_HEADERS },
@@ -227,6 +190,26 @@ export class HttpCore {
     return true
   }
 
+  /** GET or DELETE of a 2025-era session (after the Origin check and authentication). */
+  async #legacySession(view: HttpRequestView, out: HttpResponseSink): Promise<void> {
+    const legacy = this.#legacy as LegacyHttp
+    if (this.#policy) {
+      const refusal = checkOrigin(this.#policy, view.header('host'), view.header('origin'))
+      if (refusal) {
+        out.send(403, JSON_HEADERS, encodeError(undefined, new McpError(-32600, `Forbidden: ${refusal}`)))
+        return
+      }
+    }
+    if (this.#authenticate) {
+      const outcome = await this.#authenticate(view)
+      if (!outcome.ok) {
+        out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
+        return
+      }
+    }
+    await (view.method === 'GET' ? legacy.stream(view, out) : legacy.end(view, out))
+  }
+
   /** Answers a POST whose body has been read (at most maxBodyBytes). */
   async handle(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): Promise<void> {
     let auth: AuthInfo | undefined
@@ -246,6 +229,7 @@ export class HttpCore {
       return
     }
     const inbound = classify(parsed)
+    if (this.#legacy && LegacyHttp.claims(view, inbound)) return this.#legacy.post(view, inbound, out, auth)
     if (inbound.kind === 'invalid') return sendError(out, invalidRequest(inbound.reason), inbound.id)
     if (inbound.kind === 'response') return sendError(out, invalidRequest('clients must not send responses'))
     if (inbound.kind === 'notification') {
@@ -262,21 +246,12 @@ export class HttpCore {
           }, this.#keepAliveMs)
         : undefined
     keepAlive?.unref?.()
-    let reply: Awaited<ReturnType<Server['handle']>>
+    let reply: Reply | null
     try {
       reply = await this.server.handle(request, exchange, checkStandardHeaders(view))
     } finally {
       if (keepAlive) clearInterval(keepAlive)
     }
-    if (exchange.aborted || reply === null) {
-      if (exchange.streaming) out.end()
-      return
-    }
-    if (exchange.streaming) {
-      out.write(`event: message\ndata: ${reply.body}\n\n`)
-      out.end()
-    } else {
-      out.send(reply.status, reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS, reply.body)
-    }
+    writeReply(exchange, reply, out)
   }
 }

@@ -1,0 +1,272 @@
+/**
+ * Serving 2025-era clients (2025-03-26, 2025-06-18, 2025-11-25) from the same server definition: the
+ * `initialize` handshake, the methods only those revisions have (`ping`, `logging/setLevel`,
+ * `resources/subscribe`/`unsubscribe`), list-change and resource-update notifications, and
+ * server-to-client requests (elicitation, sampling, roots) whose answers resume the waiting handler.
+ * Transports own the framing; everything else about the legacy era lives here, off the current path.
+ */
+import type { Reply } from '../protocol/dispatcher.js'
+import type { Exchange } from '../protocol/exchange.js'
+import type { ChangeBus, ChangeEvent } from '../features/subscriptions/bus.js'
+import { invalidParams, invalidRequest, McpError, methodNotFound } from '../wire/errors.js'
+import {
+  isRecord,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../wire/jsonrpc.js'
+import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
+import type { ClientCapabilities, Implementation, RequestMeta, ServerCapabilities } from '../wire/types.js'
+import type { LegacySession } from './session.js'
+import { legacyCapabilities, negotiateVersion } from './versions.js'
+import { encodeResult } from '../protocol/encode.js'
+
+export interface LegacyOptions {
+  /** How long a session id opens (default 24 h); afterwards the client gets 404 and initializes again. */
+  readonly sessionTtlMs?: number
+  /** Sessions whose log level and subscriptions one instance remembers (default 10 000; oldest go first). */
+  readonly maxSessions?: number
+}
+
+/** What the engine needs of the server it serves. */
+export interface LegacyHost {
+  readonly info: Implementation
+  readonly capabilities: ServerCapabilities
+  readonly instructions: string | undefined
+  readonly changes: ChangeBus
+  handleLegacy(request: JsonRpcRequest, exchange: Exchange, meta: RequestMeta): Promise<Reply | null>
+}
+
+/** What the 2025 protocol makes stateful about one client: kept per instance, never in the session id. */
+export class PeerState {
+  logLevel: LogLevel | undefined
+  readonly subscriptions = new Set<string>()
+  /** Open notification channels (GET streams of an HTTP session, a stdio connection) and how to end each. */
+  readonly streams = new Map<(message: JsonRpcNotification) => void, () => void>()
+}
+
+/** The outcome of a valid `initialize`. */
+export interface Negotiated {
+  readonly version: string
+  readonly capabilities: ClientCapabilities
+  readonly clientInfo: Implementation | undefined
+  readonly result: Record<string, unknown>
+}
+
+const LEVELS = new Set<string>(LOG_LEVELS)
+
+interface Waiting {
+  resolve(result: unknown): void
+  reject(error: unknown): void
+}
+
+export class LegacyEngine {
+  readonly #host: LegacyHost
+  readonly #maxSessions: number
+  /** Per-session state of HTTP sessions seen by this instance, oldest first. */
+  readonly #states = new Map<string, PeerState>()
+  /** Peers with an open notification channel. */
+  readonly #listening = new Set<PeerState>()
+  /** Sessions ended with DELETE, until their token would have expired anyway. */
+  readonly #ended = new Map<string, number>()
+  readonly #waiting = new Map<string, Waiting>()
+  #nextId = 0
+  #unsubscribe: (() => void) | undefined
+
+  constructor(host: LegacyHost, options: LegacyOptions = {}) {
+    this.#host = host
+    this.#maxSessions = options.maxSessions ?? 10_000
+  }
+
+  /** Checks an `initialize` request and builds its result (2025-11-25 basic/lifecycle §Initialization). */
+  negotiate(params: Record<string, unknown>): Negotiated {
+    if (typeof params.protocolVersion !== 'string')
+      throw invalidParams('Invalid params: initialize needs a protocolVersion string')
+    const capabilities = params.capabilities ?? {}
+    if (!isRecord(capabilities)) throw invalidParams('Invalid params: capabilities must be an object')
+    const info = params.clientInfo
+    if (info !== undefined && !(isRecord(info) && typeof info.name === 'string'))
+      throw invalidParams('Invalid params: clientInfo needs a name')
+    const version = negotiateVersion(params.protocolVersion)
+    const result: Record<string, unknown> = {
+      protocolVersion: version,
+      capabilities: legacyCapabilities(this.#host.capabilities),
+      serverInfo: this.#host.info,
+    }
+    if (this.#host.instructions !== undefined) result.instructions = this.#host.instructions
+    return {
+      version,
+      capabilities: capabilities as ClientCapabilities,
+      clientInfo: info as Implementation | undefined,
+      result,
+    }
+  }
+
+  /** The state this instance keeps for an HTTP session (made on first use, bounded). */
+  peer(sessionId: string): PeerState {
+    let state = this.#states.get(sessionId)
+    if (state) return state
+    state = new PeerState()
+    this.#states.set(sessionId, state)
+    if (this.#states.size > this.#maxSessions) {
+      for (const [id, old] of this.#states) {
+        if (old.streams.size > 0) continue
+        this.#states.delete(id)
+        break
+      }
+    }
+    return state
+  }
+
+  /** Whether a session was ended with DELETE (its token still verifies until it expires). */
+  isEnded(sessionId: string): boolean {
+    return this.#ended.has(sessionId)
+  }
+
+  /**
+   * Ends a session (HTTP DELETE): later requests with its id get 404. Kept on this instance only; across
+   * instances a session id still opens elsewhere until it expires (see README §Protocol versions).
+   */
+  end(session: LegacySession): void {
+    const now = Date.now()
+    for (const [id, expiresAt] of this.#ended) if (expiresAt <= now) this.#ended.delete(id)
+    if (this.#ended.size < 100_000) this.#ended.set(session.id, session.expiresAt)
+    const state = this.#states.get(session.id)
+    this.#states.delete(session.id)
+    if (state) this.#closeStreams(state)
+  }
+
+  /** Answers one request of a legacy peer. */
+  async request(
+    session: Pick<LegacySession, 'version' | 'capabilities' | 'clientInfo'>,
+    peer: PeerState,
+    request: JsonRpcRequest,
+    exchange: Exchange,
+  ): Promise<Reply | null> {
+    const params = request.params ?? {}
+    try {
+      switch (request.method) {
+        case 'ping':
+          return ok(request, {})
+        case 'initialize':
+          throw invalidRequest('this session is already initialized')
+        case 'logging/setLevel':
+          if (typeof params.level !== 'string' || !LEVELS.has(params.level))
+            throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(params.level)}`)
+          peer.logLevel = params.level as LogLevel
+          return ok(request, {})
+        case 'resources/subscribe':
+        case 'resources/unsubscribe':
+          if (!this.#host.capabilities.resources?.subscribe) throw methodNotFound(request.method)
+          if (typeof params.uri !== 'string') throw invalidParams('Invalid params: uri must be a string')
+          if (request.method === 'resources/subscribe') peer.subscriptions.add(params.uri)
+          else peer.subscriptions.delete(params.uri)
+          return ok(request, {})
+      }
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error
+      return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: request.id, error: error.toJSON() }) }
+    }
+    const raw = isRecord(params._meta) ? params._meta : {}
+    const meta: RequestMeta = {
+      protocolVersion: session.version,
+      clientCapabilities: session.capabilities,
+      raw,
+    }
+    if (session.clientInfo) meta.clientInfo = session.clientInfo
+    if (peer.logLevel) meta.logLevel = peer.logLevel
+    const token = raw.progressToken
+    if (typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token)))
+      meta.progressToken = token
+    return this.#host.handleLegacy(request, exchange, meta)
+  }
+
+  /**
+   * Sends a server-to-client request through `send` and waits for the answer `answer` delivers.
+   * `peerKey` names the peer (session id or stdio connection), so ids of different peers never collide.
+   */
+  ask(
+    peerKey: string,
+    send: (message: JsonRpcRequest) => void,
+    method: string,
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    if (signal.aborted) return Promise.reject(signal.reason)
+    const id = ++this.#nextId
+    const key = `${peerKey}\u0000${id}`
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.#waiting.delete(key)
+        reject(signal.reason)
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      const settle =
+        (fn: (value: unknown) => void) =>
+        (value: unknown): void => {
+          signal.removeEventListener('abort', onAbort)
+          this.#waiting.delete(key)
+          fn(value)
+        }
+      this.#waiting.set(key, { resolve: settle(resolve), reject: settle(reject) })
+      send({ jsonrpc: '2.0', id, method, params: isRecord(params) ? params : {} })
+    })
+  }
+
+  /** Delivers a client's response to the handler waiting for it; false when nothing waits for that id. */
+  answer(peerKey: string, response: JsonRpcResponse): boolean {
+    const waiting = this.#waiting.get(`${peerKey}\u0000${String(response.id)}`)
+    if (!waiting) return false
+    if ('error' in response) {
+      const { code, message, data } = response.error
+      waiting.reject(new McpError(code, `The client refused the request: ${message}`, data))
+    } else waiting.resolve(response.result)
+    return true
+  }
+
+  /** Ends every notification channel (server shutdown); calling it again does nothing. */
+  close(): void {
+    for (const peer of [...this.#listening]) this.#closeStreams(peer)
+  }
+
+  #closeStreams(peer: PeerState): void {
+    const closers = [...peer.streams.values()]
+    peer.streams.clear()
+    this.#listening.delete(peer)
+    for (const close of closers) close()
+  }
+
+  /**
+   * Opens a notification channel for a peer; list changes and subscribed updates go to `send`, and `close`
+   * runs when the session ends or the server shuts down. Returns the detach function.
+   */
+  attach(peer: PeerState, send: (message: JsonRpcNotification) => void, close: () => void): () => void {
+    peer.streams.set(send, close)
+    this.#listening.add(peer)
+    this.#unsubscribe ??= this.#host.changes.subscribe((event) => this.#fanOut(event))
+    return () => {
+      peer.streams.delete(send)
+      if (peer.streams.size === 0) this.#listening.delete(peer)
+      if (this.#listening.size === 0 && this.#unsubscribe) {
+        this.#unsubscribe()
+        this.#unsubscribe = undefined
+      }
+    }
+  }
+
+  #fanOut(event: ChangeEvent): void {
+    const message: JsonRpcNotification =
+      event.type === 'resources/updated'
+        ? { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: event.uri } }
+        : { jsonrpc: '2.0', method: `notifications/${event.type}` }
+    for (const peer of this.#listening) {
+      if (event.type === 'resources/updated' && !peer.subscriptions.has(event.uri)) continue
+      for (const send of peer.streams.keys()) send(message)
+    }
+  }
+}
+
+const ok = (request: JsonRpcRequest, result: Record<string, unknown>): Reply => ({
+  status: 200,
+  body: encodeResult(request.id, result),
+})

@@ -1,0 +1,59 @@
+/**
+ * Legacy sessions without server memory: the `Mcp-Session-Id` a 2025-era client gets is a sealed token
+ * (HMAC-SHA-256 with the `requestState` secret, expiring) carrying the negotiated version and the client's
+ * capabilities, so any instance sharing the secret can serve any request of the session
+ * (2025-11-25 basic/transports §Session Management: the id must be globally unique and secure).
+ */
+import type { RequestStateCodec } from '../protocol/mrtr/state.js'
+import { isRecord } from '../wire/jsonrpc.js'
+import type { ClientCapabilities, Implementation } from '../wire/types.js'
+
+const KIND = 'mcp-session'
+
+export interface LegacySession {
+  /** Random, unique per `initialize`; keys what an instance keeps for the session (streams, log level). */
+  readonly id: string
+  readonly version: string
+  readonly capabilities: ClientCapabilities
+  readonly clientInfo?: Implementation
+  /** Epoch ms after which the token no longer opens. */
+  readonly expiresAt: number
+}
+
+export class SessionCodec {
+  constructor(
+    private readonly codec: RequestStateCodec,
+    readonly ttlMs: number,
+  ) {}
+
+  /** A new session id for an `initialize` and the token that stands for it. */
+  async mint(
+    version: string,
+    capabilities: ClientCapabilities,
+    clientInfo: Implementation | undefined,
+  ): Promise<{ session: LegacySession; token: string }> {
+    const id = crypto.randomUUID()
+    const payload: Record<string, unknown> = { sid: id, pv: version, caps: capabilities }
+    if (clientInfo) payload.ci = clientInfo
+    const now = Date.now()
+    const token = await this.codec.sealToken(KIND, payload, this.ttlMs, now)
+    const session: LegacySession = { id, version, capabilities, expiresAt: now + this.ttlMs }
+    return { session: clientInfo ? { ...session, clientInfo } : session, token }
+  }
+
+  /** The session a token stands for; undefined when forged, expired or not a session token. */
+  async open(token: string): Promise<LegacySession | undefined> {
+    // Visible ASCII only (2025-11-25 §Session Management); anything else is not ours.
+    if (token.length > 8192 || !/^[\x21-\x7e]+$/.test(token)) return undefined
+    const value = await this.codec.openToken(KIND, token)
+    if (!value || typeof value.sid !== 'string' || typeof value.pv !== 'string' || !isRecord(value.caps))
+      return undefined
+    const session: LegacySession = {
+      id: value.sid,
+      version: value.pv,
+      capabilities: value.caps as ClientCapabilities,
+      expiresAt: value.exp as number,
+    }
+    return isRecord(value.ci) ? { ...session, clientInfo: value.ci as unknown as Implementation } : session
+  }
+}
