@@ -272,6 +272,7 @@ export class Server {
       this.legacy = new LegacyEngine(
         {
           info,
+          onError: (what, error) => this.logger.error(`${what} failed`, { error: String(error) }),
           capabilities,
           instructions: options.instructions,
           changes,

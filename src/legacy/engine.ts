@@ -7,7 +7,7 @@
  */
 import type { Reply } from '../protocol/dispatcher.js'
 import type { Exchange } from '../protocol/exchange.js'
-import type { ChangeBus, ChangeEvent } from '../features/subscriptions/bus.js'
+import type { ChangeBus, ChangeEvent, SessionEvent } from '../features/subscriptions/bus.js'
 import { invalidParams, invalidRequest, McpError, methodNotFound } from '../wire/errors.js'
 import {
   isRecord,
@@ -31,6 +31,8 @@ export interface LegacyOptions {
 /** What the engine needs of the server it serves. */
 export interface LegacyHost {
   readonly info: Implementation
+  /** Reports a failed publish on the change bus. */
+  readonly onError: (what: string, error: unknown) => void
   readonly capabilities: ServerCapabilities
   readonly instructions: string | undefined
   readonly changes: ChangeBus
@@ -70,12 +72,66 @@ export class LegacyEngine {
   /** Sessions ended with DELETE, until their token would have expired anyway. */
   readonly #ended = new Map<string, number>()
   readonly #waiting = new Map<string, Waiting>()
+  /** Requests in flight on this instance, by peer and request id, for `notifications/cancelled`. */
+  readonly #cancellers = new Map<string, (reason: unknown) => void>()
+  /** Prefix of this instance's request ids, so ids stay unique when several instances ask one client. */
+  readonly #instance = crypto.randomUUID().slice(0, 8)
   #nextId = 0
-  #unsubscribe: (() => void) | undefined
 
   constructor(host: LegacyHost, options: LegacyOptions = {}) {
     this.#host = host
     this.#maxSessions = options.maxSessions ?? 10_000
+    host.changes.subscribe((event) => this.#onEvent(event))
+  }
+
+  /**
+   * Applies a change to an HTTP session here and tells the other instances over the change bus, since the
+   * session's next request may reach any of them.
+   */
+  share(sessionId: string, change: SessionEvent['change']): void {
+    this.#apply(sessionId, change)
+    this.#publish(sessionId, change)
+  }
+
+  #publish(sessionId: string, change: SessionEvent['change']): void {
+    const event: SessionEvent = { type: 'legacy/session', session: sessionId, change }
+    Promise.resolve()
+      .then(() => this.#host.changes.publish(event))
+      .catch((error: unknown) => this.#host.onError('publishing a legacy session change', error))
+  }
+
+  /** Registers how to cancel a request in flight; returns the unregister function. */
+  track(peerKey: string, requestId: string | number, cancel: (reason: unknown) => void): () => void {
+    const key = `${peerKey}\u0000${String(requestId)}`
+    this.#cancellers.set(key, cancel)
+    return () => void this.#cancellers.delete(key)
+  }
+
+  /** Applies a change, whether it was made here or came from another instance; repeats are harmless. */
+  #apply(sessionId: string, change: SessionEvent['change']): boolean {
+    switch (change.kind) {
+      case 'response':
+        return this.#settle(sessionId, change.response)
+      case 'cancelled': {
+        const cancel = this.#cancellers.get(`${sessionId}\u0000${String(change.requestId)}`)
+        cancel?.(change.reason)
+        return cancel !== undefined
+      }
+      case 'level':
+        if (LEVELS.has(change.level)) this.peer(sessionId).logLevel = change.level as LogLevel
+        return true
+      case 'subscribe':
+      case 'unsubscribe': {
+        if (typeof change.uri !== 'string') return false
+        const { subscriptions } = this.peer(sessionId)
+        if (change.kind === 'subscribe') subscriptions.add(change.uri)
+        else subscriptions.delete(change.uri)
+        return true
+      }
+      case 'ended':
+        this.#end(sessionId, change.expiresAt)
+        return true
+    }
   }
 
   /** Checks an `initialize` request and builds its result (2025-11-25 basic/lifecycle §Initialization). */
@@ -124,15 +180,19 @@ export class LegacyEngine {
   }
 
   /**
-   * Ends a session (HTTP DELETE): later requests with its id get 404. Kept on this instance only; across
-   * instances a session id still opens elsewhere until it expires (see README §Protocol versions).
+   * Ends a session (HTTP DELETE): later requests with its id get 404 on every instance the change bus
+   * reaches, until the id would have expired anyway.
    */
   end(session: LegacySession): void {
+    this.share(session.id, { kind: 'ended', expiresAt: session.expiresAt })
+  }
+
+  #end(sessionId: string, expiresAt: number): void {
     const now = Date.now()
-    for (const [id, expiresAt] of this.#ended) if (expiresAt <= now) this.#ended.delete(id)
-    if (this.#ended.size < 100_000) this.#ended.set(session.id, session.expiresAt)
-    const state = this.#states.get(session.id)
-    this.#states.delete(session.id)
+    for (const [id, until] of this.#ended) if (until <= now) this.#ended.delete(id)
+    if (this.#ended.size < 100_000 && typeof expiresAt === 'number') this.#ended.set(sessionId, expiresAt)
+    const state = this.#states.get(sessionId)
+    this.#states.delete(sessionId)
     if (state) this.#closeStreams(state)
   }
 
@@ -142,6 +202,7 @@ export class LegacyEngine {
     peer: PeerState,
     request: JsonRpcRequest,
     exchange: Exchange,
+    sessionId?: string,
   ): Promise<Reply | null> {
     const params = request.params ?? {}
     try {
@@ -154,6 +215,7 @@ export class LegacyEngine {
           if (typeof params.level !== 'string' || !LEVELS.has(params.level))
             throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(params.level)}`)
           peer.logLevel = params.level as LogLevel
+          if (sessionId !== undefined) this.#publish(sessionId, { kind: 'level', level: params.level })
           return ok(request, {})
         case 'resources/subscribe':
         case 'resources/unsubscribe':
@@ -161,6 +223,10 @@ export class LegacyEngine {
           if (typeof params.uri !== 'string') throw invalidParams('Invalid params: uri must be a string')
           if (request.method === 'resources/subscribe') peer.subscriptions.add(params.uri)
           else peer.subscriptions.delete(params.uri)
+          if (sessionId !== undefined) {
+            const kind = request.method === 'resources/subscribe' ? 'subscribe' : 'unsubscribe'
+            this.#publish(sessionId, { kind, uri: params.uri })
+          }
           return ok(request, {})
       }
     } catch (error) {
@@ -193,7 +259,7 @@ export class LegacyEngine {
     signal: AbortSignal,
   ): Promise<unknown> {
     if (signal.aborted) return Promise.reject(signal.reason)
-    const id = ++this.#nextId
+    const id = `${this.#instance}.${++this.#nextId}`
     const key = `${peerKey}\u0000${id}`
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
@@ -213,13 +279,25 @@ export class LegacyEngine {
     })
   }
 
-  /** Delivers a client's response to the handler waiting for it; false when nothing waits for that id. */
-  answer(peerKey: string, response: JsonRpcResponse): boolean {
-    const waiting = this.#waiting.get(`${peerKey}\u0000${String(response.id)}`)
+  /**
+   * Delivers a client's response to the handler waiting for it. With `share`, a response nothing waits for
+   * here travels over the change bus to the instance that asked (an HTTP session's POST may land anywhere).
+   */
+  answer(peerKey: string, response: JsonRpcResponse, share = false): void {
+    if (!this.#settle(peerKey, response as unknown as Record<string, unknown>) && share)
+      this.#publish(peerKey, { kind: 'response', response: response as unknown as Record<string, unknown> })
+  }
+
+  #settle(peerKey: string, response: Readonly<Record<string, unknown>>): boolean {
+    const id = response.id
+    if (typeof id !== 'string' && typeof id !== 'number') return false
+    const waiting = this.#waiting.get(`${peerKey}\u0000${String(id)}`)
     if (!waiting) return false
-    if ('error' in response) {
-      const { code, message, data } = response.error
-      waiting.reject(new McpError(code, `The client refused the request: ${message}`, data))
+    const error = response.error
+    if (isRecord(error)) {
+      const code = typeof error.code === 'number' ? error.code : -32603
+      const message = typeof error.message === 'string' ? error.message : 'unknown error'
+      waiting.reject(new McpError(code, `The client refused the request: ${message}`, error.data))
     } else waiting.resolve(response.result)
     return true
   }
@@ -243,18 +321,19 @@ export class LegacyEngine {
   attach(peer: PeerState, send: (message: JsonRpcNotification) => void, close: () => void): () => void {
     peer.streams.set(send, close)
     this.#listening.add(peer)
-    this.#unsubscribe ??= this.#host.changes.subscribe((event) => this.#fanOut(event))
     return () => {
       peer.streams.delete(send)
       if (peer.streams.size === 0) this.#listening.delete(peer)
-      if (this.#listening.size === 0 && this.#unsubscribe) {
-        this.#unsubscribe()
-        this.#unsubscribe = undefined
-      }
     }
   }
 
-  #fanOut(event: ChangeEvent): void {
+  #onEvent(event: ChangeEvent): void {
+    if (event.type === 'legacy/session') {
+      if (typeof event.session === 'string' && isRecord(event.change))
+        this.#apply(event.session, event.change)
+      return
+    }
+    if (this.#listening.size === 0) return
     const message: JsonRpcNotification =
       event.type === 'resources/updated'
         ? { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: event.uri } }

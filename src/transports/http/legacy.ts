@@ -55,9 +55,6 @@ function sendError(out: HttpResponseSink, status: number, error: McpError, id?: 
 }
 
 export class LegacyHttp {
-  /** Requests in flight on this instance, by session and request id, for `notifications/cancelled`. */
-  readonly #inFlight = new Map<string, LegacyHttpExchange>()
-
   constructor(
     private readonly engine: LegacyEngine,
     private readonly sessions: SessionCodec,
@@ -90,28 +87,34 @@ export class LegacyHttp {
     if (inbound.kind === 'notification') {
       const { method, params } = inbound.message
       if (method === 'notifications/cancelled' && isRecord(params) && isRequestId(params.requestId)) {
-        this.#inFlight.get(`${session.id}\u0000${String(params.requestId)}`)?.cancel(params.reason)
+        // The cancelled request may run on another instance: the change bus carries the cancellation.
+        const change: { kind: 'cancelled'; requestId: string | number; reason?: string } = {
+          kind: 'cancelled',
+          requestId: params.requestId,
+        }
+        if (typeof params.reason === 'string') change.reason = params.reason
+        this.engine.share(session.id, change)
       }
       out.send(202, {})
       return
     }
     if (inbound.kind === 'response') {
-      this.engine.answer(session.id, inbound.message)
+      this.engine.answer(session.id, inbound.message, true)
       out.send(202, {})
       return
     }
     if (inbound.kind !== 'request') return
     const request = inbound.message
     const exchange = new LegacyHttpExchange(view, out, auth, this.engine, session.id)
-    const key = `${session.id}\u0000${String(request.id)}`
-    this.#inFlight.set(key, exchange)
+    const untrack = this.engine.track(session.id, request.id, (reason) => exchange.cancel(reason))
     try {
-      const reply = await this.engine.request(session, this.engine.peer(session.id), request, exchange)
+      const peer = this.engine.peer(session.id)
+      const reply = await this.engine.request(session, peer, request, exchange, session.id)
       // A request cancelled before anything was streamed still needs its HTTP exchange closed.
       if ((reply === null || exchange.aborted) && !exchange.streaming) out.send(202, {})
       else writeReply(exchange, reply, out)
     } finally {
-      this.#inFlight.delete(key)
+      untrack()
     }
   }
 
