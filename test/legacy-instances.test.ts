@@ -104,7 +104,7 @@ describe.runIf(run)('a 2025-era session across two instances', () => {
       return fetch(`${origin}${url.pathname}`, init)
     }
     const client = new Client({ name: 'v1', version: '1.0.0' }, { capabilities: { elicitation: {} } })
-    const notifications: { method: string; params?: { data?: unknown } }[] = []
+    const notifications: { method: string; params?: unknown }[] = []
     client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { ok: true } }))
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void notifications.push(n))
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void notifications.push(n))
@@ -120,7 +120,9 @@ describe.runIf(run)('a 2025-era session across two instances', () => {
     await client.callTool({ name: 'log', arguments: {} })
     await client.callTool({ name: 'log', arguments: {} })
     const logs = () =>
-      notifications.filter((n) => n.method === 'notifications/message').map((n) => n.params?.data)
+      notifications
+        .filter((n) => n.method === 'notifications/message')
+        .map((n) => (n.params as { data?: unknown }).data)
     await until(() => logs().length === 2, 'two warnings')
     expect(new Set(logs())).toEqual(new Set(['warning from A', 'warning from B']))
     await until(() => notifications.some((n) => n.method === 'notifications/resources/updated'), 'an update')
