@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, defineServer, defineTool, type Server } from '../src/index.js'
 import { meta, parseSse, standardHeaders } from './helpers/http.js'
+import { byHeader } from './helpers/live.js'
 
 type Fetcher = (request: Request) => Promise<Response>
 
@@ -111,6 +112,29 @@ describe('2025-era sessions over Streamable HTTP', () => {
     expect((await rpc(foreign, sid, 'ping')).status).toBe(404)
     const tampered = `${sid.slice(0, -2)}${sid.endsWith('A') ? 'B' : 'A'}A`
     expect((await rpc(first, tampered, 'ping')).status).toBe(404)
+  })
+
+  it("binds the session to the principal that opened it: another user's request gets 404", async () => {
+    const fetcher = createFetchHandler(makeServer(), { authenticate: byHeader })
+    const response = await send(
+      fetcher,
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {} },
+      },
+      { 'x-user': 'alice' },
+    )
+    const sid = response.headers.get('mcp-session-id') as string
+    const ping = (user: string) =>
+      send(fetcher, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': sid, 'x-user': user })
+    expect((await ping('alice')).status).toBe(200)
+    expect((await ping('mallory')).status).toBe(404)
+    expect(
+      (await send(fetcher, undefined, { 'mcp-session-id': sid, 'x-user': 'mallory' }, 'DELETE')).status,
+    ).toBe(404)
+    expect((await ping('alice')).status).toBe(200)
   })
 
   it('DELETE ends the session: later POST and GET get 404', async () => {

@@ -16,6 +16,8 @@ export interface LegacySession {
   readonly version: string
   readonly capabilities: ClientCapabilities
   readonly clientInfo?: Implementation
+  /** The authenticated subject that opened the session; only it may use the session id. */
+  readonly principal?: string
   /** Epoch ms after which the token no longer opens. */
   readonly expiresAt: number
 }
@@ -26,19 +28,18 @@ export class SessionCodec {
     readonly ttlMs: number,
   ) {}
 
-  /** A new session id for an `initialize` and the token that stands for it. */
+  /** The token (session id) for a new session opened by `initialize`. */
   async mint(
     version: string,
     capabilities: ClientCapabilities,
     clientInfo: Implementation | undefined,
-  ): Promise<{ session: LegacySession; token: string }> {
-    const id = crypto.randomUUID()
-    const payload: Record<string, unknown> = { sid: id, pv: version, caps: capabilities }
+    principal: string | undefined,
+  ): Promise<string> {
+    const payload: Record<string, unknown> = { sid: crypto.randomUUID(), pv: version, caps: capabilities }
     if (clientInfo) payload.ci = clientInfo
-    const now = Date.now()
-    const token = await this.codec.sealToken(KIND, payload, this.ttlMs, now)
-    const session: LegacySession = { id, version, capabilities, expiresAt: now + this.ttlMs }
-    return { session: clientInfo ? { ...session, clientInfo } : session, token }
+    // Bound to the user (2025-11-25 basic/security_best_practices §Session Hijacking).
+    if (principal !== undefined) payload.p = principal
+    return this.codec.sealToken(KIND, payload, this.ttlMs)
   }
 
   /** The session a token stands for; undefined when forged, expired or not a session token. */
@@ -48,12 +49,16 @@ export class SessionCodec {
     const value = await this.codec.openToken(KIND, token)
     if (!value || typeof value.sid !== 'string' || typeof value.pv !== 'string' || !isRecord(value.caps))
       return undefined
-    const session: LegacySession = {
+    const session: {
+      -readonly [K in keyof LegacySession]: LegacySession[K]
+    } = {
       id: value.sid,
       version: value.pv,
       capabilities: value.caps as ClientCapabilities,
       expiresAt: value.exp as number,
     }
-    return isRecord(value.ci) ? { ...session, clientInfo: value.ci as unknown as Implementation } : session
+    if (isRecord(value.ci)) session.clientInfo = value.ci as unknown as Implementation
+    if (typeof value.p === 'string') session.principal = value.p
+    return session
   }
 }

@@ -200,14 +200,16 @@ export class HttpCore {
         return
       }
     }
+    let auth: AuthInfo | undefined
     if (this.#authenticate) {
       const outcome = await this.#authenticate(view)
       if (!outcome.ok) {
         out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
         return
       }
+      auth = outcome.auth
     }
-    await (view.method === 'GET' ? legacy.stream(view, out) : legacy.end(view, out))
+    await (view.method === 'GET' ? legacy.stream(view, out, auth) : legacy.end(view, out, auth))
   }
 
   /** Answers a POST whose body has been read (at most maxBodyBytes). */

@@ -10,6 +10,7 @@ import { encodeError, encodeResult } from '../../protocol/encode.js'
 import { invalidRequest, McpError } from '../../wire/errors.js'
 import { type Inbound, isRecord, isRequestId, type JsonRpcRequest } from '../../wire/jsonrpc.js'
 import { HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
+import { hasModernMeta } from '../../legacy/versions.js'
 import type { HttpRequestView, HttpResponseSink } from './core.js'
 import { HttpExchange, JSON_HEADERS, SSE_HEADERS, writeReply } from './exchange.js'
 
@@ -65,10 +66,7 @@ export class LegacyHttp {
   static claims(view: HttpRequestView, inbound: Inbound): boolean {
     if (inbound.kind === 'invalid') return false
     const message = inbound.message
-    if ('method' in message && isRecord(message.params)) {
-      const meta = message.params._meta
-      if (isRecord(meta) && meta['io.modelcontextprotocol/protocolVersion'] !== undefined) return false
-    }
+    if ('method' in message && hasModernMeta(message.params)) return false
     if (inbound.kind === 'request' && inbound.message.method === 'initialize') return true
     return view.header(HEADER_SESSION_ID) !== undefined
   }
@@ -80,9 +78,9 @@ export class LegacyHttp {
     auth: AuthInfo | undefined,
   ): Promise<void> {
     if (inbound.kind === 'request' && inbound.message.method === 'initialize') {
-      return this.#initialize(inbound.message, out)
+      return this.#initialize(inbound.message, out, auth)
     }
-    const session = await this.#session(view, out)
+    const session = await this.#session(view, out, auth)
     if (!session) return
     if (inbound.kind === 'notification') {
       const { method, params } = inbound.message
@@ -119,12 +117,12 @@ export class LegacyHttp {
   }
 
   /** GET: the session's stream of list changes and subscribed resource updates. */
-  async stream(view: HttpRequestView, out: HttpResponseSink): Promise<void> {
+  async stream(view: HttpRequestView, out: HttpResponseSink, auth: AuthInfo | undefined): Promise<void> {
     if (!/text\/event-stream|\*\/\*/i.test(view.header('accept') ?? '*/*')) {
       sendError(out, 406, invalidRequest('Accept must allow text/event-stream'))
       return
     }
-    const session = await this.#session(view, out)
+    const session = await this.#session(view, out, auth)
     if (!session) return
     out.startStream(SSE_HEADERS)
     out.write(':\n\n')
@@ -151,20 +149,25 @@ export class LegacyHttp {
   }
 
   /** DELETE: ends the session (2025-11-25 §Session Management). */
-  async end(view: HttpRequestView, out: HttpResponseSink): Promise<void> {
-    const session = await this.#session(view, out)
+  async end(view: HttpRequestView, out: HttpResponseSink, auth: AuthInfo | undefined): Promise<void> {
+    const session = await this.#session(view, out, auth)
     if (!session) return
     this.engine.end(session)
     out.send(200, {})
   }
 
-  async #initialize(request: JsonRpcRequest, out: HttpResponseSink): Promise<void> {
+  async #initialize(
+    request: JsonRpcRequest,
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
     try {
       const negotiated = this.engine.negotiate(request.params ?? {})
-      const { token } = await this.sessions.mint(
+      const token = await this.sessions.mint(
         negotiated.version,
         negotiated.capabilities,
         negotiated.clientInfo,
+        auth?.subject,
       )
       out.send(
         200,
@@ -178,14 +181,19 @@ export class LegacyHttp {
   }
 
   /** The request's open session, or undefined after answering 400 (no id) or 404 (unknown, ended, expired). */
-  async #session(view: HttpRequestView, out: HttpResponseSink): Promise<LegacySession | undefined> {
+  async #session(
+    view: HttpRequestView,
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+  ): Promise<LegacySession | undefined> {
     const token = view.header(HEADER_SESSION_ID)
     if (token === undefined) {
       sendError(out, 400, invalidRequest('Mcp-Session-Id header is required; send initialize first'))
       return undefined
     }
     const session = await this.sessions.open(token.trim())
-    if (!session || this.engine.isEnded(session.id)) {
+    // Another user's session id is treated like an unknown one.
+    if (!session || this.engine.isEnded(session.id) || session.principal !== auth?.subject) {
       sendError(out, 404, new McpError(-32001, 'Session not found: initialize a new session'))
       return undefined
     }
