@@ -22,7 +22,12 @@ export interface LegacySession {
   readonly expiresAt: number
 }
 
+/** Session ids verified recently, so a busy session pays the HMAC check once, not on every request. */
+const VERIFIED_CACHE = 10_000
+
 export class SessionCodec {
+  readonly #verified = new Map<string, LegacySession>()
+
   constructor(
     private readonly codec: RequestStateCodec,
     readonly ttlMs: number,
@@ -44,6 +49,21 @@ export class SessionCodec {
 
   /** The session a token stands for; undefined when forged, expired or not a session token. */
   async open(token: string): Promise<LegacySession | undefined> {
+    const known = this.#verified.get(token)
+    if (known) {
+      if (known.expiresAt > Date.now()) return known
+      this.#verified.delete(token)
+    }
+    const session = await this.#verify(token)
+    if (session) {
+      if (this.#verified.size >= VERIFIED_CACHE)
+        this.#verified.delete(this.#verified.keys().next().value as string)
+      this.#verified.set(token, session)
+    }
+    return session
+  }
+
+  async #verify(token: string): Promise<LegacySession | undefined> {
     // Visible ASCII only (2025-11-25 §Session Management); anything else is not ours.
     if (token.length > 8192 || !/^[\x21-\x7e]+$/.test(token)) return undefined
     const value = await this.codec.openToken(KIND, token)
