@@ -19,6 +19,7 @@ import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { ClientCapabilities, Implementation, RequestMeta, ServerCapabilities } from '../wire/types.js'
 import type { LegacySession } from './session.js'
 import { legacyCapabilities, negotiateVersion } from './versions.js'
+import { ClientRequests } from './client-requests.js'
 import { encodeResult } from '../protocol/encode.js'
 
 export interface LegacyOptions {
@@ -57,11 +58,6 @@ export interface Negotiated {
 
 const LEVELS = new Set<string>(LOG_LEVELS)
 
-interface Waiting {
-  resolve(result: unknown): void
-  reject(error: unknown): void
-}
-
 export class LegacyEngine {
   readonly #host: LegacyHost
   readonly #maxSessions: number
@@ -71,12 +67,9 @@ export class LegacyEngine {
   readonly #listening = new Set<PeerState>()
   /** Sessions ended with DELETE, until their token would have expired anyway. */
   readonly #ended = new Map<string, number>()
-  readonly #waiting = new Map<string, Waiting>()
+  readonly #requests = new ClientRequests()
   /** Requests in flight on this instance, by peer and request id, for `notifications/cancelled`. */
   readonly #cancellers = new Map<string, (reason: unknown) => void>()
-  /** Prefix of this instance's request ids, so ids stay unique when several instances ask one client. */
-  readonly #instance = crypto.randomUUID().slice(0, 8)
-  #nextId = 0
 
   constructor(host: LegacyHost, options: LegacyOptions = {}) {
     this.#host = host
@@ -111,7 +104,7 @@ export class LegacyEngine {
   #apply(sessionId: string, change: SessionEvent['change']): boolean {
     switch (change.kind) {
       case 'response':
-        return this.#settle(sessionId, change.response)
+        return this.#requests.settle(sessionId, change.response)
       case 'cancelled': {
         const cancel = this.#cancellers.get(`${sessionId}\u0000${String(change.requestId)}`)
         cancel?.(change.reason)
@@ -247,10 +240,7 @@ export class LegacyEngine {
     return this.#host.handleLegacy(request, exchange, meta)
   }
 
-  /**
-   * Sends a server-to-client request through `send` and waits for the answer `answer` delivers.
-   * `peerKey` names the peer (session id or stdio connection), so ids of different peers never collide.
-   */
+  /** Sends a server-to-client request and waits for its answer (see ClientRequests.ask). */
   ask(
     peerKey: string,
     send: (message: JsonRpcRequest) => void,
@@ -258,25 +248,7 @@ export class LegacyEngine {
     params: unknown,
     signal: AbortSignal,
   ): Promise<unknown> {
-    if (signal.aborted) return Promise.reject(signal.reason)
-    const id = `${this.#instance}.${++this.#nextId}`
-    const key = `${peerKey}\u0000${id}`
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        this.#waiting.delete(key)
-        reject(signal.reason)
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-      const settle =
-        (fn: (value: unknown) => void) =>
-        (value: unknown): void => {
-          signal.removeEventListener('abort', onAbort)
-          this.#waiting.delete(key)
-          fn(value)
-        }
-      this.#waiting.set(key, { resolve: settle(resolve), reject: settle(reject) })
-      send({ jsonrpc: '2.0', id, method, params: isRecord(params) ? params : {} })
-    })
+    return this.#requests.ask(peerKey, send, method, params, signal)
   }
 
   /**
@@ -284,22 +256,9 @@ export class LegacyEngine {
    * here travels over the change bus to the instance that asked (an HTTP session's POST may land anywhere).
    */
   answer(peerKey: string, response: JsonRpcResponse, share = false): void {
-    if (!this.#settle(peerKey, response as unknown as Record<string, unknown>) && share)
-      this.#publish(peerKey, { kind: 'response', response: response as unknown as Record<string, unknown> })
-  }
-
-  #settle(peerKey: string, response: Readonly<Record<string, unknown>>): boolean {
-    const id = response.id
-    if (typeof id !== 'string' && typeof id !== 'number') return false
-    const waiting = this.#waiting.get(`${peerKey}\u0000${String(id)}`)
-    if (!waiting) return false
-    const error = response.error
-    if (isRecord(error)) {
-      const code = typeof error.code === 'number' ? error.code : -32603
-      const message = typeof error.message === 'string' ? error.message : 'unknown error'
-      waiting.reject(new McpError(code, `The client refused the request: ${message}`, error.data))
-    } else waiting.resolve(response.result)
-    return true
+    const raw = response as unknown as Record<string, unknown>
+    if (!this.#requests.settle(peerKey, raw) && share)
+      this.#publish(peerKey, { kind: 'response', response: raw })
   }
 
   /** Ends every notification channel (server shutdown); calling it again does nothing. */
