@@ -15,6 +15,7 @@ import { buildArguments } from '../client/coerce.js'
 import { terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
 import { parseTarget, type Target, UsageError } from '../client/target.js'
+import { loginHint } from './login.js'
 
 interface CommonFlags {
   header?: string[]
@@ -204,6 +205,8 @@ export function registerClientCommands(program: Command): void {
 
 /** Exit status 2 for protocol, transport and usage errors, with the server's message. */
 export function describeFailure(error: unknown): string {
+  const hint = loginHint(error)
+  if (hint) return `${(error as Error).message}: ${hint}`
   if (error instanceof ProtocolError) return `${error.message} (error ${error.code})`
   if (error instanceof InvalidResponseError) return `invalid response: ${error.message}`
   return error instanceof Error ? error.message : String(error)
