@@ -36,12 +36,22 @@ describe('LazyAbort', () => {
   })
 })
 
+/** Resolves once `check` holds; fails after a generous deadline. */
+async function until(check: () => boolean, deadlineMs = 10_000): Promise<void> {
+  const end = Date.now() + deadlineMs
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting for the handler')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
 /** A tool that resolves only when its signal aborts, and records that it saw the abort. */
-function waitingServer(seen: { aborted: boolean }): Server {
+function waitingServer(seen: { aborted: boolean; started?: boolean }): Server {
   const wait = defineTool({
     name: 'wait',
     handler: (_args, ctx) =>
       new Promise<string>((resolve) => {
+        seen.started = true
         ctx.signal.addEventListener('abort', () => {
           seen.aborted = true
           resolve('stopped')
@@ -53,7 +63,7 @@ function waitingServer(seen: { aborted: boolean }): Server {
 
 describe('cancellation with lazily made signals', () => {
   it('stdio: notifications/cancelled aborts the handler and nothing is answered', async () => {
-    const seen = { aborted: false }
+    const seen: { aborted: boolean; started?: boolean } = { aborted: false }
     const input = new PassThrough()
     const output = new PassThrough()
     const lines: string[] = []
@@ -62,11 +72,12 @@ describe('cancellation with lazily made signals', () => {
     input.write(
       `${JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait', _meta: meta() } })}\n`,
     )
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // Wait for the events themselves (a busy machine may take longer than any fixed pause).
+    await until(() => seen.started === true)
     input.write(
       `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } })}\n`,
     )
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await until(() => seen.aborted)
     expect(seen.aborted).toBe(true)
     await connection.close()
     expect(lines.join('')).toBe('')
