@@ -26,6 +26,8 @@ export class HttpExchange implements Exchange {
     protected readonly view: HttpRequestView,
     protected readonly out: HttpResponseSink,
     readonly auth: AuthInfo | undefined,
+    /** Whether the client's Accept allows an SSE answer; without it the answer stays one JSON body. */
+    private readonly eventStream = true,
   ) {
     this.remoteAddress = view.remoteAddress
   }
@@ -40,7 +42,9 @@ export class HttpExchange implements Exchange {
 
   /** Writes a message on this request's stream, turning the answer into SSE on the first one. */
   send(message: object): void {
-    if (this.aborted) return
+    // A client that accepts only JSON gets one JSON body (streamable-http §Sending Messages, item 6): its
+    // progress and log notifications are dropped, as they are when it did not ask for them.
+    if (this.aborted || !this.eventStream) return
     if (!this.streaming) {
       this.streaming = true
       this.out.startStream(SSE_HEADERS)
