@@ -42,8 +42,11 @@ import { type ChangeBus, type ChangeEvent, InProcessChangeBus } from './features
 import { ListenHub, type ListenOptions } from './features/subscriptions/listen.js'
 import { RequestStateCodec, type RequestStateOptions } from './protocol/mrtr/state.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
+import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
+import { SessionCodec } from './legacy/session.js'
+import { legacyResult } from './legacy/versions.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from './wire/meta.js'
-import type { CacheScope, Icon, Implementation, ServerCapabilities } from './wire/types.js'
+import type { CacheScope, Icon, Implementation, RequestMeta, ServerCapabilities } from './wire/types.js'
 
 /** Cache hints sent with cacheable results (`ttlMs`, `cacheScope`). */
 export interface CacheHints {
@@ -112,6 +115,11 @@ export interface ServerOptions {
    * §Security).
    */
   security?: SecurityOptions
+  /**
+   * 2025-era clients (2025-03-26 … 2025-11-25, `initialize` handshake) are served beside 2026-07-28 by
+   * default; `false` serves 2026-07-28 only. Session ids are sealed with the `requestState` secret.
+   */
+  legacy?: LegacyOptions | false
 }
 
 export class Server implements RequestHandler {
@@ -132,6 +140,10 @@ export class Server implements RequestHandler {
   readonly authenticator: HttpAuthenticator | undefined
   readonly #dispatcher: Dispatcher
   readonly #guardExchange: ((exchange: Exchange) => Exchange) | undefined
+  /** Serves 2025-era clients; undefined with `legacy: false`. */
+  readonly legacy: LegacyEngine | undefined
+  /** Seals and opens legacy `Mcp-Session-Id` tokens. */
+  readonly sessions: SessionCodec | undefined
 
   constructor(options: ServerOptions) {
     if (!options.name || !options.version) throw new TypeError('defineServer needs a name and a version')
@@ -258,6 +270,12 @@ export class Server implements RequestHandler {
     const discoverJson = rawJson(JSON.stringify(discover))
     methods.set('server/discover', { handler: () => discoverJson })
 
+    const stateCodec = new RequestStateCodec(options.requestState, () =>
+      this.logger.warn(
+        'requestState and legacy session ids are sealed with a random per-process secret: configure ' +
+          'requestState.secret when several instances serve this server, or they will reject each other',
+      ),
+    )
     this.#dispatcher = new Dispatcher({
       methods,
       middleware: security.middleware,
@@ -265,20 +283,38 @@ export class Server implements RequestHandler {
       serverInfo,
       logger: this.logger,
       ...(security.redact && { redact: security.redact }),
-      requestState: new RequestStateCodec(options.requestState, () =>
-        this.logger.warn(
-          'requestState is sealed with a random per-process secret: configure requestState.secret ' +
-            'when several instances serve this server, or their retries will be rejected',
-        ),
-      ),
+      requestState: stateCodec,
     })
     dispatcherRef.current = this.#dispatcher
+    if (options.legacy !== false) {
+      const legacy = options.legacy ?? {}
+      const ttl = legacy.sessionTtlMs ?? 86_400_000
+      if (!(ttl > 0)) throw new TypeError('legacy.sessionTtlMs must be positive')
+      this.sessions = new SessionCodec(stateCodec, ttl)
+      this.legacy = new LegacyEngine(
+        {
+          info,
+          onError: (what, error) => this.logger.error(`${what} failed`, { error: String(error) }),
+          capabilities,
+          instructions: options.instructions,
+          changes,
+          handleLegacy: (request, exchange, meta) => this.handleLegacy(request, exchange, meta),
+        },
+        legacy,
+      )
+    }
   }
 
   /** Answers one JSON-RPC request; null when it was cancelled. Transports call this. */
   handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
     const guard = this.#guardExchange
     return this.#dispatcher.handle(request, guard ? guard(exchange) : exchange, check)
+  }
+
+  /** Answers one request of a 2025-era session, in that revision's result shape. */
+  handleLegacy(request: JsonRpcRequest, exchange: Exchange, meta: RequestMeta): Promise<Reply | null> {
+    const guard = this.#guardExchange
+    return this.#dispatcher.handleLegacy(request, guard ? guard(exchange) : exchange, meta, legacyResult)
   }
 
   methodSpec(method: string): MethodSpec | undefined {
@@ -302,6 +338,7 @@ export class Server implements RequestHandler {
    */
   close(): Promise<void> {
     this.#hub.close()
+    this.legacy?.close()
     return Promise.resolve()
   }
 

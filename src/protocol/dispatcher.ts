@@ -69,13 +69,24 @@ export interface DispatcherOptions {
 }
 
 /**
- * A 2025-era client opening with `initialize`: name the versions we speak (versioning §Backward Compatibility
- * with Initialization-Based Versions: the error may be its only diagnostic).
+ * A 2025-era client opening with `initialize` on a server that serves only the current revision: name the
+ * versions we speak and what to do, since a legacy client may only show this message
+ * (basic/versioning §Backward Compatibility with Initialization-Based Versions).
  */
 function legacyInitialize(params: Record<string, unknown>): McpError {
   const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : 'unknown'
-  return unsupportedVersion(requested, SUPPORTED_VERSIONS)
+  const error = unsupportedVersion(requested, SUPPORTED_VERSIONS)
+  return new McpError(
+    error.code,
+    `Unsupported protocol version ${requested}: this server speaks only ${SUPPORTED_VERSIONS.join(', ')}; ` +
+      'upgrade the client, or turn on its automatic version negotiation',
+    error.data,
+    error.status,
+  )
 }
+
+/** Methods of the current revision that 2025-era sessions do not have. */
+const LEGACY_HIDDEN: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen'])
 
 let correlationCounter = 0
 const correlationId = (): string =>
@@ -140,6 +151,52 @@ export class Dispatcher {
       return error.headers
         ? { status: error.status, body, headers: error.headers }
         : { status: error.status, body }
+    }
+  }
+
+  /**
+   * A request of a legacy (2025-era) session: its version and client capabilities come from the session,
+   * not from `_meta`, and `shape` turns the result into that revision's shape. Kept apart from `handle`, so
+   * the current revision's path carries no legacy branch.
+   */
+  async handleLegacy(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    meta: RequestMeta,
+    shape: (result: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<Reply | null> {
+    let ctx: RequestContext | undefined
+    try {
+      const handler = this.#handlers.get(request.method)
+      if (!handler || LEGACY_HIDDEN.has(request.method)) throw methodNotFound(request.method)
+      if (isAborted(exchange)) return null
+      ctx = new RequestContext(
+        request.id,
+        request.method,
+        request.params ?? {},
+        meta,
+        exchange,
+        this.#stateCodec,
+      )
+      const result = await handler(ctx)
+      ctx.finish()
+      if (isAborted(exchange)) return null
+      const plain = isRawJson(result)
+        ? (JSON.parse(encodeResult(0, result)) as { result: Record<string, unknown> }).result
+        : result
+      const clean =
+        this.#redact && !(CLEANED in plain) ? (this.#redact(plain) as Record<string, unknown>) : plain
+      return { status: 200, body: encodeResult(request.id, shape(clean)) }
+    } catch (thrown) {
+      ctx?.finish()
+      if (isAborted(exchange)) return null
+      const error =
+        thrown instanceof InputRequired
+          ? internalError('This request needs a client of protocol revision 2026-07-28')
+          : this.#toProtocolError(thrown, request.method)
+      // 2025-era transports carry JSON-RPC errors with 200; only errors with their own headers keep a status.
+      const body = encodeError(request.id, error, this.#redact)
+      return error.headers ? { status: error.status, body, headers: error.headers } : { status: 200, body }
     }
   }
 

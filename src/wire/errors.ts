@@ -13,6 +13,8 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  /** 2025-era sessions only: the `Mcp-Session-Id` is unknown or ended (answered with HTTP 404). */
+  SessionNotFound: -32001,
 } as const
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]
 

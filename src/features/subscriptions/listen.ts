@@ -66,6 +66,8 @@ function wants(listener: Listener, event: ChangeEvent): boolean {
       return listener.filter.resourcesListChanged === true
     case 'resources/updated':
       return listener.uris.has(event.uri)
+    default:
+      return false
   }
 }
 

@@ -2,9 +2,10 @@
  * Streamable HTTP, framework-free. Adapters (node:http, fetch) supply a request view and a response sink;
  * this file owns every MCP rule: POST only, Origin/Host, body limits, parsing, headers vs body, JSON or SSE.
  */
-import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
+import type { AuthInfo } from '../../protocol/exchange.js'
 import type { Reply, TransportCheck } from '../../protocol/dispatcher.js'
-import type { HttpAuthenticator, HttpDocument, RequestHandler } from '../../protocol/handler.js'
+import type { HttpAuthenticator, HttpDocument } from '../../protocol/handler.js'
+import type { DualEraHandler } from '../dual-era.js'
 import { encodeError } from '../../protocol/encode.js'
 import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
 import {
@@ -20,9 +21,11 @@ import {
   transportFailure,
   unsupportedMediaType,
 } from '../../wire/errors.js'
-import { classify, type JsonRpcNotification } from '../../wire/jsonrpc.js'
+import { classify } from '../../wire/jsonrpc.js'
 import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
 import { checkOrigin, type OriginPolicy } from './guard.js'
+import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
+import { HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
 
 export interface HttpOptions {
   /** Largest request body accepted, in bytes (default 4 MiB); larger is 413. */
@@ -55,12 +58,6 @@ export interface HttpResponseSink {
 }
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024
-const JSON_HEADERS = { 'content-type': 'application/json' }
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-}
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** Answers with an error from the table: its status, its extra headers and a JSON-RPC error body. */
@@ -132,68 +129,20 @@ const checkStandardHeaders =
     }
   }
 
-/**
- * One request's exchange. A class rather than an object literal with getters or per-request closures, which
- * measurably raised the CPU cost of a small tools/call. `header` and `notify` are handed out as bound
- * functions only when read, since callers may pass them around.
- */
-class HttpExchange implements Exchange {
-  readonly transport = 'http' as const
-  /** Set once the first notification turned the answer into an SSE stream. */
-  streaming = false
-  readonly remoteAddress: string | undefined
-
-  constructor(
-    private readonly view: HttpRequestView,
-    private readonly out: HttpResponseSink,
-    readonly auth: AuthInfo | undefined,
-    /** Whether the client's Accept allows an SSE answer; without it the answer stays one JSON body. */
-    private readonly eventStream: boolean,
-  ) {
-    this.remoteAddress = view.remoteAddress
-  }
-
-  get header(): (name: string) => string | undefined {
-    return (name) => this.view.header(name)
-  }
-
-  get notify(): (message: JsonRpcNotification) => void {
-    return (message) => {
-      // A client that accepts only JSON gets one JSON body (streamable-http §Sending Messages, item 6): its
-      // progress and log notifications are dropped, as they are when it did not ask for them.
-      if (this.aborted || !this.eventStream) return
-      if (!this.streaming) {
-        this.streaming = true
-        this.out.startStream(SSE_HEADERS)
-      }
-      this.out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
-    }
-  }
-
-  get signal(): AbortSignal {
-    return this.view.signal
-  }
-
-  get aborted(): boolean {
-    return this.view.aborted ?? this.view.signal.aborted
-  }
-
-  /** Bytes written for this request that the peer has not taken yet (bounds slow listen streams). */
-  backlog(): number {
-    return this.out.pending?.() ?? 0
-  }
-}
-
 export class HttpCore {
-  readonly server: RequestHandler
+  readonly server: DualEraHandler
   readonly maxBodyBytes: number
   readonly #policy: OriginPolicy | false
   readonly #authenticator: HttpAuthenticator | undefined
   readonly #keepAliveMs: number
+  /** 2025-era sessions; undefined when the server serves 2026-07-28 only. */
+  readonly #legacy: LegacyHttp | undefined
 
-  constructor(server: RequestHandler, options: HttpOptions = {}) {
+  constructor(server: DualEraHandler, options: HttpOptions = {}) {
     this.server = server
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
+    if (server.legacy && server.sessions)
+      this.#legacy = new LegacyHttp(server.legacy, server.sessions, this.#keepAliveMs)
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
     this.#policy = options.originPolicy ?? {}
     this.#authenticator = server.authenticator
@@ -213,6 +162,14 @@ export class HttpCore {
    * `contentLength` is the declared length, when there is one.
    */
   precheck(view: HttpRequestView, out: HttpResponseSink, contentLength: number | undefined): boolean {
+    if (
+      this.#legacy &&
+      (view.method === 'GET' || view.method === 'DELETE') &&
+      view.header(HEADER_SESSION_ID) !== undefined
+    ) {
+      this.#legacySession(view, out).catch((error: unknown) => this.fail(out, error))
+      return false
+    }
     const refusal = this.#refusal(view, contentLength)
     if (refusal === undefined) return true
     sendError(out, refusal)
@@ -244,6 +201,25 @@ export class HttpCore {
     sendError(out, transportFailure())
   }
 
+  /** GET or DELETE of a 2025-era session (after the Origin check and authentication). */
+  async #legacySession(view: HttpRequestView, out: HttpResponseSink): Promise<void> {
+    const legacy = this.#legacy as LegacyHttp
+    if (this.#policy) {
+      const refusal = checkOrigin(this.#policy, view.header('host'), view.header('origin'))
+      if (refusal) return sendError(out, forbiddenOrigin(refusal))
+    }
+    let auth: AuthInfo | undefined
+    if (this.#authenticator) {
+      const outcome = await this.#authenticator.authenticate(view)
+      if (!outcome.ok) {
+        out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
+        return
+      }
+      auth = outcome.auth
+    }
+    await (view.method === 'GET' ? legacy.stream(view, out, auth) : legacy.end(view, out, auth))
+  }
+
   /** Answers a POST whose body has been read (at most maxBodyBytes). */
   async handle(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): Promise<void> {
     let auth: AuthInfo | undefined
@@ -263,6 +239,7 @@ export class HttpCore {
       return
     }
     const inbound = classify(parsed)
+    if (this.#legacy && LegacyHttp.claims(view, inbound)) return this.#legacy.post(view, inbound, out, auth)
     if (inbound.kind === 'invalid') return sendError(out, invalidRequest(inbound.reason), inbound.id)
     if (inbound.kind === 'response') return sendError(out, invalidRequest('clients must not send responses'))
     if (inbound.kind === 'notification') {
@@ -289,15 +266,6 @@ export class HttpCore {
     } finally {
       if (keepAlive) clearInterval(keepAlive)
     }
-    if (exchange.aborted || reply === null) {
-      if (exchange.streaming) out.end()
-      return
-    }
-    if (exchange.streaming) {
-      out.write(`event: message\ndata: ${reply.body}\n\n`)
-      out.end()
-    } else {
-      out.send(reply.status, reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS, reply.body)
-    }
+    writeReply(exchange, reply, out)
   }
 }
