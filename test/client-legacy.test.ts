@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, type Client, type InputHandlers } from '../src/client/index.js'
 import { RequestCancelledError } from '../src/client/errors.js'
+import { connectStdio } from '../src/client/stdio-entry.js'
 import { httpAnswerSaysLegacy, stdioProbeSaysLegacy } from '../src/client/legacy.js'
 import {
   ProtocolError,
@@ -213,7 +214,7 @@ describe('SDK v1 server over Streamable HTTP without sessions', () => {
 describe('SDK v1 server over stdio', () => {
   let client: Client
   beforeAll(() => {
-    client = connect({ ...SDK_V1_STDIO, stderr: 'ignore' }, { handlers })
+    client = connectStdio({ ...SDK_V1_STDIO, stderr: 'ignore' }, { handlers })
   })
   afterAll(() => client.close())
 
@@ -248,7 +249,7 @@ describe('SDK v1 server over stdio', () => {
 describe('@modelcontextprotocol/server-everything over stdio', () => {
   let client: Client
   beforeAll(() => {
-    client = connect(EVERYTHING, { handlers })
+    client = connectStdio(EVERYTHING, { handlers })
   })
   afterAll(() => client.close())
 

@@ -1,15 +1,10 @@
 /**
  * toolwire's client over real transports: toolwire's server as a child process on stdio and on a real
- * loopback socket; a 2025-11-25-only server on both, which must fail with a clear version error.
+ * loopback socket; a 2025-11-25-only server on both, which the client uses through `initialize`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  connect,
-  RequestCancelledError,
-  TransportError,
-  type Client,
-  type StdioTransport,
-} from '../src/client/index.js'
+import { connect, RequestCancelledError, TransportError, type Client } from '../src/client/index.js'
+import { connectStdio, type StdioTransport } from '../src/client/stdio-entry.js'
 import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 import { createToolwireTestServer } from './fixtures/toolwire-server.js'
 import { tapStdio } from './helpers/stdio-tap.js'
@@ -27,7 +22,7 @@ describe('toolwire server over stdio', () => {
   let problems: unknown[] = []
 
   beforeAll(() => {
-    client = connect({ ...stdioServer, stderr: 'pipe' })
+    client = connectStdio({ ...stdioServer, stderr: 'pipe' })
     const child = (client.transport as StdioTransport).process
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
     problems = tapStdio(child)
@@ -74,7 +69,7 @@ describe('toolwire server over stdio', () => {
   })
 
   it('closes the server process', async () => {
-    const other = connect(stdioServer)
+    const other = connectStdio(stdioServer)
     await other.discover()
     const child = (other.transport as StdioTransport).process
     await other.close()
@@ -83,7 +78,7 @@ describe('toolwire server over stdio', () => {
   })
 
   it('fails fast and clearly when a stdio server answers neither era', async () => {
-    const silent = connect(
+    const silent = connectStdio(
       { command: process.execPath, args: ['-e', 'process.stdin.resume()'] },
       { discoverTimeoutMs: 200 },
     )
@@ -96,10 +91,10 @@ describe('toolwire server over stdio', () => {
   })
 
   it('fails clearly when the command cannot start or dies', async () => {
-    const missing = connect({ command: 'toolwire-no-such-command-xyz' })
+    const missing = connectStdio({ command: 'toolwire-no-such-command-xyz' })
     await expect(missing.listTools()).rejects.toThrow(/Cannot start toolwire-no-such-command-xyz/)
     await missing.close()
-    const dying = connect({ command: process.execPath, args: ['-e', 'process.exit(3)'] })
+    const dying = connectStdio({ command: process.execPath, args: ['-e', 'process.exit(3)'] })
     await expect(dying.listTools()).rejects.toThrow(/exited \(code 3\)/)
     await dying.close()
   })
@@ -145,7 +140,7 @@ describe('a server that speaks only 2025-11-25 (SDK v2 without its 2026-07-28 en
   })
 
   it('is used through initialize over stdio', async () => {
-    const client = connect({
+    const client = connectStdio({
       command: process.execPath,
       args: [fixture('legacy-server.mjs')],
       stderr: 'ignore',

@@ -1,6 +1,7 @@
 /**
  * An incremental `text/event-stream` reader: yields each event's data; comments and other fields are ignored.
- * An event larger than `maxEventBytes` (counted in UTF-16 units) throws, so a hostile server cannot exhaust memory.
+ * An event larger than `maxEventBytes` (counted in UTF-16 units) throws, so a hostile server cannot exhaust
+ * memory.
  */
 
 export class OversizedError extends Error {
@@ -47,8 +48,9 @@ export async function* readSse(
         } else if (cursor && /^retry: ?\d+$/.test(line)) {
           cursor.retryMs = Number(line.slice(6))
         }
-        // `event:` and `:` comment lines carry nothing the client needs; `id:` and `retry:` matter only
-        // to resume a 2025-era stream (2025-11-25 basic/transports §Resumability and Redelivery).
+        // `event:` and `:` comment lines carry nothing the client needs (streamable-http §Receiving Messages:
+        // comments are keep-alives); `id:` and `retry:` matter only to resume a 2025-era stream (2025-11-25
+        // basic/transports §Resumability and Redelivery).
       }
     }
     const last = buffer.replace(/\r$/, '')
