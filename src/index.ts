@@ -51,6 +51,7 @@ export type { InferSchema, SchemaInput, StandardSchemaWithJson } from './schema/
 export { SchemaError } from './schema/json-schema.js'
 export { RequestContext } from './protocol/context.js'
 export type { RequestLogger } from './protocol/context.js'
+export { authPrincipal } from './protocol/exchange.js'
 export type { AuthInfo, Exchange } from './protocol/exchange.js'
 export type { Middleware, Next } from './protocol/middleware.js'
 export type { MethodSpec, Reply, ServerLogger } from './protocol/dispatcher.js'

@@ -4,6 +4,7 @@
  * gone. The retention policy is stated once and appended to the creating tool's description.
  */
 import type { RequestContext } from '../protocol/context.js'
+import { authPrincipal } from '../protocol/exchange.js'
 import { ToolError } from '../features/tools/errors.js'
 import { MemoryHandleStore } from './memory.js'
 import { HandleLimitError, type HandleStore } from './store.js'
@@ -24,7 +25,7 @@ export interface HandleKindOptions {
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 /** Anonymous handles are bearer tokens: their 122 random bits are the protection (tools §Stateful Tools). */
-const defaultOwner = (ctx: RequestContext): string => (ctx.auth ? `sub:${ctx.auth.subject}` : 'anonymous')
+const defaultOwner = (ctx: RequestContext): string => (ctx.auth ? authPrincipal(ctx.auth) : 'anonymous')
 
 function duration(ms: number): string {
   const units: [number, string][] = [

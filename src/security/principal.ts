@@ -1,5 +1,6 @@
 /** Who a request counts against, for limits: the token's subject, else the client address, else the transport. */
 import type { RequestContext } from '../protocol/context.js'
+import { authPrincipal } from '../protocol/exchange.js'
 
 export type PrincipalOf = (ctx: RequestContext) => string
 
@@ -23,7 +24,7 @@ export function addressKey(address: string): string {
 }
 
 export const defaultPrincipal: PrincipalOf = (ctx) => {
-  if (ctx.auth) return `sub:${ctx.auth.subject}`
+  if (ctx.auth) return authPrincipal(ctx.auth)
   const address = ctx.exchange.remoteAddress
   return address ? `ip:${addressKey(address)}` : ctx.exchange.transport
 }
