@@ -1,7 +1,7 @@
 /**
  * Answers elicitation requests in the terminal: who asks and why, then one prompt per field (type, enum
  * choices, defaults), and the user may accept, decline or cancel. URL mode shows the full URL and its host
- * and waits; nothing is opened or fetched (ELIC-13, ELIC-16). Without a terminal it declines at once.
+ * and waits; nothing is opened or fetched (client/elicitation §Safe URL Handling). Without a terminal it declines at once.
  */
 import * as prompts from '@clack/prompts'
 import { SchemaCompiler } from '../../schema/json-schema.js'
@@ -11,6 +11,7 @@ import type {
   ElicitResult,
   InputContext,
 } from '../../client/index.js'
+import { forTerminal, jsonForTerminal } from '../terminal-text.js'
 
 type Field = Record<string, unknown>
 type Value = string | number | boolean | string[]
@@ -26,20 +27,26 @@ async function ask<T>(answer: Promise<T>): Promise<Exclude<T, symbol>> {
 }
 
 function label(name: string, field: Field, required: boolean): string {
-  const title = typeof field.title === 'string' ? field.title : name
-  const description = typeof field.description === 'string' ? ` — ${field.description}` : ''
+  const title = forTerminal(typeof field.title === 'string' ? field.title : name)
+  const description =
+    typeof field.description === 'string' ? ` — ${forTerminal(field.description, { multiline: true })}` : ''
   return `${title}${required ? '' : ' (optional)'}${description}`
 }
 
 function choices(field: Field): { value: string; label: string }[] | undefined {
-  if (Array.isArray(field.enum)) return field.enum.map((v) => ({ value: String(v), label: String(v) }))
+  if (Array.isArray(field.enum)) {
+    return field.enum.map((v) => ({ value: String(v), label: forTerminal(String(v)) }))
+  }
   const titled = Array.isArray(field.oneOf)
     ? field.oneOf
     : Array.isArray(field.anyOf)
       ? field.anyOf
       : undefined
   if (titled) {
-    return (titled as Field[]).map((o) => ({ value: String(o.const), label: String(o.title ?? o.const) }))
+    return (titled as Field[]).map((o) => ({
+      value: String(o.const),
+      label: forTerminal(String(o.title ?? o.const)),
+    }))
   }
   return undefined
 }
@@ -110,7 +117,7 @@ async function form(params: ElicitRequestFormParams): Promise<ElicitResult> {
     const value = await askField(name, field, required.has(name))
     if (value !== undefined) content[name] = value
   }
-  prompts.note(JSON.stringify(content, null, 2), 'You are about to send', io)
+  prompts.note(jsonForTerminal(content), 'You are about to send', io)
   const action = await ask(
     prompts.select({
       ...io,
@@ -132,7 +139,11 @@ async function url(params: ElicitRequestUrlParams): Promise<ElicitResult> {
   } catch {
     // shown as invalid; the user decides
   }
-  prompts.note(`${params.url}\n\nHost: ${host}\nOpen it in your browser yourself if you trust it.`, 'URL', io)
+  prompts.note(
+    `${forTerminal(params.url)}\n\nHost: ${forTerminal(host)}\nOpen it in your browser yourself if you trust it.`,
+    'URL',
+    io,
+  )
   const action = await ask(
     prompts.select({
       ...io,
@@ -153,7 +164,8 @@ export function terminalElicitation(server: string, interactive: boolean, say: (
     params: ElicitRequestFormParams | ElicitRequestUrlParams,
     context: InputContext,
   ): Promise<ElicitResult> => {
-    const origin = `${server} asks (for ${context.name ?? context.method}): ${params.message}`
+    const what = forTerminal(context.name ?? context.method)
+    const origin = `${server} asks (for ${what}): ${forTerminal(params.message, { multiline: true })}`
     if (!interactive) {
       say(`${origin}\nNo terminal to ask in, so the request was declined.`)
       return { action: 'decline' }
