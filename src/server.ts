@@ -123,6 +123,8 @@ export class Server {
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
   /** Bearer-token authentication the HTTP transports apply (from `security.auth`). */
   readonly auth: BearerAuth | undefined
+  /** Deepest `params` nesting accepted (`security.maxDepth`); transports check raw messages against it. */
+  readonly maxParamsDepth: number
   readonly #dispatcher: Dispatcher
   readonly #redactBody: ((body: string) => string) | undefined
   readonly #guardExchange: ((exchange: Exchange) => Exchange) | undefined
@@ -143,6 +145,7 @@ export class Server {
     })
     this.logger = security.logger
     this.auth = security.auth
+    this.maxParamsDepth = security.maxDepth
     this.#redactBody = security.redactBody
     this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info

@@ -10,9 +10,10 @@ import {
 } from '../wire/jsonrpc.js'
 import { META_PROTOCOL_VERSION } from '../wire/meta.js'
 import { encodeHeaderValue } from '../schema/x-mcp-header.js'
+import { nestedDeeperThan } from '../wire/json-depth.js'
 import { TransportError } from './errors.js'
 import { OversizedError, readSse } from './sse.js'
-import type { ClientTransport, SendOptions } from './transport.js'
+import { type ClientTransport, MAX_RESPONSE_DEPTH, type SendOptions } from './transport.js'
 
 export type HeadersInput =
   | Readonly<Record<string, string>>
@@ -197,6 +198,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
 }
 
 function parseJson(text: string): unknown {
+  if (nestedDeeperThan(text, MAX_RESPONSE_DEPTH))
+    throw new TransportError(`The response is nested deeper than ${MAX_RESPONSE_DEPTH} levels; refused`)
   try {
     return JSON.parse(text)
   } catch {

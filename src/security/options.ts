@@ -76,6 +76,8 @@ export interface SecurityLayer {
   readonly redactBody: ((body: string) => string) | undefined
   /** Wraps a request's exchange so its notifications are sanitised and redacted too. */
   readonly guardExchange: ((exchange: Exchange) => Exchange) | undefined
+  /** Deepest `params` nesting accepted; transports refuse deeper messages before parsing them. */
+  readonly maxDepth: number
 }
 
 export interface SecurityHost {
@@ -233,6 +235,7 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     toolVisibility,
     logger,
     redactBody: json,
+    maxDepth,
     guardExchange:
       output || json ? (exchange) => filterNotifications(exchange, guardNotification) : undefined,
   }

@@ -7,7 +7,8 @@ import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
 import type { TransportCheck } from '../../protocol/dispatcher.js'
 import { encodeError } from '../../protocol/encode.js'
 import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
-import { headerMismatch, invalidRequest, McpError, parseError } from '../../wire/errors.js'
+import { headerMismatch, invalidRequest, McpError, nestedTooDeep, parseError } from '../../wire/errors.js'
+import { nestedDeeperThan } from '../../wire/json-depth.js'
 import { classify, type JsonRpcNotification } from '../../wire/jsonrpc.js'
 import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
 import { checkOrigin, type OriginPolicy } from './guard.js'
@@ -238,12 +239,20 @@ export class HttpCore {
       }
       auth = outcome.auth
     }
+    let text: string
+    try {
+      text = utf8.decode(body)
+    } catch {
+      return sendError(out, parseError('body is not valid UTF-8'))
+    }
+    // Checked on the raw text: parsing a deeply nested body is itself the attack.
+    const maxDepth = this.server.maxParamsDepth
+    if (nestedDeeperThan(text, maxDepth + 1)) return sendError(out, nestedTooDeep(maxDepth))
     let parsed: unknown
     try {
-      parsed = JSON.parse(utf8.decode(body))
-    } catch (error) {
-      sendError(out, error instanceof TypeError ? parseError('body is not valid UTF-8') : parseError())
-      return
+      parsed = JSON.parse(text)
+    } catch {
+      return sendError(out, parseError())
     }
     const inbound = classify(parsed)
     if (inbound.kind === 'invalid') return sendError(out, invalidRequest(inbound.reason), inbound.id)

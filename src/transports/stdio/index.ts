@@ -7,7 +7,8 @@ import type { Server } from '../../server.js'
 import type { Exchange } from '../../protocol/exchange.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { encodeError } from '../../protocol/encode.js'
-import { invalidRequest, parseError } from '../../wire/errors.js'
+import { invalidRequest, nestedTooDeep, parseError } from '../../wire/errors.js'
+import { nestedDeeperThan } from '../../wire/json-depth.js'
 import {
   classify,
   isRecord,
@@ -123,6 +124,11 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
       return
     }
     if (text === '') return
+    // Checked on the raw line: parsing a deeply nested message is itself the attack.
+    if (nestedDeeperThan(text, server.maxParamsDepth + 1)) {
+      send(encodeError(undefined, nestedTooDeep(server.maxParamsDepth)))
+      return
+    }
     let parsed: unknown
     try {
       parsed = JSON.parse(text)
