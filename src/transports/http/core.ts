@@ -11,13 +11,21 @@ import { headerMismatch, invalidRequest, McpError, nestedTooDeep, parseError } f
 import { nestedDeeperThan } from '../../wire/json-depth.js'
 import { classify, type JsonRpcNotification } from '../../wire/jsonrpc.js'
 import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
-import { checkOrigin, type OriginPolicy } from './guard.js'
+import { checkOrigin, isLoopbackAddress, loopbackPolicy, type OriginPolicy } from './guard.js'
 
 export interface HttpOptions {
   /** Largest request body accepted, in bytes (default 4 MiB); larger is 413. */
   readonly maxBodyBytes?: number
-  /** Host/Origin policy; `false` turns the check off (only behind a proxy that does it). */
+  /**
+   * Host/Origin policy; `false` turns the check off (only behind a proxy that does it). Default: when the
+   * connection arrived on a loopback address, only loopback Hosts and Origins; otherwise an Origin must name
+   * the Host itself. `allowedHosts` / `allowedOrigins` are shorthands for a policy.
+   */
   readonly originPolicy?: OriginPolicy | false
+  /** Host header values accepted (host or host:port); needed where the adapter cannot see a local address. */
+  readonly allowedHosts?: readonly string[]
+  /** Origins accepted (scheme://host[:port]). */
+  readonly allowedOrigins?: readonly string[]
   /** Interval of SSE keep-alive comments on `subscriptions/listen` streams, in ms (default 15 s; 0 = off). */
   readonly keepAliveMs?: number
   /** Authenticates a request before it is parsed; return a Response-like rejection to refuse it. */
@@ -42,6 +50,8 @@ export interface HttpRequestView {
   /** Whether `signal` has fired, when the adapter makes the signal lazily. */
   readonly aborted?: boolean
   readonly remoteAddress?: string | undefined
+  /** The address the connection arrived on, where the adapter knows it (picks the default Host policy). */
+  readonly localAddress?: string | undefined
 }
 
 /** Where the core writes its answer. Exactly one of `send` or `startStream` is called. */
@@ -55,6 +65,8 @@ export interface HttpResponseSink {
 }
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024
+const LOOPBACK_POLICY = loopbackPolicy()
+const OPEN_POLICY: OriginPolicy = {}
 const JSON_HEADERS = { 'content-type': 'application/json' }
 const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -158,7 +170,8 @@ class HttpExchange implements Exchange {
 export class HttpCore {
   readonly server: Server
   readonly maxBodyBytes: number
-  readonly #policy: OriginPolicy | false
+  /** Undefined: chosen per request from the local address (see `HttpOptions.originPolicy`). */
+  readonly #policy: OriginPolicy | false | undefined
   readonly #authenticate: HttpOptions['authenticate']
   readonly #keepAliveMs: number
 
@@ -166,7 +179,14 @@ export class HttpCore {
     this.server = server
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
-    this.#policy = options.originPolicy ?? {}
+    this.#policy =
+      options.originPolicy ??
+      (options.allowedHosts || options.allowedOrigins
+        ? {
+            ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
+            ...(options.allowedOrigins && { allowedOrigins: options.allowedOrigins }),
+          }
+        : undefined)
     this.#authenticate = options.authenticate ?? server.auth?.authenticate
   }
 
@@ -193,8 +213,11 @@ export class HttpCore {
       )
       return false
     }
-    if (this.#policy) {
-      const refusal = checkOrigin(this.#policy, view.header('host'), view.header('origin'))
+    // DNS rebinding (basic/transports/streamable-http §Security & Endpoint): a loopback listener only answers
+    // loopback names, however the handler was mounted.
+    const policy = this.#policy ?? (isLoopbackAddress(view.localAddress) ? LOOPBACK_POLICY : OPEN_POLICY)
+    if (policy) {
+      const refusal = checkOrigin(policy, view.header('host'), view.header('origin'))
       if (refusal) {
         out.send(403, JSON_HEADERS, encodeError(undefined, new McpError(-32600, `Forbidden: ${refusal}`)))
         return false

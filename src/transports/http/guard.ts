@@ -1,4 +1,4 @@
-/** DNS-rebinding defence: Host and Origin checks (HTTP-02, HTTP-03). */
+/** DNS-rebinding defence: Host and Origin checks (basic/transports/streamable-http §Security & Endpoint). */
 
 export interface OriginPolicy {
   /** Host header values accepted (host or host:port). Undefined accepts any Host. */
@@ -15,6 +15,12 @@ export function loopbackPolicy(): OriginPolicy {
 }
 
 export const isLoopbackHost = (host: string): boolean => LOOPBACK.has(host.toLowerCase())
+
+/** Whether a socket address is loopback: 127.0.0.0/8, ::1, or IPv4-mapped 127.x. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.')
+}
 
 function hostname(hostHeader: string): string {
   const value = hostHeader.trim().toLowerCase()

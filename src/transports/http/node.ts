@@ -61,6 +61,10 @@ class NodeRequestView implements HttpRequestView {
     this.remoteAddress = req.socket.remoteAddress
   }
 
+  get localAddress(): string | undefined {
+    return this.req.socket.localAddress
+  }
+
   header(name: string): string | undefined {
     const value = this.req.headers[name]
     return Array.isArray(value) ? value.join(', ') : value
