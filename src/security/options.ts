@@ -10,6 +10,7 @@ import type { Middleware } from '../protocol/middleware.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import type { BearerAuth } from './auth/bearer.js'
 import { requestGuard } from './middleware.js'
+import { OutageReporter, reportingStore } from './outage.js'
 import { defaultPrincipal, type PrincipalOf } from './principal.js'
 import {
   type Bucket,
@@ -129,11 +130,12 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     logger.error(`${what} (ref ${ref})`)
     return ref
   }
-  const onStoreFailure = (error: unknown): void =>
-    logger.warn('rate-limit store failed; the request was let through', { error: String(error) })
+  const outage = new OutageReporter(logger, 'the rate-limit store')
+  const onStoreFailure = (error: unknown): void => outage.failed(error)
 
   const limits = options.rateLimit === false ? undefined : (options.rateLimit ?? {})
-  const store = limits?.store ?? new MemoryRateLimitStore()
+  // Only a shared store can fail; the in-process one pays nothing for outage reporting.
+  const store = limits?.store ? reportingStore(limits.store, outage) : new MemoryRateLimitStore()
   const requests = limits && (limits.requests ?? SECURITY_DEFAULTS.requests)
   const toolCalls = limits && (limits.toolCalls ?? SECURITY_DEFAULTS.toolCalls)
   if (requests) checkLimit(requests, 'rateLimit.requests')
