@@ -28,6 +28,11 @@ export interface HttpOptions {
   readonly allowedOrigins?: readonly string[]
   /** Interval of SSE keep-alive comments on `subscriptions/listen` streams, in ms (default 15 s; 0 = off). */
   readonly keepAliveMs?: number
+  /**
+   * Unsent bytes an SSE response (a tool's progress and logs as much as a listen stream) may pile up for a
+   * client that does not read; past it the response is cut and the request cancelled (default 256 KiB).
+   */
+  readonly maxBacklogBytes?: number
   /** Authenticates a request before it is parsed; return a Response-like rejection to refuse it. */
   readonly authenticate?: (request: HttpRequestView) => Promise<AuthResult> | AuthResult
 }
@@ -62,6 +67,8 @@ export interface HttpResponseSink {
   end(): void
   /** Bytes written to the stream that the client has not taken yet. */
   pending?(): number
+  /** Cuts the response off; the request's signal then fires, as for a client that went away. */
+  abort?(): void
 }
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024
@@ -134,6 +141,7 @@ class HttpExchange implements Exchange {
     private readonly view: HttpRequestView,
     private readonly out: HttpResponseSink,
     readonly auth: AuthInfo | undefined,
+    private readonly maxBacklog: number,
   ) {
     this.remoteAddress = view.remoteAddress
   }
@@ -148,6 +156,10 @@ class HttpExchange implements Exchange {
       if (!this.streaming) {
         this.streaming = true
         this.out.startStream(SSE_HEADERS)
+      } else if (this.backlog() > this.maxBacklog) {
+        // A client that does not read must not grow the server without bound: cancel the request.
+        this.out.abort?.()
+        return
       }
       this.out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
     }
@@ -174,10 +186,12 @@ export class HttpCore {
   readonly #policy: OriginPolicy | false | undefined
   readonly #authenticate: HttpOptions['authenticate']
   readonly #keepAliveMs: number
+  readonly #maxBacklog: number
 
   constructor(server: Server, options: HttpOptions = {}) {
     this.server = server
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
+    this.#maxBacklog = options.maxBacklogBytes ?? 256 * 1024
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
     this.#policy =
       options.originPolicy ??
@@ -285,7 +299,7 @@ export class HttpCore {
       return
     }
     const request = inbound.message
-    const exchange = new HttpExchange(view, out, auth)
+    const exchange = new HttpExchange(view, out, auth, this.#maxBacklog)
     // Long-lived listen streams get periodic SSE comments so proxies keep them open (SUB-17).
     const keepAlive =
       request.method === 'subscriptions/listen' && this.#keepAliveMs > 0

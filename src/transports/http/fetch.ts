@@ -71,6 +71,14 @@ export function createFetchHandler(server: Server, options: HttpOptions = {}): F
         }
       },
       pending: () => STREAM_HIGH_WATER - (controller?.desiredSize ?? STREAM_HIGH_WATER),
+      abort: () => {
+        cancel.abort()
+        try {
+          controller?.error(new Error('the client fell too far behind'))
+        } catch {
+          // already closed
+        }
+      },
     }
     const view: HttpRequestView = {
       method: request.method,

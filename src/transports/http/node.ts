@@ -43,6 +43,9 @@ class NodeSink implements HttpResponseSink {
   pending(): number {
     return this.res.writableLength
   }
+  abort(): void {
+    this.res.destroy()
+  }
 }
 
 /**
