@@ -9,6 +9,8 @@ import { encodeError } from '../../protocol/encode.js'
 import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
 import { headerMismatch, invalidRequest, McpError, nestedTooDeep, parseError } from '../../wire/errors.js'
 import { nestedDeeperThan } from '../../wire/json-depth.js'
+import { tooManyRequests } from '../../security/errors.js'
+import { addressKey } from '../../security/principal.js'
 import { classify, type JsonRpcNotification } from '../../wire/jsonrpc.js'
 import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
 import { checkOrigin, isLoopbackAddress, loopbackPolicy, type OriginPolicy } from './guard.js'
@@ -33,6 +35,8 @@ export interface HttpOptions {
    * client that does not read; past it the response is cut and the request cancelled (default 256 KiB).
    */
   readonly maxBacklogBytes?: number
+  /** `subscriptions/listen` streams one client address may hold open (default 16); more get 429. */
+  readonly maxListenStreamsPerAddress?: number
   /** Authenticates a request before it is parsed; return a Response-like rejection to refuse it. */
   readonly authenticate?: (request: HttpRequestView) => Promise<AuthResult> | AuthResult
 }
@@ -83,7 +87,11 @@ const SSE_HEADERS = {
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 function sendError(out: HttpResponseSink, error: McpError, id?: string | number): void {
-  out.send(error.status, JSON_HEADERS, encodeError(id, error))
+  out.send(
+    error.status,
+    error.headers ? { ...JSON_HEADERS, ...error.headers } : JSON_HEADERS,
+    encodeError(id, error),
+  )
 }
 
 function acceptsResponse(accept: string | undefined): boolean {
@@ -187,11 +195,15 @@ export class HttpCore {
   readonly #authenticate: HttpOptions['authenticate']
   readonly #keepAliveMs: number
   readonly #maxBacklog: number
+  readonly #maxListens: number
+  /** Open listen streams per client network. */
+  readonly #listens = new Map<string, number>()
 
   constructor(server: Server, options: HttpOptions = {}) {
     this.server = server
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
     this.#maxBacklog = options.maxBacklogBytes ?? 256 * 1024
+    this.#maxListens = options.maxListenStreamsPerAddress ?? 16
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
     this.#policy =
       options.originPolicy ??
@@ -299,6 +311,19 @@ export class HttpCore {
       return
     }
     const request = inbound.message
+    // Listen streams stay open indefinitely: one address may not hold an unbounded number of them.
+    const listenKey =
+      request.method === 'subscriptions/listen' && view.remoteAddress !== undefined
+        ? addressKey(view.remoteAddress)
+        : undefined
+    if (listenKey !== undefined) {
+      const held = this.#listens.get(listenKey) ?? 0
+      if (held >= this.#maxListens) {
+        const what = `more than ${this.#maxListens} listen streams from one address`
+        return sendError(out, tooManyRequests(5_000, what), request.id)
+      }
+      this.#listens.set(listenKey, held + 1)
+    }
     const exchange = new HttpExchange(view, out, auth, this.#maxBacklog)
     // Long-lived listen streams get periodic SSE comments so proxies keep them open (SUB-17).
     const keepAlive =
@@ -313,6 +338,11 @@ export class HttpCore {
       reply = await this.server.handle(request, exchange, checkStandardHeaders(view))
     } finally {
       if (keepAlive) clearInterval(keepAlive)
+      if (listenKey !== undefined) {
+        const left = (this.#listens.get(listenKey) ?? 1) - 1
+        if (left === 0) this.#listens.delete(listenKey)
+        else this.#listens.set(listenKey, left)
+      }
     }
     if (exchange.aborted || reply === null) {
       if (exchange.streaming) out.end()

@@ -10,6 +10,11 @@ import type { Server } from '../../server.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
+import {
+  type ConnectionLimitOptions,
+  limitConnections,
+  TIMEOUT_CHECK_INTERVAL_MS,
+} from './connection-limits.js'
 
 export interface NodeHandlerOptions extends HttpOptions {
   /** The MCP endpoint path (default `/mcp`); other paths get 404 unless `fallback` handles them. */
@@ -146,7 +151,7 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
   }
 }
 
-export interface ServeOptions extends NodeHandlerOptions {
+export interface ServeOptions extends NodeHandlerOptions, ConnectionLimitOptions {
   /** Interface to bind (default 127.0.0.1). */
   readonly host?: string
   /** Port (default 3000; 0 picks a free one). */
@@ -163,8 +168,12 @@ export interface RunningServer {
 export async function serveNode(server: Server, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const policy = options.originPolicy ?? (isLoopbackHost(host) ? loopbackPolicy() : {})
-  const httpServer = createServer(createNodeHandler(server, { ...options, originPolicy: policy }))
+  const httpServer = createServer(
+    { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    createNodeHandler(server, { ...options, originPolicy: policy }),
+  )
   httpServer.keepAliveTimeout = 65_000
+  limitConnections(httpServer, options)
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject)
     httpServer.listen(options.port ?? 3000, host, () => {
