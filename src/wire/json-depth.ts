@@ -37,6 +37,45 @@ export function nestedDeeperThan(text: string, maxDepth: number): boolean {
   return false
 }
 
+/**
+ * The `id` member of the top-level object, found without parsing the rest (which may be too deep to parse),
+ * so a refusal can still answer the request it refuses. Undefined when absent or not a string or number.
+ */
+export function topLevelId(text: string): string | number | undefined {
+  let depth = 0
+  let keyEnd = -1 // end of the last string read at depth 1, which may be a key
+  const length = text.length
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i)
+    if (code === QUOTE) {
+      const start = i
+      for (i++; i < length; i++) {
+        const inner = text.charCodeAt(i)
+        if (inner === BACKSLASH) i++
+        else if (inner === QUOTE) break
+      }
+      if (depth === 1) keyEnd = text.slice(start, i + 1) === '"id"' ? i + 1 : -1
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth++
+      keyEnd = -1
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--
+    } else if (code === 0x3a /* : */ && keyEnd !== -1 && depth === 1) {
+      const value = /^\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
+        text.slice(i + 1, i + 1 + 512),
+      )
+      if (!value) return undefined
+      try {
+        const id = JSON.parse(value[1] as string) as unknown
+        return typeof id === 'string' || typeof id === 'number' ? id : undefined
+      } catch {
+        return undefined
+      }
+    }
+  }
+  return undefined
+}
+
 /** A cheap upper bound: more than `maxDepth` opening brackets anywhere (strings included). */
 function couldExceed(text: string, maxDepth: number): boolean {
   let count = 0

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, TransportError } from '../../src/client/index.js'
 import { defineServer, defineTool, jsonSchema } from '../../src/index.js'
 import { serveStdio } from '../../src/transports/stdio/index.js'
-import { nestedDeeperThan } from '../../src/wire/json-depth.js'
+import { nestedDeeperThan, topLevelId } from '../../src/wire/json-depth.js'
 import { meta, standardHeaders } from '../helpers/http.js'
 import { assertServerMessage } from '../helpers/spec-schema.js'
 import { type Live, live } from '../helpers/live.js'
@@ -74,11 +74,27 @@ describe('nesting depth is checked before parsing', () => {
     )
   })
 
+  it('finds the top-level id wherever it stands, never one nested deeper', () => {
+    const id = fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }))
+    fc.assert(
+      fc.property(id, fc.jsonValue(), fc.boolean(), (value, other, first) => {
+        const text = first
+          ? JSON.stringify({ id: value, x: { id: 'inner' }, other })
+          : JSON.stringify({ x: [{ id: 'inner' }], other, id: value })
+        expect(topLevelId(text)).toBe(Object.is(value, -0) ? 0 : value)
+      }),
+      { numRuns: 300 },
+    )
+    expect(topLevelId('{"params":{"id":1}}')).toBeUndefined()
+    expect(topLevelId('{"id":null}')).toBeUndefined()
+  })
+
   it('HTTP: refuses a 4 MB body nested 2,000,000 deep with -32602, and keeps serving', async () => {
     expect(NESTED.length).toBeLessThan(4 * 1024 * 1024)
     const { status, message } = await postBody(NESTED)
     expect(status).toBe(400)
     assertServerMessage(message)
+    expect(message.id).toBe(7) // found without parsing the body
     expect(message.error).toEqual({
       code: -32602,
       message: 'Invalid params: params are nested deeper than 64 levels',
@@ -123,7 +139,7 @@ describe('nesting depth is checked before parsing', () => {
     )
     await expect.poll(() => lines.length, { timeout: 20_000 }).toBe(2)
     for (const line of lines) assertServerMessage(line)
-    expect(lines[0]?.error).toMatchObject({ code: -32602 })
+    expect(lines[0]).toMatchObject({ id: 7, error: { code: -32602 } })
     expect(lines[1]?.id).toBe(8)
     input.end()
     await connection.closed

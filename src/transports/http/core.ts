@@ -8,7 +8,7 @@ import type { TransportCheck } from '../../protocol/dispatcher.js'
 import { encodeError } from '../../protocol/encode.js'
 import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
 import { headerMismatch, invalidRequest, McpError, nestedTooDeep, parseError } from '../../wire/errors.js'
-import { nestedDeeperThan } from '../../wire/json-depth.js'
+import { nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
 import { tooManyRequests } from '../../security/errors.js'
 import { addressKey } from '../../security/principal.js'
 import { classify, type JsonRpcNotification } from '../../wire/jsonrpc.js'
@@ -296,7 +296,7 @@ export class HttpCore {
     }
     // Checked on the raw text: parsing a deeply nested body is itself the attack.
     const maxDepth = this.server.maxParamsDepth
-    if (nestedDeeperThan(text, maxDepth + 1)) return sendError(out, nestedTooDeep(maxDepth))
+    if (nestedDeeperThan(text, maxDepth + 1)) return sendError(out, nestedTooDeep(maxDepth), topLevelId(text))
     let parsed: unknown
     try {
       parsed = JSON.parse(text)

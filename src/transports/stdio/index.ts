@@ -8,7 +8,7 @@ import type { Exchange } from '../../protocol/exchange.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { encodeError } from '../../protocol/encode.js'
 import { invalidRequest, nestedTooDeep, parseError } from '../../wire/errors.js'
-import { nestedDeeperThan } from '../../wire/json-depth.js'
+import { nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
 import {
   classify,
   isRecord,
@@ -126,7 +126,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
     if (text === '') return
     // Checked on the raw line: parsing a deeply nested message is itself the attack.
     if (nestedDeeperThan(text, server.maxParamsDepth + 1)) {
-      send(encodeError(undefined, nestedTooDeep(server.maxParamsDepth)))
+      send(encodeError(topLevelId(text), nestedTooDeep(server.maxParamsDepth)))
       return
     }
     let parsed: unknown
