@@ -66,8 +66,7 @@ describe('cancellation with lazily made signals', () => {
     input.write(
       `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } })}\n`,
     )
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(seen.aborted).toBe(true)
+    await expect.poll(() => seen.aborted, { timeout: 20_000 }).toBe(true)
     await connection.close()
     expect(lines.join('')).toBe('')
   })
