@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import { describeFailure, registerClientCommands } from './commands/client.js'
+import { registerLogin } from './commands/login.js'
 import { registerServe } from './commands/serve.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -17,6 +18,7 @@ const program = new Command()
 
 registerServe(program)
 registerClientCommands(program)
+registerLogin(program)
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`toolwire: ${describeFailure(error)}`)

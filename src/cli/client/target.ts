@@ -1,5 +1,6 @@
 /** Where the CLI connects: a URL, or (after `--`) a command it spawns and talks to over stdio. */
 import { connect, type Client, type ClientOptions } from '../../client/index.js'
+import { commandAuth } from '../auth/options.js'
 
 export interface Target {
   /** Operands before the target's end: tool name and key=value pairs. */
@@ -42,7 +43,14 @@ export function parseTarget(
     if (colon <= 0) throw new UsageError(`--header expects "Name: value", got ${JSON.stringify(header)}`)
     parsedHeaders[header.slice(0, colon).trim()] = header.slice(colon + 1).trim()
   }
-  return { rest, describe: url, open: (options) => connect({ url, headers: parsedHeaders }, options) }
+  // An explicit Authorization header wins; otherwise the stored OAuth tokens are used (toolwire login).
+  const explicit = Object.keys(parsedHeaders).some((name) => name.toLowerCase() === 'authorization')
+  const auth = explicit ? {} : { auth: commandAuth() }
+  return {
+    rest,
+    describe: url,
+    open: (options) => connect({ url, headers: parsedHeaders }, { ...options, ...auth }),
+  }
 }
 
 /** A mistake on the command line (exit status 2, like any failure to talk to the server). */

@@ -16,6 +16,7 @@ import { terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
 import { parseTarget, type Target, UsageError } from '../client/target.js'
 import { forTerminal, jsonForTerminal } from '../terminal-text.js'
+import { loginHint } from './login.js'
 
 interface CommonFlags {
   header?: string[]
@@ -210,6 +211,8 @@ export function registerClientCommands(program: Command): void {
 /** Exit status 2 for protocol, transport and usage errors, with the server's message made safe to print. */
 export function describeFailure(error: unknown): string {
   const text = (message: string): string => forTerminal(message, { multiline: true })
+  const hint = loginHint(error)
+  if (hint) return `${text((error as Error).message)}: ${hint}`
   if (error instanceof ProtocolError) return `${text(error.message)} (error ${error.code})`
   if (error instanceof InvalidResponseError) return `invalid response: ${text(error.message)}`
   return text(error instanceof Error ? error.message : String(error))
