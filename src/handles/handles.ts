@@ -5,7 +5,7 @@
  */
 import type { RequestContext } from '../protocol/context.js'
 import { authPrincipal } from '../protocol/exchange.js'
-import { addressKey } from '../security/principal.js'
+import { addressKey } from '../protocol/address.js'
 import { ToolError } from '../features/tools/errors.js'
 import { MemoryHandleStore } from './memory.js'
 import { HandleLimitError, type HandleStore } from './store.js'
@@ -164,7 +164,18 @@ export class HandleKind<T> {
   }
 }
 
-/** Declares a kind of state handle. */
+/**
+ * Declares a kind of state handle: random ids bound to the principal that created them, with an idle lifetime.
+ *
+ * @example
+ * ```ts
+ * const baskets = defineHandles<{ items: string[] }>({ kind: 'basket', createTool: 'basket_create' })
+ * const create = defineTool({
+ *   name: 'basket_create',
+ *   handler: async (_args, ctx) => ({ basket_id: await baskets.create(ctx, { items: [] }) }),
+ * })
+ * ```
+ */
 export function defineHandles<T = unknown>(options: HandleKindOptions): HandleKind<T> {
   return new HandleKind<T>(options)
 }

@@ -34,8 +34,10 @@ const DIALECTS: Record<string, Dialect> = {
 }
 
 /**
- * Limits against schemas that are expensive to compile or validate: nesting, subschemas as written, and
- * subschemas with every `$ref` expanded (24 chained `$ref`s that each use the next twice expand to 2^24).
+/**
+ * Limits against schemas that are expensive to compile or validate (basic/index §Composition-Keyword Resource
+ * Use): nesting, subschemas as written, and subschemas with every `$ref` expanded (24 chained `$ref`s that each
+ * use the next twice expand to 2^24).
  */
 export const SCHEMA_LIMITS = { maxDepth: 32, maxNodes: 5_000, maxExpandedNodes: 20_000 }
 
@@ -50,7 +52,10 @@ export interface CompiledSchema {
   validate(value: unknown): ValidationOutcome
 }
 
-/** Names the dialect a schema declares; throws for one toolwire does not support (JS-06). */
+/**
+ * Names the dialect a schema declares; throws for one toolwire does not support (basic/index §Schema Dialect:
+ * an unsupported dialect is an error).
+ */
 export function dialectOf(schema: Record<string, unknown>): Dialect {
   const declared = schema.$schema
   if (declared === undefined) return '2020-12'
@@ -181,8 +186,9 @@ export interface SchemaCompilerOptions {
 }
 
 /**
- * One compiler per server definition, so `$id`s of different servers never collide.
- * Remote references fail at compile time because no `loadSchema` is configured (JS-08, JS-10).
+ * One compiler per server definition, so `$id`s of different servers never collide. Remote references fail at
+ * compile time because no `loadSchema` is configured (basic/index §$ref Resolution: never dereference a
+ * network URI, and an unresolved reference is an error, not a permissive schema).
  */
 export class SchemaCompiler {
   #instances = new Map<Dialect, AjvInstance>()

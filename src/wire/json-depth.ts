@@ -6,6 +6,9 @@
  * (and usually far below) its size. Malformed JSON is left for `JSON.parse` to report.
  */
 
+/** `security.maxDepth` when a server does not set it: how deep `params` may nest. */
+export const DEFAULT_MAX_DEPTH = 64
+
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const OPEN_BRACE = 0x7b

@@ -6,7 +6,7 @@
  */
 import type { Server as NodeHttpServer } from 'node:http'
 import type { Socket } from 'node:net'
-import { addressKey } from '../../security/principal.js'
+import { addressKey } from '../../protocol/address.js'
 
 export interface ConnectionLimitOptions {
   /** Open connections one client address may hold (default 64); more are answered 429 and closed. */

@@ -3,19 +3,24 @@
  * `notifications/cancelled` aborts a request (and then nothing is sent for it), logs only on stderr.
  */
 import type { Readable, Writable } from 'node:stream'
-import type { Server } from '../../server.js'
+import type { DualEraHandler } from '../dual-era.js'
 import type { Exchange } from '../../protocol/exchange.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
-import { encodeError } from '../../protocol/encode.js'
-import { invalidRequest, nestedTooDeep, parseError } from '../../wire/errors.js'
-import { nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
+import { encodeError, encodeResult } from '../../protocol/encode.js'
+import type { Reply } from '../../protocol/dispatcher.js'
+import { invalidRequest, McpError, nestedTooDeep, parseError } from '../../wire/errors.js'
+import { DEFAULT_MAX_DEPTH, nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
+import { PeerState } from '../../legacy/engine.js'
+import { hasModernMeta } from '../../legacy/versions.js'
 import {
   classify,
   isRecord,
   isRequestId,
   type JsonRpcNotification,
+  type JsonRpcRequest,
   type RequestId,
 } from '../../wire/jsonrpc.js'
+import type { ClientCapabilities, Implementation } from '../../wire/types.js'
 
 export interface StdioOptions {
   readonly input?: Readable
@@ -47,6 +52,8 @@ class StdioExchange implements Exchange {
   constructor(
     private readonly send: (line: string) => void,
     private readonly pending: () => number,
+    /** Asks the client directly; set only for 2025-era connections (see Exchange.request). */
+    readonly request?: (method: string, params: unknown, signal: AbortSignal) => Promise<unknown>,
   ) {}
 
   /** Bytes written but not yet taken by the reader of stdout (bounds slow listen streams). */
@@ -69,7 +76,14 @@ class StdioExchange implements Exchange {
   }
 }
 
-export function serveStdio(server: Server, options: StdioOptions = {}): StdioConnection {
+/** A connection that opened with `initialize` (2025-11-25 basic/lifecycle): its negotiated terms. */
+interface LegacyConnection {
+  readonly session: { version: string; capabilities: ClientCapabilities; clientInfo?: Implementation }
+  readonly peer: PeerState
+  readonly detach: () => void
+}
+
+export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): StdioConnection {
   const input = options.input ?? process.stdin
   const output = options.output ?? process.stdout
   const maxLine = options.maxLineBytes ?? 4 * 1024 * 1024
@@ -80,6 +94,10 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
   let pendingSize = 0
   let discarding = false
   let ended = false
+  const engine = server.legacy
+  const maxDepth = server.maxParamsDepth ?? DEFAULT_MAX_DEPTH
+  let legacy: LegacyConnection | undefined
+  const connectionKey = `stdio-${crypto.randomUUID()}`
   let resolveClosed!: () => void
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
 
@@ -125,8 +143,8 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
     }
     if (text === '') return
     // Checked on the raw line: parsing a deeply nested message is itself the attack.
-    if (nestedDeeperThan(text, server.maxParamsDepth + 1)) {
-      send(encodeError(topLevelId(text), nestedTooDeep(server.maxParamsDepth)))
+    if (nestedDeeperThan(text, maxDepth + 1)) {
+      send(encodeError(topLevelId(text), nestedTooDeep(maxDepth)))
       return
     }
     let parsed: unknown
@@ -142,7 +160,9 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
         send(encodeError(inbound.id, invalidRequest(inbound.reason)))
         return
       case 'response':
-        return // servers send no requests, so there is nothing a response could answer
+        // Only 2025-era connections get server-to-client requests; other responses answer nothing.
+        if (legacy && engine) engine.answer(connectionKey, inbound.message)
+        return
       case 'notification': {
         const { method, params } = inbound.message
         if (method === 'notifications/cancelled' && isRecord(params) && isRequestId(params.requestId)) {
@@ -163,17 +183,53 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
       )
       return
     }
+    // 2025-era traffic: an `initialize`, then everything without the current revision's `_meta`.
+    if (engine && (legacy || request.method === 'initialize') && !hasModernMeta(request.params)) {
+      if (!legacy) return initialize(request)
+      const exchange = new StdioExchange(send, backlog, (method, params, signal) =>
+        engine.ask(connectionKey, (message) => send(JSON.stringify(message)), method, params, signal),
+      )
+      return track(request, exchange, engine.request(legacy.session, legacy.peer, request, exchange))
+    }
     const exchange = new StdioExchange(send, backlog)
+    if (request.method === 'subscriptions/listen') listens.add(request.id)
+    track(request, exchange, server.handle(request, exchange))
+  }
+
+  /** A 2025-era client's handshake: from now on this connection speaks its negotiated revision. */
+  const initialize = (request: JsonRpcRequest): void => {
+    if (!engine) return
+    try {
+      const negotiated = engine.negotiate(request.params ?? {})
+      const session: LegacyConnection['session'] = {
+        version: negotiated.version,
+        capabilities: negotiated.capabilities,
+      }
+      if (negotiated.clientInfo) session.clientInfo = negotiated.clientInfo
+      const peer = new PeerState()
+      const detach = engine.attach(
+        peer,
+        (message) => send(JSON.stringify(message)),
+        () => {},
+      )
+      legacy = { session, peer, detach }
+      send(encodeResult(request.id, negotiated.result))
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error
+      send(encodeError(request.id, error))
+    }
+  }
+
+  const track = (request: JsonRpcRequest, exchange: StdioExchange, handled: Promise<Reply | null>): void => {
     const controller = exchange.controller
     inFlight.set(request.id, controller)
-    if (request.method === 'subscriptions/listen') listens.add(request.id)
-    server
-      .handle(request, exchange)
+    handled
       .then((reply) => {
         if (!reply || controller.aborted) return
         send(reply.body)
         // A listen stream the server ended is also torn down with notifications/cancelled on stdio
-        // (cancellation.mdx; requirements §11.1): the result first, then the cancel.
+        // (patterns/cancellation asks for a cancel, patterns/subscriptions §Graceful Closure for a result; we
+        // send both): the result first, then the cancel.
         if (request.method === 'subscriptions/listen' && reply.status === 200) {
           send(
             JSON.stringify({
@@ -235,6 +291,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
     ended = true
     if (pendingSize > 0) onLine(Buffer.concat(pending))
     pending = []
+    legacy?.detach()
     for (const id of listens) inFlight.get(id)?.abort('input ended')
     maybeClosed()
     if (inFlight.size > 0) setTimeout(abortAll, options.drainMs ?? 5_000).unref()
