@@ -52,13 +52,14 @@ export type { InferSchema, SchemaInput, StandardSchemaWithJson } from './schema/
 export { SchemaError } from './schema/json-schema.js'
 export { RequestContext } from './protocol/context.js'
 export type { RequestLogger } from './protocol/context.js'
+export { authPrincipal } from './protocol/exchange.js'
 export type { AuthInfo, Exchange } from './protocol/exchange.js'
 export type { Middleware, Next } from './protocol/middleware.js'
 export type { MethodSpec, Reply, ServerLogger } from './protocol/dispatcher.js'
 export { rawJson } from './protocol/encode.js'
 export type { RawJson, ResultPayload } from './protocol/encode.js'
 export { createFetchHandler } from './transports/http/fetch.js'
-export type { FetchHandler } from './transports/http/fetch.js'
+export type { FetchHandler, FetchHandlerOptions } from './transports/http/fetch.js'
 export type { HttpOptions, HttpRequestView } from './transports/http/core.js'
 export type {
   AuthOutcome,

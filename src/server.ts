@@ -138,6 +138,8 @@ export class Server implements RequestHandler {
   readonly auth: BearerAuth | HttpAuthenticator | undefined
   /** What the HTTP transports call to authenticate a request and serve the auth metadata. */
   readonly authenticator: HttpAuthenticator | undefined
+  /** Deepest `params` nesting accepted (`security.maxDepth`); transports check raw messages against it. */
+  readonly maxParamsDepth: number
   readonly #dispatcher: Dispatcher
   readonly #guardExchange: ((exchange: Exchange) => Exchange) | undefined
   /** Serves 2025-era clients; undefined with `legacy: false`. */
@@ -167,6 +169,7 @@ export class Server implements RequestHandler {
     })
     this.logger = security.logger
     this.auth = security.auth
+    this.maxParamsDepth = security.maxDepth
     const auth = security.auth
     // A bearer authenticator publishes metadata naming every tool's scopes, which only the server knows.
     this.authenticator =

@@ -37,6 +37,13 @@ describe('readSse', () => {
     }
   })
 
+  it('reads a long line arriving in many chunks, and a \\r waiting for its \\n across chunks', async () => {
+    const long = 'x'.repeat(200_000)
+    const chunks = `data: ${long}\r\n\r\ndata: b\r`.match(/[^]{1,1000}/g) ?? []
+    expect(await collect([...chunks, '\n', '\r\n'])).toEqual([long, 'b'])
+    expect(await collect(['data: a\r', '\r', 'data: c\n\n'])).toEqual(['a', 'c'])
+  })
+
   it('ignores comments and delivers a last event without a blank line', async () => {
     expect(await collect([':hi\n\n', 'data:x'])).toEqual(['x'])
   })

@@ -149,6 +149,37 @@ describe('2025-era sessions over Streamable HTTP', () => {
     expect((await ping('alice')).status).toBe(200)
   })
 
+  it('binds the session to the namespaced principal: a client token with a user id as subject gets 404', async () => {
+    // A client-credentials token names a client, not a user (`authPrincipal`): same subject, other caller.
+    const byKind: HttpAuthenticator = {
+      authenticate: (request) => {
+        const subject = request.header('x-user') as string
+        const subjectKind = request.header('x-kind') === 'client' ? 'client' : 'user'
+        return { ok: true, auth: { subject, subjectKind, scopes: [] } }
+      },
+    }
+    const fetcher = createFetchHandler(makeServer(SECRET, byKind))
+    const response = await send(
+      fetcher,
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {} },
+      },
+      { 'x-user': 'alice' },
+    )
+    const sid = response.headers.get('mcp-session-id') as string
+    const ping = (kind: string) =>
+      send(
+        fetcher,
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { 'mcp-session-id': sid, 'x-user': 'alice', 'x-kind': kind },
+      )
+    expect((await ping('user')).status).toBe(200)
+    expect((await ping('client')).status).toBe(404)
+  })
+
   it('DELETE ends the session: later POST and GET get 404', async () => {
     const fetcher = createFetchHandler(makeServer())
     const { sid } = await initialize(fetcher)

@@ -125,6 +125,48 @@ describe.runIf(run)('RedisChangeBus', () => {
     stream.close()
   })
 
+  it('after a Redis outage tells every listener to refetch, and reports the outage once per bus', async () => {
+    const own = await startRedis()
+    const outages: string[] = []
+    const bus = await RedisChangeBus.connect({
+      url: own.url,
+      channel: 'outage:changes',
+      onOutage: (message) => outages.push(message),
+    })
+    const server = defineServer({
+      name: 'outage',
+      version: '1',
+      tools: [defineTool({ name: 'a', handler: () => 'a' })],
+      prompts: [],
+      changes: bus,
+    })
+    const stream = await listen(createFetchHandler(server), {
+      toolsListChanged: true,
+      promptsListChanged: true,
+    })
+    let back: RedisProcess | undefined
+    try {
+      await expect.poll(() => stream.messages.length).toBe(1)
+      await own.stop()
+      await expect.poll(() => outages.length, { timeout: 20_000 }).toBe(1)
+      expect(outages[0]).toMatch(/lost its connection/)
+      back = await startRedis(own.port)
+      await expect
+        .poll(() => stream.messages.map((m) => m.method), { timeout: 30_000 })
+        .toEqual([
+          'notifications/subscriptions/acknowledged',
+          'notifications/tools/list_changed',
+          'notifications/prompts/list_changed',
+        ])
+      expect(outages).toHaveLength(2)
+      expect(outages[1]).toMatch(/reconnected after \d+ ms \(\d+ connection errors meanwhile\)/)
+    } finally {
+      stream.close()
+      await bus.close()
+      await back?.stop()
+    }
+  })
+
   it('validates change events', () => {
     expect(parseChangeEvent('{"type":"tools/list_changed"}')).toEqual({ type: 'tools/list_changed' })
     expect(parseChangeEvent('{"type":"resources/updated","uri":"x://y"}')).toEqual({

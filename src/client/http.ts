@@ -16,10 +16,16 @@ import {
 } from '../wire/jsonrpc.js'
 import { META_PROTOCOL_VERSION } from '../wire/meta.js'
 import { encodeHeaderValue } from '../schema/x-mcp-header.js'
+import { nestedDeeperThan } from '../wire/json-depth.js'
 import { AuthorizationError } from './auth/errors.js'
 import { TransportError } from './errors.js'
 import { OversizedError, readSse, type SseCursor } from './sse.js'
-import type { ClientTransport, SendOptions, ServerRequestHandler } from './transport.js'
+import {
+  type ClientTransport,
+  MAX_RESPONSE_DEPTH,
+  type SendOptions,
+  type ServerRequestHandler,
+} from './transport.js'
 
 /** The 2025-era session this transport speaks for, once `initialize` chose that era. */
 export interface LegacyHttpSession {
@@ -394,6 +400,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
 }
 
 function parseJson(text: string): unknown {
+  if (nestedDeeperThan(text, MAX_RESPONSE_DEPTH))
+    throw new TransportError(`The response is nested deeper than ${MAX_RESPONSE_DEPTH} levels; refused`)
   try {
     return JSON.parse(text)
   } catch {

@@ -24,12 +24,17 @@ export async function* readSse(
   let buffer = ''
   let data: string[] = []
   let size = 0
+  let pendingCR = false
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      buffer += decoder.decode(value, { stream: true })
+      const chunk = decoder.decode(value, { stream: true })
+      buffer += chunk
       if (buffer.length > maxEventBytes) throw new OversizedError(`an event exceeds ${maxEventBytes} bytes`)
+      // Only the new text can end a line (or a `\r` left waiting for its `\n`): searching the whole buffer
+      // on every chunk would make one long line cost quadratic time (a hostile 10 MB line, 64 KiB at a time).
+      if (!pendingCR && !/[\r\n]/.test(chunk)) continue
       let newline: number
       while ((newline = buffer.search(/\r\n|\r|\n/)) !== -1) {
         if (newline === buffer.length - 1 && buffer.endsWith('\r')) break // maybe half of \r\n
@@ -52,6 +57,7 @@ export async function* readSse(
         // comments are keep-alives); `id:` and `retry:` matter only to resume a 2025-era stream (2025-11-25
         // basic/transports §Resumability and Redelivery).
       }
+      pendingCR = buffer.endsWith('\r')
     }
     const last = buffer.replace(/\r$/, '')
     if (last.startsWith('data:')) data.push(last.slice(last.startsWith('data: ') ? 6 : 5))

@@ -14,8 +14,14 @@ import {
   type RequestId,
 } from '../wire/jsonrpc.js'
 import { META_SUBSCRIPTION_ID } from '../wire/meta.js'
+import { nestedDeeperThan } from '../wire/json-depth.js'
 import { TransportError } from './errors.js'
-import type { ClientTransport, SendOptions, ServerRequestHandler } from './transport.js'
+import {
+  type ClientTransport,
+  MAX_RESPONSE_DEPTH,
+  type SendOptions,
+  type ServerRequestHandler,
+} from './transport.js'
 
 export interface StdioTransportOptions {
   readonly command: string
@@ -111,6 +117,8 @@ export class StdioTransport implements ClientTransport {
 
   #onLine(line: string): void {
     if (line.trim() === '') return
+    // Refused before parsing, which would block the event loop (and every timeout) for seconds.
+    if (nestedDeeperThan(line, MAX_RESPONSE_DEPTH)) return
     let parsed: unknown
     try {
       parsed = JSON.parse(line)

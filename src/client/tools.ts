@@ -138,7 +138,7 @@ export class ToolBook {
     if (!known || !isRecord(schema)) return []
     if (known.output === undefined) {
       try {
-        known.output = new SchemaCompiler().compile(schema, `Tool ${name} outputSchema`)
+        known.output = new SchemaCompiler({ untrusted: true }).compile(schema, `Tool ${name} outputSchema`)
       } catch (error) {
         known.output = error as Error
       }

@@ -29,3 +29,9 @@ export interface ClientTransport {
   credentialKey(): Promise<string>
   close(): Promise<void>
 }
+
+/**
+ * Deepest nesting accepted in a server's message. Parsing a response nested millions deep blocks the event
+ * loop for seconds, and no timeout can interrupt it, so the raw text is checked first.
+ */
+export const MAX_RESPONSE_DEPTH = 256

@@ -4,6 +4,8 @@
  * gone. The retention policy is stated once and appended to the creating tool's description.
  */
 import type { RequestContext } from '../protocol/context.js'
+import { authPrincipal } from '../protocol/exchange.js'
+import { addressKey } from '../protocol/address.js'
 import { ToolError } from '../features/tools/errors.js'
 import { MemoryHandleStore } from './memory.js'
 import { HandleLimitError, type HandleStore } from './store.js'
@@ -17,7 +19,10 @@ export interface HandleKindOptions {
   readonly ttlMs?: number
   /** Default: a `MemoryHandleStore`. Use `SqliteHandleStore` from `toolwire/sqlite` to survive restarts. */
   readonly store?: HandleStore
-  /** Who owns what a request creates (default: the token's subject; anonymous callers share one owner). */
+  /**
+   * Who owns what a request creates, and whose quota it counts against (default: the authenticated
+   * principal; an anonymous caller by its address, IPv6 by /64; `anonymous` when no address is known).
+   */
   readonly owner?: (ctx: RequestContext) => string
 }
 
@@ -26,8 +31,15 @@ const MAX_SWAP_ATTEMPTS = 32
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-/** Anonymous handles are bearer tokens: their 122 random bits are the protection (tools §Stateful Tools). */
-const defaultOwner = (ctx: RequestContext): string => (ctx.auth ? `sub:${ctx.auth.subject}` : 'anonymous')
+/**
+ * Anonymous handles are bearer tokens: their 122 random bits are the protection (tools §Stateful Tools).
+ * Their owner is the caller's network, so one address filling its quota cannot lock out every other one.
+ */
+const defaultOwner = (ctx: RequestContext): string => {
+  if (ctx.auth) return authPrincipal(ctx.auth)
+  const address = ctx.exchange.remoteAddress
+  return address ? `ip:${addressKey(address)}` : 'anonymous'
+}
 
 function duration(ms: number): string {
   const units: [number, string][] = [

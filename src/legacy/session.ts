@@ -16,7 +16,7 @@ export interface LegacySession {
   readonly version: string
   readonly capabilities: ClientCapabilities
   readonly clientInfo?: Implementation
-  /** The authenticated subject that opened the session; only it may use the session id. */
+  /** Who opened the session (`authPrincipal` of its token); only that caller may use the session id. */
   readonly principal?: string
   /** Epoch ms after which the token no longer opens. */
   readonly expiresAt: number

@@ -3,14 +3,25 @@ import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 
 /** The identity an authenticated request carries (filled in by an auth middleware or transport). */
 export interface AuthInfo {
-  /** Stable principal id (e.g. the token's `sub`). */
+  /** Stable id of the caller as the token names it (e.g. its `sub`). */
   readonly subject: string
+  /**
+   * Which claim `subject` came from: a user (`sub`, the default) or a client acting for itself (`client_id` /
+   * `azp` with no `sub`). Ids from different claims live in different namespaces and never collide.
+   */
+  readonly subjectKind?: 'user' | 'client'
   readonly scopes: readonly string[]
   readonly clientId?: string
   readonly expiresAt?: number
   readonly token?: string
   readonly claims?: Readonly<Record<string, unknown>>
 }
+
+/**
+ * The key everything owned by an authenticated caller is filed under (limits, handles, `requestState`):
+ * `user:<sub>` or `client:<client_id>`, so a client named "alice" never acts as the user "alice".
+ */
+export const authPrincipal = (auth: AuthInfo): string => `${auth.subjectKind ?? 'user'}:${auth.subject}`
 
 export interface Exchange {
   readonly transport: 'http' | 'stdio' | 'memory'

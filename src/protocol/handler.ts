@@ -43,6 +43,11 @@ export interface RequestHandler {
   readonly logger: ServerLogger
   /** Present when HTTP requests must authenticate. */
   readonly authenticator?: HttpAuthenticator | undefined
+  /**
+   * Deepest `params` nesting accepted; transports refuse deeper messages before parsing them (default
+   * `DEFAULT_MAX_DEPTH`, 64).
+   */
+  readonly maxParamsDepth?: number | undefined
   /** Ends every long-lived stream gracefully; transports call it before closing their connections. */
   close(): Promise<void>
 }

@@ -8,6 +8,7 @@ import Ajv2020Module from 'ajv/dist/2020.js'
 import AjvDraft07Module, { type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { validate as validateMeta2020 } from './meta-2020-12.generated.js'
+import { trustedRegExp, untrustedRegExp } from './regexp.js'
 
 const Ajv2020 = Ajv2020Module.default
 const Ajv2019 = Ajv2019Module.default
@@ -33,10 +34,12 @@ const DIALECTS: Record<string, Dialect> = {
 }
 
 /**
+/**
  * Limits against schemas that are expensive to compile or validate (basic/index §Composition-Keyword Resource
- * Use).
+ * Use): nesting, subschemas as written, and subschemas with every `$ref` expanded (24 chained `$ref`s that each
+ * use the next twice expand to 2^24).
  */
-export const SCHEMA_LIMITS = { maxDepth: 32, maxNodes: 5_000 }
+export const SCHEMA_LIMITS = { maxDepth: 32, maxNodes: 5_000, maxExpandedNodes: 20_000 }
 
 export class SchemaError extends Error {
   override readonly name = 'SchemaError'
@@ -64,6 +67,65 @@ export function dialectOf(schema: Record<string, unknown>): Dialect {
     )
   }
   return dialect
+}
+
+/** The subschema a local `$ref` (`#` or a `#/json/pointer`) names, if any. */
+function resolveLocal(root: unknown, ref: string): unknown {
+  if (ref === '#') return root
+  if (!ref.startsWith('#/')) return undefined
+  let node = root
+  for (const raw of ref.slice(2).split('/')) {
+    let token: string
+    try {
+      token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~')
+    } catch {
+      return undefined
+    }
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return undefined
+    node = (node as Record<string, unknown>)[token]
+  }
+  return node
+}
+
+/**
+ * Counts subschemas as validation visits them, each `$ref` replaced by its target (a recursive reference
+ * counts once), and refuses past `maxExpandedNodes`. Untrusted schemas may only use local `$ref`s, so no
+ * reference escapes the count.
+ */
+function checkExpansion(root: unknown, untrusted: boolean): void {
+  const sizes = new Map<object, number>()
+  const open = new Set<object>()
+  const size = (node: unknown): number => {
+    if (typeof node !== 'object' || node === null) return 0
+    const known = sizes.get(node)
+    if (known !== undefined) return known
+    if (open.has(node)) return 1
+    open.add(node)
+    let total = 1
+    for (const child of Array.isArray(node) ? node : Object.values(node)) total += size(child)
+    if (!Array.isArray(node)) {
+      const record = node as Record<string, unknown>
+      if (untrusted && ('$dynamicRef' in record || '$recursiveRef' in record)) {
+        throw new SchemaError('$dynamicRef and $recursiveRef are not accepted from a peer')
+      }
+      if (typeof record.$ref === 'string') {
+        const target = resolveLocal(root, record.$ref)
+        if (target === undefined && untrusted) {
+          throw new SchemaError(`$ref ${JSON.stringify(record.$ref)} is not a local reference (#/...)`)
+        }
+        total += size(target)
+      }
+    }
+    open.delete(node)
+    if (total > SCHEMA_LIMITS.maxExpandedNodes) {
+      throw new SchemaError(
+        `Schema expands to more than ${SCHEMA_LIMITS.maxExpandedNodes} subschemas once its $refs are followed`,
+      )
+    }
+    sizes.set(node, total)
+    return total
+  }
+  size(root)
 }
 
 function checkBounds(schema: unknown): void {
@@ -111,6 +173,18 @@ export function formatIssues(errors: readonly ErrorObject[] | null | undefined):
   return lines.size > 0 ? [...lines] : ['value does not match the schema']
 }
 
+// `code` names the engine only for ajv's standalone code generation, which toolwire does not use.
+const UNTRUSTED_ENGINE = Object.assign(untrustedRegExp, { code: 'toolwire untrustedRegExp' })
+const TRUSTED_ENGINE = Object.assign(trustedRegExp, { code: 'toolwire trustedRegExp' })
+
+export interface SchemaCompilerOptions {
+  /**
+   * The schemas come from a peer (a server's `outputSchema`, an elicitation form): patterns run only on a
+   * linear-time engine and only local `$ref`s are followed, so validation cannot stall the caller.
+   */
+  readonly untrusted?: boolean
+}
+
 /**
  * One compiler per server definition, so `$id`s of different servers never collide. Remote references fail at
  * compile time because no `loadSchema` is configured (basic/index §$ref Resolution: never dereference a
@@ -118,11 +192,21 @@ export function formatIssues(errors: readonly ErrorObject[] | null | undefined):
  */
 export class SchemaCompiler {
   #instances = new Map<Dialect, AjvInstance>()
+  readonly #untrusted: boolean
+
+  constructor(options: SchemaCompilerOptions = {}) {
+    this.#untrusted = options.untrusted === true
+  }
 
   #ajv(dialect: Dialect): AjvInstance {
     let ajv = this.#instances.get(dialect)
     if (!ajv) {
-      const options = { allErrors: true, strict: false, validateFormats: true } as const
+      const options = {
+        allErrors: true,
+        strict: false,
+        validateFormats: true,
+        code: { regExp: this.#untrusted ? UNTRUSTED_ENGINE : TRUSTED_ENGINE },
+      } as const
       ajv =
         dialect === '2020-12'
           ? // The generated meta validator checks 2020-12 schemas, so ajv need not compile its own.
@@ -142,6 +226,7 @@ export class SchemaCompiler {
     try {
       dialect = dialectOf(schema)
       checkBounds(schema)
+      checkExpansion(schema, this.#untrusted)
       const ajv = this.#ajv(dialect)
       if (dialect === '2020-12') {
         if (!metaValidator2020(schema)) {

@@ -8,9 +8,11 @@ import type { ServerLogger } from '../protocol/dispatcher.js'
 import { type Exchange, filterNotifications } from '../protocol/exchange.js'
 import type { Middleware } from '../protocol/middleware.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
+import { DEFAULT_MAX_DEPTH } from '../wire/json-depth.js'
 import type { BearerAuth } from './auth/bearer.js'
 import type { HttpAuthenticator } from '../protocol/handler.js'
 import { requestGuard } from './middleware.js'
+import { OutageReporter, reportingStore } from './outage.js'
 import { defaultPrincipal, type PrincipalOf } from './principal.js'
 import {
   type Bucket,
@@ -72,7 +74,7 @@ export const SECURITY_DEFAULTS = {
   maxConcurrentCalls: 64,
   toolTimeoutMs: 60_000,
   output: { maxBytes: 1024 * 1024, oversized: 'truncate' },
-  maxDepth: 64,
+  maxDepth: DEFAULT_MAX_DEPTH,
 } as const
 
 export type Visibility = (tool: CompiledTool, ctx: RequestContext) => boolean
@@ -90,6 +92,8 @@ export interface SecurityLayer {
   readonly guardResult: ResultGuard | undefined
   /** Wraps a request's exchange so its notifications are sanitised and redacted too. */
   readonly guardExchange: ((exchange: Exchange) => Exchange) | undefined
+  /** Deepest `params` nesting accepted; transports refuse deeper messages before parsing them. */
+  readonly maxDepth: number
 }
 
 export interface SecurityHost {
@@ -132,11 +136,12 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     ctx.state[PRINCIPAL_KEY] = computed
     return computed
   }
-  const onStoreFailure = (error: unknown): void =>
-    logger.warn('rate-limit store failed; the request was let through', { error: String(error) })
+  const outage = new OutageReporter(logger, 'the rate-limit store')
+  const onStoreFailure = (error: unknown): void => outage.failed(error)
 
   const limits = options.rateLimit === false ? undefined : (options.rateLimit ?? {})
-  const store = limits?.store ?? new MemoryRateLimitStore()
+  // Only a shared store can fail; the in-process one pays nothing for outage reporting.
+  const store = limits?.store ? reportingStore(limits.store, outage) : new MemoryRateLimitStore()
   const requests = limits && (limits.requests ?? SECURITY_DEFAULTS.requests)
   const toolCalls = limits && (limits.toolCalls ?? SECURITY_DEFAULTS.toolCalls)
   if (requests) checkLimit(requests, 'rateLimit.requests')
@@ -240,6 +245,7 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     logger,
     redact: redactor && ((value) => redactValue(value, redactor)),
     guardResult,
+    maxDepth,
     guardExchange:
       output || redactor ? (exchange) => filterNotifications(exchange, guardNotification) : undefined,
   }

@@ -79,6 +79,10 @@ export const parseError = (detail?: string): McpError =>
 export const invalidRequest = (reason: string): McpError =>
   new McpError(ErrorCode.InvalidRequest, `Invalid request: ${reason}`)
 
+/** `params` nest deeper than the limit; also sent before parsing, when the raw message already shows it. */
+export const nestedTooDeep = (maxDepth: number): McpError =>
+  new McpError(ErrorCode.InvalidParams, `Invalid params: params are nested deeper than ${maxDepth} levels`)
+
 export const methodNotFound = (method: string): McpError =>
   new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`)
 

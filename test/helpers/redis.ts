@@ -22,11 +22,13 @@ export function freePort(): Promise<number> {
 
 export interface RedisProcess {
   readonly url: string
+  readonly port: number
   stop(): Promise<void>
 }
 
-export async function startRedis(): Promise<RedisProcess> {
-  const port = await freePort()
+/** Starts redis-server on a free port, or on `port` (to bring a stopped one back at the same address). */
+export async function startRedis(port?: number): Promise<RedisProcess> {
+  port ??= await freePort()
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
@@ -44,6 +46,7 @@ export async function startRedis(): Promise<RedisProcess> {
   })
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve()

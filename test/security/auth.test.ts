@@ -201,6 +201,44 @@ describe('bearer authentication over HTTP', () => {
     expect(textOf(upgraded)).toBe('written')
   })
 
+  it('keeps a client-credentials identity apart from the user of the same name', async () => {
+    const ask = defineTool({
+      name: 'ask',
+      handler: async (_a, ctx) =>
+        (await ctx.input.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } }, 'q'))
+          .action,
+    })
+    const auth = bearerAuth({ resource, authorizationServers: [ISSUER], jwt: { issuer: ISSUER, jwksUrl } })
+    const handler = createFetchHandler(
+      defineServer({
+        name: 'asking',
+        version: '1.0.0',
+        tools: [ask],
+        requestState: { secret: 'identity-namespaces-secret' },
+        security: { auth },
+      }),
+    )
+    const user = bearer(await token({ sub: 'alice' }))
+    const client = bearer(await token({ client_id: 'alice' }))
+    const elicitation = meta({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } })
+    const call = (params: Record<string, unknown>, who: { headers: Record<string, string> }) =>
+      post(
+        handler,
+        'tools/call',
+        { name: 'ask', arguments: {}, ...params },
+        { ...who, meta: elicitation },
+        resource,
+      )
+    const asked = resultOf(await call({}, user))
+    expect(asked.resultType).toBe('input_required')
+    const retry = {
+      inputResponses: { q: { action: 'accept', content: {} } },
+      requestState: asked.requestState,
+    }
+    expect(errorOf(await call(retry, client)).message).toMatch(/another principal/)
+    expect(textOf(resultOf(await call(retry, user)))).toBe('accept')
+  })
+
   it('authenticates every request on its own and hands the identity to the handler', async () => {
     const good = bearer(await token({ sub: 'carol' }))
     expect(textOf(resultOf(await callTool(mcp, 'echo', {}, good)))).toBe('hello carol')

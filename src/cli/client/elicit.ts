@@ -12,6 +12,7 @@ import type {
   ElicitResult,
   InputContext,
 } from '../../client/index.js'
+import { forTerminal, jsonForTerminal } from '../terminal-text.js'
 
 type Field = Record<string, unknown>
 type Value = string | number | boolean | string[]
@@ -27,20 +28,26 @@ async function ask<T>(answer: Promise<T>): Promise<Exclude<T, symbol>> {
 }
 
 function label(name: string, field: Field, required: boolean): string {
-  const title = typeof field.title === 'string' ? field.title : name
-  const description = typeof field.description === 'string' ? ` — ${field.description}` : ''
+  const title = forTerminal(typeof field.title === 'string' ? field.title : name)
+  const description =
+    typeof field.description === 'string' ? ` — ${forTerminal(field.description, { multiline: true })}` : ''
   return `${title}${required ? '' : ' (optional)'}${description}`
 }
 
 function choices(field: Field): { value: string; label: string }[] | undefined {
-  if (Array.isArray(field.enum)) return field.enum.map((v) => ({ value: String(v), label: String(v) }))
+  if (Array.isArray(field.enum)) {
+    return field.enum.map((v) => ({ value: String(v), label: forTerminal(String(v)) }))
+  }
   const titled = Array.isArray(field.oneOf)
     ? field.oneOf
     : Array.isArray(field.anyOf)
       ? field.anyOf
       : undefined
   if (titled) {
-    return (titled as Field[]).map((o) => ({ value: String(o.const), label: String(o.title ?? o.const) }))
+    return (titled as Field[]).map((o) => ({
+      value: String(o.const),
+      label: forTerminal(String(o.title ?? o.const)),
+    }))
   }
   return undefined
 }
@@ -52,7 +59,7 @@ function choices(field: Field): { value: string; label: string }[] | undefined {
 function fieldCheck(name: string, field: Field): (value: unknown) => string | undefined {
   let compiled: ReturnType<SchemaCompiler['compile']> | undefined
   try {
-    compiled = new SchemaCompiler().compile(field, `field ${name}`)
+    compiled = new SchemaCompiler({ untrusted: true }).compile(field, `field ${name}`)
   } catch {
     return () => undefined // a schema we cannot compile: the server validates what it receives
   }
@@ -114,7 +121,7 @@ async function form(params: ElicitRequestFormParams): Promise<ElicitResult> {
     const value = await askField(name, field, required.has(name))
     if (value !== undefined) content[name] = value
   }
-  prompts.note(JSON.stringify(content, null, 2), 'You are about to send', io)
+  prompts.note(jsonForTerminal(content), 'You are about to send', io)
   const action = await ask(
     prompts.select({
       ...io,
@@ -136,7 +143,11 @@ async function url(params: ElicitRequestUrlParams): Promise<ElicitResult> {
   } catch {
     // shown as invalid; the user decides
   }
-  prompts.note(`${params.url}\n\nHost: ${host}\nOpen it in your browser yourself if you trust it.`, 'URL', io)
+  prompts.note(
+    `${forTerminal(params.url)}\n\nHost: ${forTerminal(host)}\nOpen it in your browser yourself if you trust it.`,
+    'URL',
+    io,
+  )
   const action = await ask(
     prompts.select({
       ...io,
@@ -157,7 +168,8 @@ export function terminalElicitation(server: string, interactive: boolean, say: (
     params: ElicitRequestFormParams | ElicitRequestUrlParams,
     context: InputContext,
   ): Promise<ElicitResult> => {
-    const origin = `${server} asks (for ${context.name ?? context.method}): ${params.message}`
+    const what = forTerminal(context.name ?? context.method)
+    const origin = `${server} asks (for ${what}): ${forTerminal(params.message, { multiline: true })}`
     if (!interactive) {
       say(`${origin}\nNo terminal to ask in, so the request was declined.`)
       return { action: 'decline' }

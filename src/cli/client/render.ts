@@ -1,8 +1,9 @@
 /** How the CLI shows results: text plainly, structured content as pretty JSON, media saved to files. */
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CallToolResult, ContentBlock, ProgressNotificationParams } from '../../client/index.js'
 import * as prompts from '@clack/prompts'
+import { forTerminal, jsonForTerminal } from '../terminal-text.js'
 
 const EXTENSIONS: Record<string, string> = {
   'image/png': 'png',
@@ -17,46 +18,69 @@ const EXTENSIONS: Record<string, string> = {
   'application/pdf': 'pdf',
 }
 
+/**
+ * A file name made from a server-chosen string (the tool name): only letters, digits, `-`, `_` and inner
+ * dots survive, so no `/`, `\\`, `..` or device name can lead outside the folder; empty becomes `result`.
+ */
+export function safeFileStem(name: string): string {
+  const stem = name
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+|[._]+$/g, '')
+    .slice(0, 64)
+  return stem === '' ? 'result' : stem
+}
+
+/** Writes into `dir` (created if missing), never over an existing file: `name.png`, `name-2.png`, … */
 function save(dir: string, stem: string, mimeType: string | undefined, base64: string): string {
   const extension = (mimeType && EXTENSIONS[mimeType]) ?? 'bin'
-  const path = join(dir, `${stem}.${extension}`)
-  writeFileSync(path, Buffer.from(base64, 'base64'))
-  return path
+  mkdirSync(dir, { recursive: true })
+  const data = Buffer.from(base64, 'base64')
+  for (let attempt = 1; ; attempt++) {
+    const path = join(dir, `${stem}${attempt === 1 ? '' : `-${attempt}`}.${extension}`)
+    try {
+      writeFileSync(path, data, { flag: 'wx' })
+      return path
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 1000) throw error
+    }
+  }
 }
 
 /** The lines to print for a result; media blocks are written to `dir`. */
-export function renderResult(result: CallToolResult, dir: string, stem: string): string[] {
+export function renderResult(result: CallToolResult, dir: string, toolName: string): string[] {
   const lines: string[] = []
+  const text = (value: string): string => forTerminal(value, { multiline: true })
+  const stem = safeFileStem(toolName)
   if (result.structuredContent !== undefined && result.isError !== true) {
-    lines.push(JSON.stringify(result.structuredContent, null, 2))
+    lines.push(jsonForTerminal(result.structuredContent))
   }
   result.content.forEach((block: ContentBlock, index) => {
     const name = `${stem}-${index + 1}`
     switch (block.type) {
       case 'text':
         // With structured content the text block is usually its serialization; don't print it twice.
-        if (result.structuredContent === undefined || result.isError === true) lines.push(block.text)
+        if (result.structuredContent === undefined || result.isError === true) lines.push(text(block.text))
         break
       case 'image':
       case 'audio':
         lines.push(
-          `[${block.type} ${block.mimeType} saved to ${save(dir, name, block.mimeType, block.data)}]`,
+          `[${block.type} ${forTerminal(block.mimeType)} saved to ${save(dir, name, block.mimeType, block.data)}]`,
         )
         break
       case 'resource_link':
-        lines.push(`[link ${block.name}: ${block.uri}]`)
+        lines.push(`[link ${forTerminal(block.name)}: ${forTerminal(block.uri)}]`)
         break
       case 'resource': {
         const resource = block.resource
-        if ('text' in resource) lines.push(`[resource ${resource.uri}]`, resource.text)
+        if ('text' in resource) lines.push(`[resource ${forTerminal(resource.uri)}]`, text(resource.text))
         else
           lines.push(
-            `[resource ${resource.uri} saved to ${save(dir, name, resource.mimeType, resource.blob)}]`,
+            `[resource ${forTerminal(resource.uri)} saved to ${save(dir, name, resource.mimeType, resource.blob)}]`,
           )
         break
       }
       default:
-        lines.push(JSON.stringify(block))
+        lines.push(jsonForTerminal(block, 0))
     }
   })
   return lines
@@ -70,7 +94,8 @@ export function progressReporter(interactive: boolean): {
   let bar: ReturnType<typeof prompts.progress> | undefined
   let shown = 0
   return {
-    update: ({ progress, total, message }) => {
+    update: ({ progress, total, message: raw }) => {
+      const message = raw === undefined ? undefined : forTerminal(raw)
       const text = message ?? (total ? `${progress}/${total}` : `${progress}`)
       if (!interactive) {
         process.stderr.write(

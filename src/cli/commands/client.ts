@@ -16,6 +16,7 @@ import { buildArguments } from '../client/coerce.js'
 import { terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
 import { parseTarget, type Target, UsageError } from '../client/target.js'
+import { forTerminal, jsonForTerminal } from '../terminal-text.js'
 import { loginHint } from './login.js'
 
 interface CommonFlags {
@@ -40,7 +41,7 @@ function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--timeout expects milliseconds > 0')
   return {
     clientInfo: { name: 'toolwire-cli', version: '0.1.0' },
-    warn: (message) => say(`warning: ${message}`),
+    warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
     handlers: { elicitation: terminalElicitation(target.describe, interactive(), say) },
     ...(timeoutMs !== undefined && { timeoutMs }),
     ...(flags.auditLog !== undefined && { onToolCall: auditLogFile(flags.auditLog) }),
@@ -70,9 +71,11 @@ function printTools(tools: Tool[]): void {
   if (tools.length === 0) return console.log('(no tools)')
   for (const tool of tools) {
     const marks = tool.annotations?.readOnlyHint === true ? ' [read-only, per the server]' : ''
-    const title = display(tool) !== tool.name ? ` — ${display(tool)}` : ''
-    console.log(`${tool.name}${title}${marks}`)
-    if (tool.description) console.log(`    ${tool.description.split('\n').join('\n    ')}`)
+    const title = display(tool) !== tool.name ? ` — ${forTerminal(display(tool))}` : ''
+    console.log(`${forTerminal(tool.name)}${title}${marks}`)
+    if (tool.description) {
+      console.log(`    ${forTerminal(tool.description, { multiline: true }).split('\n').join('\n    ')}`)
+    }
     const properties = Object.entries(
       (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>,
     )
@@ -80,7 +83,7 @@ function printTools(tools: Tool[]): void {
     if (properties.length > 0) {
       const params = properties.map(([name, schema]) => {
         const type = Array.isArray(schema.type) ? schema.type.join('|') : String(schema.type ?? 'any')
-        return `${name}${required.has(name) ? '' : '?'}: ${type}`
+        return forTerminal(`${name}${required.has(name) ? '' : '?'}: ${type}`)
       })
       console.log(`    args: ${params.join(', ')}`)
     }
@@ -102,7 +105,7 @@ async function confirmCall(tool: Tool, flags: CallFlags): Promise<boolean> {
     return false
   }
   const answer = await prompts.confirm({
-    message: `Call ${tool.name}?`,
+    message: `Call ${forTerminal(tool.name)}?`,
     initialValue: false,
     output: process.stderr,
   })
@@ -116,11 +119,11 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
   const tool = tools.find((candidate) => candidate.name === name)
   if (!tool) {
     throw new UsageError(
-      `${target.describe} has no tool ${JSON.stringify(name)}; it has: ${tools.map((t) => t.name).join(', ') || 'none'}`,
+      `${target.describe} has no tool ${jsonForTerminal(name)}; it has: ${tools.map((t) => forTerminal(t.name)).join(', ') || 'none'}`,
     )
   }
   const args = buildArguments(pairs, flags.jsonArgs, tool.inputSchema)
-  say(`Calling ${name} on ${target.describe} with arguments:\n${JSON.stringify(args, null, 2)}`)
+  say(`Calling ${forTerminal(name)} on ${target.describe} with arguments:\n${jsonForTerminal(args)}`)
   if (!(await confirmCall(tool, flags))) {
     say('Not called.')
     return 2
@@ -136,7 +139,7 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
     })
     progress.stop()
     if (flags.json) {
-      console.log(JSON.stringify(result, null, 2))
+      console.log(jsonForTerminal(result))
     } else {
       const dir = flags.outDir ?? mkdtempSync(join(tmpdir(), 'toolwire-'))
       for (const line of renderResult(result, dir, name)) console.log(line)
@@ -164,14 +167,16 @@ export function registerClientCommands(program: Command): void {
     withClient(operands, flags, async (client) => {
       const result = await client.discover()
       if (flags.json) {
-        console.log(JSON.stringify(result, null, 2))
+        console.log(jsonForTerminal(result))
         return 0
       }
       const info = await client.serverInfo()
-      if (info) console.log(`Server:       ${info.title ?? info.name} ${info.version}`)
-      console.log(`Versions:     ${result.supportedVersions.join(', ')}`)
-      console.log(`Capabilities: ${Object.keys(result.capabilities).join(', ') || 'none'}`)
-      if (result.instructions) console.log(`Instructions: ${result.instructions}`)
+      if (info) console.log(`Server:       ${forTerminal(`${info.title ?? info.name} ${info.version}`)}`)
+      console.log(`Versions:     ${forTerminal(result.supportedVersions.join(', '))}`)
+      console.log(`Capabilities: ${forTerminal(Object.keys(result.capabilities).join(', ')) || 'none'}`)
+      if (result.instructions) {
+        console.log(`Instructions: ${forTerminal(result.instructions, { multiline: true })}`)
+      }
       return 0
     }),
   )
@@ -184,7 +189,7 @@ export function registerClientCommands(program: Command): void {
   ).action(async (operands: string[], flags: CommonFlags) =>
     withClient(operands, flags, async (client) => {
       const { tools } = await client.listTools()
-      if (flags.json) console.log(JSON.stringify(tools, null, 2))
+      if (flags.json) console.log(jsonForTerminal(tools))
       else printTools(tools)
       return 0
     }),
@@ -207,11 +212,12 @@ export function registerClientCommands(program: Command): void {
   )
 }
 
-/** Exit status 2 for protocol, transport and usage errors, with the server's message. */
+/** Exit status 2 for protocol, transport and usage errors, with the server's message made safe to print. */
 export function describeFailure(error: unknown): string {
+  const text = (message: string): string => forTerminal(message, { multiline: true })
   const hint = loginHint(error)
-  if (hint) return `${(error as Error).message}: ${hint}`
-  if (error instanceof ProtocolError) return `${error.message} (error ${error.code})`
-  if (error instanceof InvalidResponseError) return `invalid response: ${error.message}`
-  return error instanceof Error ? error.message : String(error)
+  if (hint) return `${text((error as Error).message)}: ${hint}`
+  if (error instanceof ProtocolError) return `${text(error.message)} (error ${error.code})`
+  if (error instanceof InvalidResponseError) return `invalid response: ${text(error.message)}`
+  return text(error instanceof Error ? error.message : String(error))
 }

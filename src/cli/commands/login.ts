@@ -10,6 +10,7 @@ import { FileTokenStore } from '../auth/file-store.js'
 import { listenForCallback } from '../auth/loopback.js'
 import { clientCredentialsFromEnv } from '../auth/options.js'
 import { UsageError } from '../client/target.js'
+import { forTerminal } from '../terminal-text.js'
 
 interface LoginFlags {
   clientCredentials?: boolean
@@ -64,7 +65,7 @@ async function signIn(provider: OAuthProvider, url: string): Promise<void> {
   }
   if (!(await provider.store.getTokens(provider.resourceKey))) await provider.authorize()
   const tokens = await provider.store.getTokens(provider.resourceKey)
-  say(`Logged in to ${url}${tokens?.scope ? ` (scope: ${tokens.scope})` : ''}.`)
+  say(`Logged in to ${url}${tokens?.scope ? ` (scope: ${forTerminal(tokens.scope)})` : ''}.`)
 }
 
 export function registerLogin(program: Command): void {

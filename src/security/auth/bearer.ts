@@ -17,7 +17,7 @@ import {
 import { bearerChallenge, scopeChallenge } from '../errors.js'
 import { jwtVerifier, type JwtVerifierOptions } from './jwt.js'
 import { InvalidTokenError, type TokenVerifier } from './verifier.js'
-import { addressKey } from '../principal.js'
+import { addressKey } from '../../protocol/address.js'
 import { type Bucket, checkLimit, type Limit, MemoryRateLimitStore } from '../rate-limit.js'
 
 const MAX_BLOCKED = 10_000

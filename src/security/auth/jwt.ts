@@ -84,17 +84,19 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) throw error
       throw new InvalidTokenError(describe(errors, error))
     }
-    const subject = [payload.sub, payload.client_id, payload.azp].find((v) => typeof v === 'string')
-    if (typeof subject !== 'string' || subject === '')
+    const clientId = [payload.client_id, payload.azp].find((v) => typeof v === 'string' && v !== '')
+    const user = typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined
+    const subject = user ?? clientId
+    if (typeof subject !== 'string')
       throw new InvalidTokenError('token has no subject (sub, client_id or azp)')
     const auth: AuthInfo = {
       subject,
+      // A client-credentials token names a client, not a user: keep the two apart (see `authPrincipal`).
+      subjectKind: user === undefined ? 'client' : 'user',
       scopes: scopesOf(payload),
       claims: payload,
       ...(typeof payload.exp === 'number' && { expiresAt: payload.exp }),
-      ...(typeof (payload.client_id ?? payload.azp) === 'string' && {
-        clientId: (payload.client_id ?? payload.azp) as string,
-      }),
+      ...(typeof clientId === 'string' && { clientId }),
     }
     return auth
   }

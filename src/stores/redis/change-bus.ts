@@ -5,6 +5,7 @@
  */
 import { Redis } from 'ioredis'
 import type { ChangeBus, ChangeEvent } from '../../features/subscriptions/bus.js'
+import { consoleLogger } from '../../protocol/dispatcher.js'
 
 export interface RedisChangeBusOptions {
   /** `redis://host:port/db`; ignored when `client` is given. */
@@ -13,9 +14,21 @@ export interface RedisChangeBusOptions {
   readonly client?: Redis
   /** Channel shared by the instances of one deployment (default `toolwire:changes`). */
   readonly channel?: string
-  /** Reports messages on the channel that are not change events, and subscriber failures. */
+  /** Reports messages on the channel that are not change events. */
   readonly onError?: (error: unknown) => void
+  /**
+   * Told once when the connection to Redis is lost and once when it is back, with how long it was down and
+   * how many connection errors it saw (default: the console, like the server's default logger).
+   */
+  readonly onOutage?: (message: string) => void
 }
+
+/** Every list a listener may follow: after an outage each of them may have changed unseen. */
+const CATCH_UP: readonly ChangeEvent[] = [
+  { type: 'tools/list_changed' },
+  { type: 'prompts/list_changed' },
+  { type: 'resources/list_changed' },
+]
 
 const TYPES = new Set([
   'tools/list_changed',
@@ -60,6 +73,11 @@ export class RedisChangeBus implements ChangeBus {
   readonly #ownsPublisher: boolean
   readonly #handlers = new Set<(event: ChangeEvent) => void>()
   readonly #onError: (error: unknown) => void
+  readonly #onOutage: (message: string) => void
+  /** When the current outage began (0: connected), and the connection errors seen since. */
+  #downSince = 0
+  #outageErrors = 0
+  #closing = false
 
   private constructor(publisher: Redis, ownsPublisher: boolean, options: RedisChangeBusOptions) {
     this.channel = options.channel ?? 'toolwire:changes'
@@ -67,21 +85,63 @@ export class RedisChangeBus implements ChangeBus {
     this.#ownsPublisher = ownsPublisher
     this.#subscriber = publisher.duplicate()
     this.#onError = options.onError ?? (() => {})
+    this.#onOutage = options.onOutage ?? ((message) => consoleLogger.warn(message))
     this.#subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.channel) return
       const event = parseChangeEvent(message)
       if (!event) return this.#onError(new Error(`ignored a malformed message on ${channel}`))
-      for (const handler of this.#handlers) {
-        try {
-          handler(event)
-        } catch (error) {
-          this.#onError(error)
-        }
-      }
+      this.#deliver(event)
     })
-    // ioredis reconnects by itself; errors in between are reported, not thrown.
-    this.#subscriber.on('error', this.#onError)
-    if (ownsPublisher) this.#publisher.on('error', this.#onError)
+    // ioredis reconnects by itself; an outage is reported once when it starts and once when it ends.
+    this.#subscriber.on('error', (error: unknown) => this.#lost(error))
+    this.#subscriber.on('close', () => this.#lost('connection closed'))
+    this.#subscriber.on('ready', () => void this.#back())
+    if (ownsPublisher) this.#publisher.on('error', (error: unknown) => this.#lost(error))
+  }
+
+  #deliver(event: ChangeEvent): void {
+    for (const handler of this.#handlers) {
+      try {
+        handler(event)
+      } catch (error) {
+        this.#onError(error)
+      }
+    }
+  }
+
+  #lost(reason: unknown): void {
+    if (this.#closing) return
+    if (this.#downSince !== 0) {
+      this.#outageErrors++
+      return
+    }
+    this.#downSince = Date.now()
+    this.#outageErrors = 1
+    this.#onOutage(
+      `Redis change bus lost its connection (${String(reason)}); listeners catch up when it returns`,
+    )
+  }
+
+  /**
+   * Back after an outage: pub/sub keeps nothing for a disconnected subscriber, so changes published
+   * meanwhile (here or on any instance) are lost. Once subscribed again, every local listener is told that
+   * every list changed, and clients refetch (basic/patterns/subscriptions §Receiving Notifications).
+   */
+  async #back(): Promise<void> {
+    if (this.#downSince === 0 || this.#closing) return
+    try {
+      await this.#subscriber.subscribe(this.channel)
+    } catch {
+      return // lost again before subscribing; the next `ready` retries
+    }
+    const ms = Date.now() - this.#downSince
+    this.#onOutage(
+      `Redis change bus reconnected after ${ms} ms (${this.#outageErrors} connection errors meanwhile); ` +
+        'listeners were told to refetch every list',
+    )
+    this.#downSince = 0
+    this.#outageErrors = 0
+    for (const event of CATCH_UP) this.#deliver(event)
   }
 
   /** Connects and subscribes; resolves once events published from now on will be received. */
@@ -105,6 +165,7 @@ export class RedisChangeBus implements ChangeBus {
 
   /** Closes the subscribing connection (and the publishing one when the bus opened it). */
   async close(): Promise<void> {
+    this.#closing = true
     this.#handlers.clear()
     await this.#subscriber.quit().catch(() => this.#subscriber.disconnect())
     if (this.#ownsPublisher) await this.#publisher.quit().catch(() => this.#publisher.disconnect())

@@ -14,26 +14,45 @@ import {
   invalidRequest,
   type McpError,
   methodNotAllowed,
+  nestedTooDeep,
   notAcceptable,
   streamNotAcceptable,
   parseError,
   payloadTooLarge,
+  tooManyRequests,
   transportFailure,
   unsupportedMediaType,
 } from '../../wire/errors.js'
+import { DEFAULT_MAX_DEPTH, nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
+import { addressKey } from '../../protocol/address.js'
 import { classify } from '../../wire/jsonrpc.js'
 import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
-import { checkOrigin, type OriginPolicy } from './guard.js'
+import { checkOrigin, isLoopbackAddress, loopbackPolicy, type OriginPolicy } from './guard.js'
 import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
-import { HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
+import { DEFAULT_MAX_BACKLOG, HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
 
 export interface HttpOptions {
   /** Largest request body accepted, in bytes (default 4 MiB); larger is 413. */
   readonly maxBodyBytes?: number
-  /** Host/Origin policy; `false` turns the check off (only behind a proxy that does it). */
+  /**
+   * Host/Origin policy; `false` turns the check off (only behind a proxy that does it). Default: when the
+   * connection arrived on a loopback address, only loopback Hosts and Origins; otherwise an Origin must name
+   * the Host itself. `allowedHosts` / `allowedOrigins` are shorthands for a policy.
+   */
   readonly originPolicy?: OriginPolicy | false
+  /** Host header values accepted (host or host:port); needed where the adapter cannot see a local address. */
+  readonly allowedHosts?: readonly string[]
+  /** Origins accepted (scheme://host[:port]). */
+  readonly allowedOrigins?: readonly string[]
   /** Interval of SSE keep-alive comments on `subscriptions/listen` streams, in ms (default 15 s; 0 = off). */
   readonly keepAliveMs?: number
+  /**
+   * Unsent bytes an SSE response (a tool's progress and logs as much as a listen stream) may pile up for a
+   * client that does not read; past it the response is cut and the request cancelled (default 256 KiB).
+   */
+  readonly maxBacklogBytes?: number
+  /** `subscriptions/listen` streams one client address may hold open (default 16); more get 429. */
+  readonly maxListenStreamsPerAddress?: number
 }
 
 /** What the core reads of an HTTP request. */
@@ -45,6 +64,8 @@ export interface HttpRequestView {
   /** Whether `signal` has fired, when the adapter makes the signal lazily. */
   readonly aborted?: boolean
   readonly remoteAddress?: string | undefined
+  /** The address the connection arrived on, where the adapter knows it (picks the default Host policy). */
+  readonly localAddress?: string | undefined
 }
 
 /** Where the core writes its answer. Exactly one of `send` or `startStream` is called. */
@@ -55,9 +76,13 @@ export interface HttpResponseSink {
   end(): void
   /** Bytes written to the stream that the client has not taken yet. */
   pending?(): number
+  /** Cuts the response off; the request's signal then fires, as for a client that went away. */
+  abort?(): void
 }
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024
+const LOOPBACK_POLICY = loopbackPolicy()
+const OPEN_POLICY: OriginPolicy = {}
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** Answers with an error from the table: its status, its extra headers and a JSON-RPC error body. */
@@ -132,19 +157,33 @@ const checkStandardHeaders =
 export class HttpCore {
   readonly server: DualEraHandler
   readonly maxBodyBytes: number
-  readonly #policy: OriginPolicy | false
+  /** Undefined: chosen per request from the local address (see `HttpOptions.originPolicy`). */
+  readonly #policy: OriginPolicy | false | undefined
   readonly #authenticator: HttpAuthenticator | undefined
   readonly #keepAliveMs: number
+  readonly #maxBacklog: number
+  readonly #maxListens: number
+  /** Open listen streams per client network. */
+  readonly #listens = new Map<string, number>()
   /** 2025-era sessions; undefined when the server serves 2026-07-28 only. */
   readonly #legacy: LegacyHttp | undefined
 
   constructor(server: DualEraHandler, options: HttpOptions = {}) {
     this.server = server
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
+    this.#maxBacklog = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG
+    this.#maxListens = options.maxListenStreamsPerAddress ?? 16
     if (server.legacy && server.sessions)
-      this.#legacy = new LegacyHttp(server.legacy, server.sessions, this.#keepAliveMs)
+      this.#legacy = new LegacyHttp(server.legacy, server.sessions, this.#keepAliveMs, this.#maxBacklog)
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
-    this.#policy = options.originPolicy ?? {}
+    this.#policy =
+      options.originPolicy ??
+      (options.allowedHosts || options.allowedOrigins
+        ? {
+            ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
+            ...(options.allowedOrigins && { allowedOrigins: options.allowedOrigins }),
+          }
+        : undefined)
     this.#authenticator = server.authenticator
   }
 
@@ -178,16 +217,23 @@ export class HttpCore {
 
   #refusal(view: HttpRequestView, contentLength: number | undefined): McpError | undefined {
     if (view.method !== 'POST') return methodNotAllowed()
-    if (this.#policy) {
-      const reason = checkOrigin(this.#policy, view.header('host'), view.header('origin'))
-      if (reason) return forbiddenOrigin(reason)
-    }
+    const reason = this.#originRefusal(view)
+    if (reason) return forbiddenOrigin(reason)
     if (contentLength !== undefined && contentLength > this.maxBodyBytes)
       return payloadTooLarge(this.maxBodyBytes)
     const type = view.header('content-type')
     if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type.trim())) return unsupportedMediaType()
     if (!acceptsResponse(view.header('accept'))) return notAcceptable()
     return undefined
+  }
+
+  /**
+   * DNS rebinding (basic/transports/streamable-http §Security & Endpoint): a loopback listener only answers
+   * loopback names, however the handler was mounted. Returns why the request is refused, or undefined.
+   */
+  #originRefusal(view: HttpRequestView): string | undefined {
+    const policy = this.#policy ?? (isLoopbackAddress(view.localAddress) ? LOOPBACK_POLICY : OPEN_POLICY)
+    return policy ? checkOrigin(policy, view.header('host'), view.header('origin')) : undefined
   }
 
   /** Refuses a body that turned out larger than the limit while it was read (413). */
@@ -204,10 +250,8 @@ export class HttpCore {
   /** GET or DELETE of a 2025-era session (after the Origin check and authentication). */
   async #legacySession(view: HttpRequestView, out: HttpResponseSink): Promise<void> {
     const legacy = this.#legacy as LegacyHttp
-    if (this.#policy) {
-      const refusal = checkOrigin(this.#policy, view.header('host'), view.header('origin'))
-      if (refusal) return sendError(out, forbiddenOrigin(refusal))
-    }
+    const refusal = this.#originRefusal(view)
+    if (refusal) return sendError(out, forbiddenOrigin(refusal))
     let auth: AuthInfo | undefined
     if (this.#authenticator) {
       const outcome = await this.#authenticator.authenticate(view)
@@ -231,12 +275,20 @@ export class HttpCore {
       }
       auth = outcome.auth
     }
+    let text: string
+    try {
+      text = utf8.decode(body)
+    } catch {
+      return sendError(out, parseError('body is not valid UTF-8'))
+    }
+    // Checked on the raw text: parsing a deeply nested body is itself the attack.
+    const maxDepth = this.server.maxParamsDepth ?? DEFAULT_MAX_DEPTH
+    if (nestedDeeperThan(text, maxDepth + 1)) return sendError(out, nestedTooDeep(maxDepth), topLevelId(text))
     let parsed: unknown
     try {
-      parsed = JSON.parse(utf8.decode(body))
-    } catch (error) {
-      sendError(out, error instanceof TypeError ? parseError('body is not valid UTF-8') : parseError())
-      return
+      parsed = JSON.parse(text)
+    } catch {
+      return sendError(out, parseError())
     }
     const inbound = classify(parsed)
     if (this.#legacy && LegacyHttp.claims(view, inbound)) return this.#legacy.post(view, inbound, out, auth)
@@ -250,7 +302,20 @@ export class HttpCore {
     const eventStream = accepts(view.header('accept'), 'text/event-stream')
     if (!eventStream && request.method === 'subscriptions/listen')
       return sendError(out, streamNotAcceptable(), request.id)
-    const exchange = new HttpExchange(view, out, auth, eventStream)
+    // Listen streams stay open indefinitely: one address may not hold an unbounded number of them.
+    const listenKey =
+      request.method === 'subscriptions/listen' && view.remoteAddress !== undefined
+        ? addressKey(view.remoteAddress)
+        : undefined
+    if (listenKey !== undefined) {
+      const held = this.#listens.get(listenKey) ?? 0
+      if (held >= this.#maxListens) {
+        const what = `more than ${this.#maxListens} listen streams from one address`
+        return sendError(out, tooManyRequests(5_000, what), request.id)
+      }
+      this.#listens.set(listenKey, held + 1)
+    }
+    const exchange = new HttpExchange(view, out, auth, eventStream, this.#maxBacklog)
     // Long-lived listen streams get periodic SSE comments so proxies keep them open (streamable-http
     // §Receiving Messages).
     const keepAlive =
@@ -265,6 +330,11 @@ export class HttpCore {
       reply = await this.server.handle(request, exchange, checkStandardHeaders(view))
     } finally {
       if (keepAlive) clearInterval(keepAlive)
+      if (listenKey !== undefined) {
+        const left = (this.#listens.get(listenKey) ?? 1) - 1
+        if (left === 0) this.#listens.delete(listenKey)
+        else this.#listens.set(listenKey, left)
+      }
     }
     writeReply(exchange, reply, out)
   }

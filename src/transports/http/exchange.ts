@@ -5,6 +5,9 @@ import type { JsonRpcNotification } from '../../wire/jsonrpc.js'
 import type { HttpRequestView, HttpResponseSink } from './core.js'
 
 export const JSON_HEADERS = { 'content-type': 'application/json' }
+/** Unsent SSE bytes one response may pile up for a client that does not read (`HttpOptions.maxBacklogBytes`). */
+export const DEFAULT_MAX_BACKLOG = 256 * 1024
+
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache',
@@ -28,6 +31,7 @@ export class HttpExchange implements Exchange {
     readonly auth: AuthInfo | undefined,
     /** Whether the client's Accept allows an SSE answer; without it the answer stays one JSON body. */
     private readonly eventStream = true,
+    private readonly maxBacklog = DEFAULT_MAX_BACKLOG,
   ) {
     this.remoteAddress = view.remoteAddress
   }
@@ -48,6 +52,10 @@ export class HttpExchange implements Exchange {
     if (!this.streaming) {
       this.streaming = true
       this.out.startStream(SSE_HEADERS)
+    } else if (this.backlog() > this.maxBacklog) {
+      // A client that does not read must not grow the server without bound: cancel the request.
+      this.out.abort?.()
+      return
     }
     this.out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
   }

@@ -5,7 +5,17 @@ import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink
 /** Bytes a response stream buffers before its reader is considered behind. */
 const STREAM_HIGH_WATER = 64 * 1024
 
-export type FetchHandler = (request: Request) => Promise<Response>
+/** `context` is whatever the runtime passes next to the request (Deno's `info`, Bun's `server` …). */
+export type FetchHandler = (request: Request, context?: unknown) => Promise<Response>
+
+export interface FetchHandlerOptions extends HttpOptions {
+  /**
+   * The caller's network address. Fetch runtimes do not put it on the `Request`, and without it every
+   * anonymous caller shares one rate-limit budget, one concurrency cap and one handle quota. Return
+   * undefined when unknown. Only trust a forwarding header your own proxy sets.
+   */
+  readonly clientAddress?: (request: Request, context: unknown) => string | undefined
+}
 
 async function readCapped(request: Request, max: number): Promise<Uint8Array | undefined> {
   if (!request.body) return new Uint8Array(0)
@@ -41,10 +51,17 @@ async function readCapped(request: Request, max: number): Promise<Uint8Array | u
  * export default { fetch: handle } // Workers, Bun, Deno …
  * ```
  */
-export function createFetchHandler(server: RequestHandler, options: HttpOptions = {}): FetchHandler {
+export function createFetchHandler(server: RequestHandler, options: FetchHandlerOptions = {}): FetchHandler {
   const core = new HttpCore(server, options)
   const encoder = new TextEncoder()
-  return async (request) => {
+  const clientAddress = options.clientAddress
+  if (!clientAddress && !server.authenticator) {
+    server.logger.warn(
+      'createFetchHandler has no clientAddress: anonymous callers share one rate-limit budget, one ' +
+        'concurrency cap and one handle quota; pass clientAddress(request) to count them by address',
+    )
+  }
+  return async (request, context) => {
     if (server.authenticator && request.url.includes('/.well-known/')) {
       const document = core.wellKnown(request.method, new URL(request.url).pathname)
       if (document) return new Response(request.method === 'HEAD' ? null : document.body, document)
@@ -81,11 +98,20 @@ export function createFetchHandler(server: RequestHandler, options: HttpOptions 
         }
       },
       pending: () => STREAM_HIGH_WATER - (controller?.desiredSize ?? STREAM_HIGH_WATER),
+      abort: () => {
+        cancel.abort()
+        try {
+          controller?.error(new Error('the client fell too far behind'))
+        } catch {
+          // already closed
+        }
+      },
     }
     const view: HttpRequestView = {
       method: request.method,
       header: (name) => request.headers.get(name) ?? undefined,
       signal: cancel.signal,
+      remoteAddress: clientAddress?.(request, context),
     }
     const declared = request.headers.get('content-length')
     if (!core.precheck(view, sink, declared === null ? undefined : Number(declared))) return answered

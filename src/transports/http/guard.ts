@@ -18,6 +18,12 @@ export function loopbackPolicy(): OriginPolicy {
 
 export const isLoopbackHost = (host: string): boolean => LOOPBACK.has(host.toLowerCase())
 
+/** Whether a socket address is loopback: 127.0.0.0/8, ::1, or IPv4-mapped 127.x. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.')
+}
+
 function hostname(hostHeader: string): string {
   const value = hostHeader.trim().toLowerCase()
   if (value.startsWith('[')) return value.slice(0, value.indexOf(']') + 1)

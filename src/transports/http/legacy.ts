@@ -3,7 +3,7 @@
  * mints a sealed `Mcp-Session-Id`, POSTs carry requests, notifications and the client's responses to our
  * requests, GET opens the session's notification stream, DELETE ends the session.
  */
-import type { AuthInfo } from '../../protocol/exchange.js'
+import { type AuthInfo, authPrincipal } from '../../protocol/exchange.js'
 import type { LegacyEngine } from '../../legacy/engine.js'
 import type { LegacySession, SessionCodec } from '../../legacy/session.js'
 import { encodeError, encodeResult } from '../../protocol/encode.js'
@@ -27,8 +27,9 @@ class LegacyHttpExchange extends HttpExchange {
     auth: AuthInfo | undefined,
     private readonly engine: LegacyEngine,
     private readonly sessionId: string,
+    maxBacklog: number,
   ) {
-    super(view, out, auth)
+    super(view, out, auth, true, maxBacklog)
   }
 
   /** Aborted by a client disconnect or by `notifications/cancelled` on another POST. */
@@ -60,6 +61,8 @@ export class LegacyHttp {
     private readonly engine: LegacyEngine,
     private readonly sessions: SessionCodec,
     private readonly keepAliveMs: number,
+    /** Unsent bytes a session's SSE answer or GET stream may pile up before it is cut. */
+    private readonly maxBacklog: number,
   ) {}
 
   /** True when a POST belongs to the legacy era: an `initialize` or a session's message without `_meta`. */
@@ -103,7 +106,7 @@ export class LegacyHttp {
     }
     if (inbound.kind !== 'request') return
     const request = inbound.message
-    const exchange = new LegacyHttpExchange(view, out, auth, this.engine, session.id)
+    const exchange = new LegacyHttpExchange(view, out, auth, this.engine, session.id, this.maxBacklog)
     const untrack = this.engine.track(session.id, request.id, (reason) => exchange.cancel(reason))
     try {
       const peer = this.engine.peer(session.id)
@@ -140,7 +143,14 @@ export class LegacyHttp {
     const detach = this.engine.attach(
       this.engine.peer(session.id),
       (message) => {
-        if (open) out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+        if (!open) return
+        // A client that stops reading its stream must not grow the server without bound: cut the stream.
+        if ((out.pending?.() ?? 0) > this.maxBacklog) {
+          finish()
+          out.abort?.()
+          return
+        }
+        out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
       },
       finish,
     )
@@ -167,7 +177,7 @@ export class LegacyHttp {
         negotiated.version,
         negotiated.capabilities,
         negotiated.clientInfo,
-        auth?.subject,
+        auth && authPrincipal(auth),
       )
       out.send(
         200,
@@ -192,8 +202,11 @@ export class LegacyHttp {
       return undefined
     }
     const session = await this.sessions.open(token.trim())
-    // Another user's session id is treated like an unknown one.
-    if (!session || this.engine.isEnded(session.id) || session.principal !== auth?.subject) {
+    // Another caller's session id is treated like an unknown one. The binding uses the same namespaced key as
+    // rate limits and handles (`user:` or `client:` plus the subject), so a client-credentials token whose
+    // subject equals a user's id cannot take over that user's session.
+    const principal = auth && authPrincipal(auth)
+    if (!session || this.engine.isEnded(session.id) || session.principal !== principal) {
       sendError(
         out,
         404,

@@ -10,6 +10,11 @@ import type { RequestHandler } from '../../protocol/handler.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
+import {
+  type ConnectionLimitOptions,
+  limitConnections,
+  TIMEOUT_CHECK_INTERVAL_MS,
+} from './connection-limits.js'
 
 export interface NodeHandlerOptions extends HttpOptions {
   /** The MCP endpoint path (default `/mcp`); other paths get 404 unless `fallback` handles them. */
@@ -43,6 +48,9 @@ class NodeSink implements HttpResponseSink {
   pending(): number {
     return this.res.writableLength
   }
+  abort(): void {
+    this.res.destroy()
+  }
 }
 
 /**
@@ -59,6 +67,10 @@ class NodeRequestView implements HttpRequestView {
   ) {
     this.method = req.method ?? 'GET'
     this.remoteAddress = req.socket.remoteAddress
+  }
+
+  get localAddress(): string | undefined {
+    return this.req.socket.localAddress
   }
 
   header(name: string): string | undefined {
@@ -142,7 +154,7 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
   }
 }
 
-export interface ServeOptions extends NodeHandlerOptions {
+export interface ServeOptions extends NodeHandlerOptions, ConnectionLimitOptions {
   /** Interface to bind (default 127.0.0.1). */
   readonly host?: string
   /** Port (default 3000; 0 picks a free one). */
@@ -159,8 +171,12 @@ export interface RunningServer {
 export async function serveNode(server: RequestHandler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const policy = options.originPolicy ?? (isLoopbackHost(host) ? loopbackPolicy() : {})
-  const httpServer = createServer(createNodeHandler(server, { ...options, originPolicy: policy }))
+  const httpServer = createServer(
+    { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    createNodeHandler(server, { ...options, originPolicy: policy }),
+  )
   httpServer.keepAliveTimeout = 65_000
+  limitConnections(httpServer, options)
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject)
     httpServer.listen(options.port ?? 3000, host, () => {

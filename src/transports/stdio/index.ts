@@ -8,7 +8,8 @@ import type { Exchange } from '../../protocol/exchange.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { encodeError, encodeResult } from '../../protocol/encode.js'
 import type { Reply } from '../../protocol/dispatcher.js'
-import { invalidRequest, McpError, parseError } from '../../wire/errors.js'
+import { invalidRequest, McpError, nestedTooDeep, parseError } from '../../wire/errors.js'
+import { DEFAULT_MAX_DEPTH, nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
 import { PeerState } from '../../legacy/engine.js'
 import { hasModernMeta } from '../../legacy/versions.js'
 import {
@@ -94,6 +95,7 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
   let discarding = false
   let ended = false
   const engine = server.legacy
+  const maxDepth = server.maxParamsDepth ?? DEFAULT_MAX_DEPTH
   let legacy: LegacyConnection | undefined
   const connectionKey = `stdio-${crypto.randomUUID()}`
   let resolveClosed!: () => void
@@ -140,6 +142,11 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
       return
     }
     if (text === '') return
+    // Checked on the raw line: parsing a deeply nested message is itself the attack.
+    if (nestedDeeperThan(text, maxDepth + 1)) {
+      send(encodeError(topLevelId(text), nestedTooDeep(maxDepth)))
+      return
+    }
     let parsed: unknown
     try {
       parsed = JSON.parse(text)

@@ -1,0 +1,106 @@
+/**
+ * The regular-expression engines behind JSON Schema `pattern` and `patternProperties`. ECMAScript regular
+ * expressions backtrack: `^(a+)+$` against 34 characters runs for minutes, and no timeout can interrupt a
+ * synchronous match. Patterns therefore run on RE2 (the `re2js` port), whose matching time is linear in the
+ * input. ECMAScript syntax RE2 lacks is translated (`\uXXXX`, `\u{X}`, and `\s` / `.` keep their ECMAScript
+ * meaning); what cannot be translated (lookaround, backreferences) is allowed only in trusted schemas and
+ * only when `safe-regex2` finds no nested quantifier that could backtrack catastrophically.
+ */
+import { RE2JS } from 're2js'
+import safeRegex from 'safe-regex2'
+
+/** What ajv needs of a compiled pattern (`code.regExp`). */
+export interface RegExpLike {
+  test(text: string): boolean
+}
+
+export class UnsafePatternError extends Error {
+  override readonly name = 'UnsafePatternError'
+}
+
+/** ECMAScript `\s` (WhiteSpace and LineTerminator), as RE2 class members. */
+const SPACE =
+  '\\t\\n\\x{b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}'
+/** ECMAScript `.` without the `s` flag: anything but a line terminator. */
+const DOT = '[^\\n\\r\\x{2028}\\x{2029}]'
+
+/** Rewrites the ECMAScript-only parts of `pattern` into RE2 syntax with the same meaning. */
+function toRe2(pattern: string): string {
+  let out = ''
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i] as string
+    if (char === '\\') {
+      const next = pattern[i + 1] ?? ''
+      if (next === 'u') {
+        const braced = /^\{([0-9a-fA-F]{1,6})\}/.exec(pattern.slice(i + 2))
+        const plain = /^[0-9a-fA-F]{4}/.exec(pattern.slice(i + 2))
+        if (braced) {
+          out += `\\x{${braced[1] as string}}`
+          i += 1 + braced[0].length
+          continue
+        }
+        if (plain) {
+          out += `\\x{${plain[0]}}`
+          i += 5
+          continue
+        }
+      }
+      if (next === 's') out += inClass ? SPACE : `[${SPACE}]`
+      else if (next === 'S' && !inClass) out += `[^${SPACE}]`
+      else out += char + next
+      i++
+      continue
+    }
+    if (inClass) {
+      if (char === ']') inClass = false
+      out += char
+    } else if (char === '[') {
+      inClass = true
+      out += char
+      if (pattern[i + 1] === '^') out += pattern[++i] as string
+      if (pattern[i + 1] === ']') out += `\\${pattern[++i] as string}` // `[]` / `[^]` start: a literal `]` in RE2
+    } else out += char === '.' ? DOT : char
+  }
+  return out
+}
+
+/** A pattern on RE2, or why it cannot run there. */
+function re2(pattern: string): RegExpLike | Error {
+  try {
+    const compiled = RE2JS.compile(toRe2(pattern))
+    return { test: (text) => compiled.matcher(text).find() }
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error))
+  }
+}
+
+/**
+ * For schemas from a peer (a server's `outputSchema`, an elicitation form): RE2 only. A pattern it cannot
+ * run makes the schema unusable instead of risking a match that never ends.
+ */
+export function untrustedRegExp(pattern: string): RegExpLike {
+  const compiled = re2(pattern)
+  if (compiled instanceof Error) {
+    throw new UnsafePatternError(
+      `pattern ${JSON.stringify(pattern)} cannot be matched in linear time (${compiled.message}); it is not used`,
+    )
+  }
+  return compiled
+}
+
+/**
+ * For a server's own schemas: RE2 when it can; otherwise the native engine, unless the pattern has the
+ * nested quantifiers that make backtracking explode, which are refused when the server is defined.
+ */
+export function trustedRegExp(pattern: string, flags: string): RegExpLike {
+  const compiled = re2(pattern)
+  if (!(compiled instanceof Error)) return compiled
+  if (!safeRegex(pattern)) {
+    throw new UnsafePatternError(
+      `pattern ${JSON.stringify(pattern)} can backtrack catastrophically (nested quantifiers) and uses syntax ` +
+        `a linear-time engine cannot run (${compiled.message}); rewrite it`,
+    )
+  }
+  return new RegExp(pattern, flags)
+}
