@@ -14,7 +14,7 @@ import { rawJson } from './protocol/encode.js'
 import type { Exchange } from './protocol/exchange.js'
 import type { Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
-import { SchemaCompiler } from './schema/json-schema.js'
+import { SchemaCompiler, type SchemaValidatorChoice } from './schema/json-schema.js'
 import { toolMethods, type ToolCallOptions } from './features/tools/call.js'
 import type { CompiledTool } from './features/tools/compile.js'
 import type { ToolDefinition } from './features/tools/define.js'
@@ -104,6 +104,11 @@ export interface ServerOptions {
   wrapToolHandler?: ToolCallOptions['wrapHandler']
   /** Include `_meta.serverInfo` in every result (default true, META-06). */
   serverInfoInResults?: boolean
+  /**
+   * JSON Schema validator: ajv where code generation is allowed, else an interpreting validator
+   * (Cloudflare Workers forbid `new Function`); set `'interpreted'` to force the latter (default 'auto').
+   */
+  jsonSchemaValidator?: SchemaValidatorChoice
   logger?: ServerLogger
   /** Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see README §Security). */
   security?: SecurityOptions
@@ -119,6 +124,8 @@ export class Server {
   /** Publishing here reaches every open `subscriptions/listen` stream (tool/prompt/resource edits do it). */
   readonly changes: ChangeBus
   readonly logger: ServerLogger
+  /** The JSON Schema validator compiling this server's schemas: `ajv`, or `interpreted` where code generation is forbidden. */
+  readonly schemaValidator: 'ajv' | 'interpreted'
   readonly #hub: ListenHub
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
   /** Bearer-token authentication the HTTP transports apply (from `security.auth`). */
@@ -149,7 +156,8 @@ export class Server {
     const cache = { ttlMs: options.cache?.ttlMs ?? 300_000, scope: options.cache?.scope ?? 'public' }
     if (!Number.isInteger(cache.ttlMs) || cache.ttlMs < 0)
       throw new TypeError('cache.ttlMs must be an integer >= 0')
-    const compiler = new SchemaCompiler()
+    const compiler = new SchemaCompiler(options.jsonSchemaValidator)
+    this.schemaValidator = compiler.validator
     const listOptions = {
       pageSize: options.pageSize ?? 100,
       ttlMs: cache.ttlMs,
