@@ -12,7 +12,7 @@ export interface UrlProcess {
 export async function startUrlProcess(
   command: string,
   args: readonly string[],
-  options: { cwd: string; env?: NodeJS.ProcessEnv; deadlineMs?: number },
+  options: { cwd: string; env?: NodeJS.ProcessEnv | undefined; deadlineMs?: number },
 ): Promise<UrlProcess> {
   const child = spawn(command, args, {
     cwd: options.cwd,

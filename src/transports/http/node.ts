@@ -10,6 +10,7 @@ import type { Server } from '../../server.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
+import { alreadyReadBody, answerConsumedBody } from './consumed-body.js'
 
 export interface NodeHandlerOptions extends HttpOptions {
   /** The MCP endpoint path (default `/mcp`); other paths get 404 unless `fallback` handles them. */
@@ -110,6 +111,8 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
       req.resume()
       return
     }
+    const preread = alreadyReadBody(req)
+    if (preread !== undefined) return answerPreread(server, core, view, sink, preread)
     const chunks: Buffer[] = []
     let size = 0
     let refused = false
@@ -137,6 +140,28 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
       })
     })
   }
+}
+
+/** A body a framework already parsed (`req.body`): the same checks as a streamed one, no waiting. */
+function answerPreread(
+  server: Server,
+  core: HttpCore,
+  view: HttpRequestView,
+  sink: HttpResponseSink,
+  body: Uint8Array | 'gone',
+): void {
+  if (body === 'gone') return answerConsumedBody(server, sink)
+  if (body.byteLength > core.maxBodyBytes) {
+    return sink.send(
+      413,
+      { 'content-type': 'application/json' },
+      `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: body exceeds ${core.maxBodyBytes} bytes"}}`,
+    )
+  }
+  core.handle(view, body, sink).catch((error: unknown) => {
+    server.logger.error('HTTP handler failed', { error: String(error) })
+    sink.send(500, { 'content-type': 'application/json' })
+  })
 }
 
 export interface ServeOptions extends NodeHandlerOptions {

@@ -1,0 +1,37 @@
+/**
+ * Bodies a web framework read before toolwire did. Express's `express.json()`, Fastify and others consume
+ * the request stream and leave the result in `req.body`; waiting for the stream's data then would never end.
+ * A parsed body is used as it is; a stream consumed without leaving `req.body` is answered at once.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { Server } from '../../server.js'
+import { encodeError } from '../../protocol/encode.js'
+import { internalError } from '../../wire/errors.js'
+import type { HttpResponseSink } from './core.js'
+
+const encoder = new TextEncoder()
+
+const GONE_MESSAGE =
+  'Internal error: the request body was read before the MCP handler saw it and not left in req.body ' +
+  '(mount the MCP endpoint before body-reading middleware, or leave its result in req.body)'
+
+/**
+ * The body another middleware already read: bytes when it left them (or a parsed value) in `req.body`,
+ * `'gone'` when the stream was consumed and nothing is left, undefined when the stream is still unread.
+ */
+export function alreadyReadBody(req: IncomingMessage & { body?: unknown }): Uint8Array | 'gone' | undefined {
+  // An unread stream wins even when `req.body` is set: some parsers preset `{}` for types they skip.
+  if (!req.readableEnded) return undefined
+  const body = req.body
+  if (body === undefined || body === null) return 'gone'
+  if (body instanceof Uint8Array) return body
+  if (typeof body === 'string') return encoder.encode(body)
+  const text = JSON.stringify(body) as string | undefined
+  return text === undefined ? 'gone' : encoder.encode(text)
+}
+
+/** Answers a request whose body is gone: a configuration error on the server side, said plainly. */
+export function answerConsumedBody(server: Server, sink: HttpResponseSink): void {
+  server.logger.error('MCP request body already consumed by other middleware', {})
+  sink.send(500, { 'content-type': 'application/json' }, encodeError(undefined, internalError(GONE_MESSAGE)))
+}
