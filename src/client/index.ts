@@ -2,6 +2,15 @@
 export { Client } from './client.js'
 export type { ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
 export { connect } from './connect.js'
+export type {
+  GetPromptResult,
+  PromptArgumentInfo,
+  PromptInfo,
+  PromptMessage,
+  ReadResourceResult,
+  ResourceInfo,
+  ResourceTemplateInfo,
+} from './catalogs.js'
 export type { ConnectTarget } from './connect.js'
 export {
   InvalidResponseError,

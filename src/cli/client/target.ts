@@ -1,5 +1,9 @@
-/** Where the CLI connects: a URL, or (after `--`) a command it spawns and talks to over stdio. */
+/**
+ * Where the CLI connects: a URL, a server named in a configuration file (.mcp.json, .vscode/mcp.json,
+ * Claude Desktop's), or (after `--`) a command it spawns and talks to over stdio.
+ */
 import { connect, type Client, type ClientOptions } from '../../client/index.js'
+import { configFiles, configuredNames, findConfiguredServer } from './config.js'
 
 export interface Target {
   /** Operands before the target's end: tool name and key=value pairs. */
@@ -15,8 +19,10 @@ export interface Target {
 export function parseTarget(
   operands: readonly string[],
   headers: readonly string[],
+  envPairs: readonly string[] = [],
   argv = process.argv,
 ): Target {
+  const env = parseEnv(envPairs)
   const marker = argv.indexOf('--')
   if (marker !== -1) {
     const command = argv.slice(marker + 1)
@@ -28,21 +34,65 @@ export function parseTarget(
     return {
       rest,
       describe: command.join(' '),
-      open: (options) => connect({ command: program, args }, options),
+      open: (options) => connect({ command: program, args, env }, options),
     }
   }
-  const [url, ...rest] = operands
-  if (!url) throw new UsageError('give a server URL, or -- followed by a command to run over stdio')
-  if (!/^https?:\/\//i.test(url)) {
-    throw new UsageError(`${url} is not an http(s) URL; to run a stdio server put its command after --`)
+  const [first, ...rest] = operands
+  if (!first) {
+    throw new UsageError(
+      'give a server URL, a configured server name, or -- followed by a command to run over stdio',
+    )
   }
-  const parsedHeaders: Record<string, string> = {}
+  if (/^https?:\/\//i.test(first)) {
+    if (envPairs.length > 0) throw new UsageError('--env applies to stdio servers only')
+    return {
+      rest,
+      describe: first,
+      open: (options) => connect({ url: first, headers: parseHeaders(headers) }, options),
+    }
+  }
+  const configured = findConfiguredServer(first)
+  if (!configured) {
+    const known = configuredNames()
+    throw new UsageError(
+      `${first} is neither an http(s) URL nor a server configured in ${configFiles().join(', ')}` +
+        (known.length > 0 ? ` (configured: ${known.join(', ')})` : '') +
+        '; to run a stdio server put its command after --',
+    )
+  }
+  const describe = `${configured.name} (from ${configured.source})`
+  if (configured.url !== undefined) {
+    if (envPairs.length > 0) throw new UsageError('--env applies to stdio servers only')
+    const url = configured.url
+    const merged = { ...configured.headers, ...parseHeaders(headers) }
+    return { rest, describe, open: (options) => connect({ url, headers: merged }, options) }
+  }
+  if (headers.length > 0) throw new UsageError('--header applies to HTTP targets only')
+  const command = configured.command as string
+  const args = configured.args ?? []
+  const mergedEnv = { ...configured.env, ...env }
+  return { rest, describe, open: (options) => connect({ command, args, env: mergedEnv }, options) }
+}
+
+function parseHeaders(headers: readonly string[]): Record<string, string> {
+  const parsed: Record<string, string> = {}
   for (const header of headers) {
     const colon = header.indexOf(':')
     if (colon <= 0) throw new UsageError(`--header expects "Name: value", got ${JSON.stringify(header)}`)
-    parsedHeaders[header.slice(0, colon).trim()] = header.slice(colon + 1).trim()
+    parsed[header.slice(0, colon).trim()] = header.slice(colon + 1).trim()
   }
-  return { rest, describe: url, open: (options) => connect({ url, headers: parsedHeaders }, options) }
+  return parsed
+}
+
+/** `--env KEY=VALUE` pairs for a stdio server (added to the CLI's own environment). */
+function parseEnv(pairs: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const pair of pairs) {
+    const equals = pair.indexOf('=')
+    if (equals <= 0) throw new UsageError(`--env expects KEY=VALUE, got ${JSON.stringify(pair)}`)
+    env[pair.slice(0, equals)] = pair.slice(equals + 1)
+  }
+  return env
 }
 
 /** A mistake on the command line (exit status 2, like any failure to talk to the server). */

@@ -1,7 +1,8 @@
 /** `toolwire discover | list | call <target>`: try any MCP server from the terminal. */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import * as prompts from '@clack/prompts'
 import type { Command } from 'commander'
 import {
@@ -14,10 +15,15 @@ import {
 import { buildArguments } from '../client/coerce.js'
 import { terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
+import { samplingCommand } from '../client/sampling.js'
 import { parseTarget, type Target, UsageError } from '../client/target.js'
+import { describeSchema } from '../client/schema-summary.js'
 
-interface CommonFlags {
+export interface CommonFlags {
   header?: string[]
+  env?: string[]
+  root?: string[]
+  samplingCommand?: string
   json?: boolean
   timeout?: string
 }
@@ -38,18 +44,25 @@ function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
   return {
     clientInfo: { name: 'toolwire-cli', version: '0.1.0' },
     warn: (message) => say(`warning: ${message}`),
-    handlers: { elicitation: terminalElicitation(target.describe, interactive(), say) },
+    handlers: {
+      elicitation: terminalElicitation(target.describe, interactive(), say),
+      // The roots a server may look at: --root folders, or the working directory.
+      roots: (flags.root?.length ? flags.root : [process.cwd()]).map((folder) => ({
+        uri: pathToFileURL(resolve(folder)).href,
+      })),
+      ...(flags.samplingCommand !== undefined && { sampling: samplingCommand(flags.samplingCommand) }),
+    },
     ...(timeoutMs !== undefined && { timeoutMs }),
   }
 }
 
 /** Runs an action with a connected client, always closing it (a stdio server process ends with it). */
-async function withClient(
+export async function withClient(
   operands: string[],
   flags: CommonFlags,
   action: (client: Client, target: Target) => Promise<number>,
 ): Promise<void> {
-  const target = parseTarget(operands, flags.header ?? [])
+  const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
   const client = target.open(clientOptions(target, flags))
   let code: number
   try {
@@ -69,16 +82,9 @@ function printTools(tools: Tool[]): void {
     const title = display(tool) !== tool.name ? ` — ${display(tool)}` : ''
     console.log(`${tool.name}${title}${marks}`)
     if (tool.description) console.log(`    ${tool.description.split('\n').join('\n    ')}`)
-    const properties = Object.entries(
-      (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>,
-    )
-    const required = new Set((tool.inputSchema.required as string[] | undefined) ?? [])
-    if (properties.length > 0) {
-      const params = properties.map(([name, schema]) => {
-        const type = Array.isArray(schema.type) ? schema.type.join('|') : String(schema.type ?? 'any')
-        return `${name}${required.has(name) ? '' : '?'}: ${type}`
-      })
-      console.log(`    args: ${params.join(', ')}`)
+    for (const line of describeSchema(tool.inputSchema, 'args')) console.log(`    ${line}`)
+    if (tool.outputSchema) {
+      for (const line of describeSchema(tool.outputSchema, 'returns')) console.log(`    ${line}`)
     }
   }
 }
@@ -144,18 +150,31 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
   }
 }
 
-export function registerClientCommands(program: Command): void {
-  const common = (command: Command): Command =>
-    command
-      .option('-H, --header <header...>', 'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)')
-      .option('--json', 'print the raw result as JSON')
-      .option('--timeout <ms>', 'give up on a request after this many milliseconds (default 60000)')
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value]
 
+/** The options every client command shares. */
+export function common(command: Command): Command {
+  return command
+    .option('-H, --header <header...>', 'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)')
+    .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio server (repeatable)', collect)
+    .option(
+      '--root <dir>',
+      'a root the server may look at (repeatable; default: the working directory)',
+      collect,
+    )
+    .option('--sampling-command <command>', "answer the server's sampling requests with this shell command")
+    .option('--json', 'print the raw result as JSON')
+    .option('--timeout <ms>', 'give up on a request after this many milliseconds (default 60000)')
+}
+
+const TARGET_HELP = 'server URL, configured server name, or -- followed by the command of a stdio server'
+
+export function registerClientCommands(program: Command): void {
   common(
     program
       .command('discover')
       .description("show a server's protocol versions, capabilities and identity")
-      .argument('[target...]', 'server URL, or -- followed by the command of a stdio server'),
+      .argument('[target...]', TARGET_HELP),
   ).action(async (operands: string[], flags: CommonFlags) =>
     withClient(operands, flags, async (client) => {
       const result = await client.discover()
@@ -175,8 +194,8 @@ export function registerClientCommands(program: Command): void {
   common(
     program
       .command('list')
-      .description("list a server's tools")
-      .argument('[target...]', 'server URL, or -- followed by the command of a stdio server'),
+      .description("list a server's tools: arguments with types, enums and defaults, and output schemas")
+      .argument('[target...]', TARGET_HELP),
   ).action(async (operands: string[], flags: CommonFlags) =>
     withClient(operands, flags, async (client) => {
       const { tools } = await client.listTools()
@@ -204,6 +223,13 @@ export function registerClientCommands(program: Command): void {
 
 /** Exit status 2 for protocol, transport and usage errors, with the server's message. */
 export function describeFailure(error: unknown): string {
+  if (
+    error instanceof ProtocolError &&
+    error.code === -32021 &&
+    JSON.stringify(error.data).includes('sampling')
+  ) {
+    return `${error.message} (error ${error.code}): the server wants to sample a model, which the CLI declines; pass --sampling-command "<command>" to answer sampling requests`
+  }
   if (error instanceof ProtocolError) return `${error.message} (error ${error.code})`
   if (error instanceof InvalidResponseError) return `invalid response: ${error.message}`
   return error instanceof Error ? error.message : String(error)
