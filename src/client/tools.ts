@@ -8,6 +8,7 @@ import { encodeParamValue, type HeaderParam, scanHeaderParams, valueAt } from '.
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult, Tool } from '../wire/types.js'
 import { InvalidResponseError, ToolExecutionError } from './errors.js'
+import { LRUCache } from 'lru-cache'
 
 export interface KnownTool {
   readonly tool: Tool
@@ -24,18 +25,13 @@ interface CachedPage {
 export type ToolWarning = (message: string) => void
 
 export class ToolBook {
-  readonly #pages = new Map<string, CachedPage>()
+  /** Pages by owner and cursor; lru-cache drops a page when its ttlMs is over (checked on read, no timer). */
+  readonly #pages = new LRUCache<string, CachedPage>({ max: 1_000 })
   readonly #known = new Map<string, KnownTool>()
 
   /** A cached page that is still fresh, for this credential or shared. */
   page(credential: string, cursor: string | undefined): CachedPage | undefined {
-    const now = Date.now()
-    for (const key of [`${credential}\n${cursor ?? ''}`, `*\n${cursor ?? ''}`]) {
-      const page = this.#pages.get(key)
-      if (page && now < page.expires) return page
-      if (page) this.#pages.delete(key)
-    }
-    return undefined
+    return this.#pages.get(`${credential}\n${cursor ?? ''}`) ?? this.#pages.get(`*\n${cursor ?? ''}`)
   }
 
   store(
@@ -50,7 +46,7 @@ export class ToolBook {
     const page = { tools, nextCursor, expires: Date.now() + ttl }
     if (ttl > 0) {
       const owner = result.cacheScope === 'public' ? '*' : credential
-      this.#pages.set(`${owner}\n${cursor ?? ''}`, page)
+      this.#pages.set(`${owner}\n${cursor ?? ''}`, page, { ttl })
     }
     return page
   }
