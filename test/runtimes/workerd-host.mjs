@@ -12,7 +12,8 @@ const bundle = await build({
   format: 'esm',
   platform: 'neutral',
   mainFields: ['module', 'main'],
-  conditions: ['workerd', 'worker', 'import', 'default'],
+  // The conditions wrangler uses for Workers: packages pick their web builds (lru-cache's has no node: import).
+  conditions: ['workerd', 'worker', 'browser', 'import', 'default'],
   target: 'es2022',
   write: false,
   logLevel: 'error',
