@@ -1,5 +1,7 @@
 /** The demo server `npm start` serves. */
 import { defineServer, type HandleStore, type Server } from '../index.js'
+import type { ChangeBus } from '../features/subscriptions/bus.js'
+import type { RateLimitStore } from '../security/rate-limit.js'
 import { basketTools } from './basket.js'
 import { createNotebook } from './notes.js'
 import { demoTools } from './tools.js'
@@ -7,6 +9,12 @@ import { demoTools } from './tools.js'
 export interface DemoOptions {
   /** Where baskets live (default: in memory). */
   readonly store?: HandleStore
+  /** Where list changes go (default: in process); a Redis bus reaches listeners on every instance. */
+  readonly changes?: ChangeBus
+  /** Where rate-limit counts live (default: in process). */
+  readonly rateLimitStore?: RateLimitStore
+  /** The `requestState` secret every instance shares (default: TOOLWIRE_STATE_SECRET, else per process). */
+  readonly requestStateSecret?: string
 }
 
 export function createDemoServer(options: DemoOptions = {}): Server {
@@ -24,7 +32,9 @@ export function createDemoServer(options: DemoOptions = {}): Server {
     resources: notebook.resources,
     prompts: notebook.prompts,
     // Set it when several demo instances share a load balancer; otherwise a per-process secret is used.
-    requestState: { secret: process.env.TOOLWIRE_STATE_SECRET },
+    requestState: { secret: options.requestStateSecret ?? process.env.TOOLWIRE_STATE_SECRET },
+    ...(options.changes && { changes: options.changes }),
+    ...(options.rateLimitStore && { security: { rateLimit: { store: options.rateLimitStore } } }),
   })
   notebook.attach(server)
   return server

@@ -21,6 +21,9 @@ export interface HandleKindOptions {
   readonly owner?: (ctx: RequestContext) => string
 }
 
+/** Writers racing on one handle from other instances; past this many lost races the caller is told to retry. */
+const MAX_SWAP_ATTEMPTS = 32
+
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 /** Anonymous handles are bearer tokens: their 122 random bits are the protection (tools §Stateful Tools). */
@@ -92,16 +95,28 @@ export class HandleKind<T> {
     return data as T
   }
 
-  /** Reads, changes and writes back one handle's data, one change at a time per handle. */
+  /**
+   * Reads, changes and writes back one handle's data. Within this process changes to one handle run one at
+   * a time; across instances the store's compare-and-swap refuses a write based on stale data, and the
+   * change runs again on what is now stored, so `change` must be free of side effects besides its result.
+   */
   async update(ctx: RequestContext, handle: unknown, change: (data: T) => T | Promise<T>): Promise<T> {
     const id = this.#checked(handle)
     return this.#serialised(id, async () => {
       const owner = this.#owner(ctx)
-      const data = await this.store.touch(this.kind, id, owner)
-      if (data === undefined) throw this.#gone()
-      const next = await change(data as T)
-      if (!(await this.store.update(this.kind, id, owner, next))) throw this.#gone()
-      return next
+      for (let attempt = 0; attempt < MAX_SWAP_ATTEMPTS; attempt++) {
+        const data = await this.store.touch(this.kind, id, owner)
+        if (data === undefined) throw this.#gone()
+        // `change` may edit its argument in place: it gets a copy, so `data` still says what was read.
+        const next = await change(structuredClone(data) as T)
+        const outcome = await this.store.swap(this.kind, id, owner, data, next)
+        if (outcome === 'swapped') return next
+        if (outcome === 'gone') throw this.#gone()
+        // Lost a race with another instance. Without a pause the winner, whose next queued change starts at
+        // once, keeps winning; a random, growing pause lets the loser through (full-jitter backoff).
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 100)))
+      }
+      throw new ToolError(`The ${this.kind} is being changed by other requests right now; try again.`)
     })
   }
 

@@ -1,5 +1,5 @@
 /** The default handle store: in process, bounded (per owner and in total), swept on a timer. */
-import { encode, type HandleStore, HandleLimitError, type StoreLimits } from './store.js'
+import { encode, type HandleStore, HandleLimitError, type StoreLimits, type SwapOutcome } from './store.js'
 
 interface Entry {
   owner: string
@@ -65,6 +65,21 @@ export class MemoryHandleStore implements HandleStore {
     entry.json = encode(data)
     entry.expiresAt = this.#now() + entry.ttlMs
     return true
+  }
+
+  async swap(
+    kind: string,
+    id: string,
+    owner: string,
+    expected: unknown,
+    next: unknown,
+  ): Promise<SwapOutcome> {
+    const entry = this.#live(kind, id, owner)
+    if (!entry) return 'gone'
+    if (entry.json !== encode(expected)) return 'conflict'
+    entry.json = encode(next)
+    entry.expiresAt = this.#now() + entry.ttlMs
+    return 'swapped'
   }
 
   async delete(kind: string, id: string, owner: string): Promise<boolean> {

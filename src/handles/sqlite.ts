@@ -3,7 +3,7 @@
  * processes on one machine (WAL). Node only: import it from `toolwire/sqlite`.
  */
 import Database from 'better-sqlite3'
-import { encode, type HandleStore, HandleLimitError, type StoreLimits } from './store.js'
+import { encode, type HandleStore, HandleLimitError, type StoreLimits, type SwapOutcome } from './store.js'
 
 export interface SqliteHandleStoreOptions extends StoreLimits {
   /** Clock, for tests (default Date.now). */
@@ -19,6 +19,8 @@ export class SqliteHandleStore implements HandleStore {
   readonly #count: Database.Statement
   readonly #touch: Database.Statement
   readonly #update: Database.Statement
+  readonly #swap: Database.Statement
+  readonly #live: Database.Statement
   readonly #delete: Database.Statement
   readonly #sweep: Database.Statement
 
@@ -58,6 +60,12 @@ export class SqliteHandleStore implements HandleStore {
     this.#update = db.prepare(
       'UPDATE toolwire_handles SET data = ?, expires_at = ? + ttl_ms WHERE kind = ? AND id = ? AND owner = ? AND expires_at > ?',
     )
+    this.#swap = db.prepare(
+      'UPDATE toolwire_handles SET data = ?, expires_at = ? + ttl_ms WHERE kind = ? AND id = ? AND owner = ? AND expires_at > ? AND data = ?',
+    )
+    this.#live = db
+      .prepare('SELECT 1 FROM toolwire_handles WHERE kind = ? AND id = ? AND owner = ? AND expires_at > ?')
+      .pluck()
     this.#delete = db.prepare(
       'DELETE FROM toolwire_handles WHERE kind = ? AND id = ? AND owner = ? AND expires_at > ?',
     )
@@ -86,6 +94,20 @@ export class SqliteHandleStore implements HandleStore {
   async update(kind: string, id: string, owner: string, data: unknown): Promise<boolean> {
     const now = this.#now()
     return this.#update.run(encode(data), now, kind, id, owner, now).changes > 0
+  }
+
+  async swap(
+    kind: string,
+    id: string,
+    owner: string,
+    expected: unknown,
+    next: unknown,
+  ): Promise<SwapOutcome> {
+    const now = this.#now()
+    // One statement compares and writes, so another process on the same file cannot slip in between.
+    if (this.#swap.run(encode(next), now, kind, id, owner, now, encode(expected)).changes > 0)
+      return 'swapped'
+    return this.#live.get(kind, id, owner, now) === undefined ? 'gone' : 'conflict'
   }
 
   async delete(kind: string, id: string, owner: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 /**
- * Where state handles live. One small interface, so every store (memory, SQLite, later Redis) passes the
+ * Where state handles live. One small interface, so every store (memory, SQLite, Redis) passes the
  * same contract tests. Records are owned by a principal: a lookup by anyone else finds nothing, exactly
  * like an unknown or expired handle, so a handle's existence is never revealed to another caller.
  */
@@ -11,6 +11,11 @@ export interface HandleStore {
   touch(kind: string, id: string, owner: string): Promise<unknown>
   /** Replaces a live record's data (and refreshes it); false when unknown, expired or foreign. */
   update(kind: string, id: string, owner: string, data: unknown): Promise<boolean>
+  /**
+   * Compare-and-swap: replaces the data only while it still equals `expected` (as JSON), so two instances
+   * changing one handle at once never lose an update: the loser gets `conflict`, reads again and retries.
+   */
+  swap(kind: string, id: string, owner: string, expected: unknown, next: unknown): Promise<SwapOutcome>
   /** Deletes a live record; false when unknown, expired or foreign. */
   delete(kind: string, id: string, owner: string): Promise<boolean>
   /** Drops expired records; returns how many. Stores also do this on their own. */
@@ -18,6 +23,9 @@ export interface HandleStore {
   /** Releases timers, files and connections. */
   close(): Promise<void>
 }
+
+/** What a compare-and-swap did: `gone` when unknown, expired or foreign, exactly like `update`'s false. */
+export type SwapOutcome = 'swapped' | 'conflict' | 'gone'
 
 export class HandleLimitError extends Error {
   override readonly name = 'HandleLimitError'

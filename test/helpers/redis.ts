@@ -9,7 +9,7 @@ import { createServer } from 'node:net'
 export const redisAvailable = spawnSync('redis-server', ['--version']).status === 0
 export const requireRedis = process.env.CI === 'true'
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer()
     probe.once('error', reject)

@@ -7,6 +7,7 @@ import { isToolDefinition } from '../../features/tools/define.js'
 import { serveNode } from '../../transports/http/node.js'
 import { serveStdio } from '../../transports/stdio/index.js'
 import { createDemoServer } from '../../demo/server.js'
+import { type ClusterMember, type ClusterOptions, joinCluster } from '../cluster.js'
 
 const isServer = (value: unknown): value is Server =>
   value instanceof Server ||
@@ -15,13 +16,24 @@ const isServer = (value: unknown): value is Server =>
     typeof (value as Server).handle === 'function' &&
     'tools' in value)
 
-/** Finds the server a module exports: `default` or `server` (a Server, a factory, or an array of tools). */
-export async function loadServer(modulePath: string): Promise<Server> {
+/**
+ * Finds the server a module exports: `default` or `server` (a Server, a factory, or an array of tools).
+ * A factory is called with the cluster pieces (`changes`, `handleStore`, `rateLimitStore`,
+ * `requestStateSecret`) so the server it builds can join a cluster.
+ */
+export async function loadServer(modulePath: string, member?: ClusterMember): Promise<Server> {
   const module = (await import(pathToFileURL(resolve(modulePath)).href)) as Record<string, unknown>
   for (const key of ['default', 'server', 'tools']) {
     let value = module[key]
-    if (typeof value === 'function') value = await (value as () => unknown)()
-    if (isServer(value)) return value
+    const factory = typeof value === 'function'
+    if (factory) value = await (value as (member?: ClusterMember) => unknown)(member)
+    if (isServer(value)) {
+      if (!factory && member?.changes)
+        throw new Error(
+          `${modulePath} exports a ready server: to run it as a cluster member, export a factory that passes the cluster's changes, handleStore, rateLimitStore and requestStateSecret to defineServer`,
+        )
+      return value
+    }
     if (Array.isArray(value) && value.length > 0 && value.every(isToolDefinition)) {
       return defineServer({ name: modulePath, version: '0.0.0', tools: value })
     }
@@ -39,23 +51,49 @@ export function parseHostPort(value: string): { host: string; port: number } {
   return { host: (match[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1'), port }
 }
 
+interface ServeFlags extends ClusterOptions {
+  readonly http?: string
+  readonly stdio?: boolean
+}
+
+/** Joins the cluster the flags name; a cluster member needs the shared secret, or multi-round calls break. */
+async function cluster(options: ServeFlags): Promise<ClusterMember> {
+  if (options.redis !== undefined && options.secretEnv === undefined)
+    throw new Error('--redis needs --secret-env NAME: every cluster member must sign requestState alike')
+  if (options.redis !== undefined && options.stdio) throw new Error('--redis is for --http servers')
+  return joinCluster(options)
+}
+
 export async function run(
   server: Server,
-  options: { http?: string; stdio?: boolean },
+  options: ServeFlags,
   banner?: (url: string) => string,
+  member?: ClusterMember,
 ): Promise<void> {
+  const release = async (): Promise<void> => {
+    await member?.close()
+  }
   if (options.stdio) {
     const connection = serveStdio(server)
-    const stop = (): void => void connection.close().then(() => process.exit(0))
+    const stop = (): void =>
+      void connection
+        .close()
+        .then(release)
+        .then(() => process.exit(0))
     process.on('SIGTERM', stop)
     process.on('SIGINT', stop)
     await connection.closed
+    await release()
     process.exit(0)
   }
   const { host, port } = parseHostPort(options.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
   const running = await serveNode(server, { host, port })
   console.log(banner ? banner(running.url) : `Serving ${server.info.name} on ${running.url}`)
-  const stop = (): void => void running.close().then(() => process.exit(0))
+  const stop = (): void =>
+    void running
+      .close()
+      .then(release)
+      .then(() => process.exit(0))
   process.on('SIGTERM', stop)
   process.on('SIGINT', stop)
 }
@@ -67,9 +105,12 @@ export function registerServe(program: Command): void {
     .argument('<module>', 'path to the module')
     .option('--http <host:port>', 'serve Streamable HTTP (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
     .option('--stdio', 'serve over stdin/stdout')
-    .action(async (modulePath: string, options: { http?: string; stdio?: boolean }) => {
+    .option('--redis <url>', 'cluster member: share list changes, handles and rate limits through Redis')
+    .option('--secret-env <name>', 'environment variable holding the requestState secret all members share')
+    .action(async (modulePath: string, options: ServeFlags) => {
       if (options.http && options.stdio) throw new Error('choose one of --http and --stdio')
-      await run(await loadServer(modulePath), options)
+      const member = await cluster(options)
+      await run(await loadServer(modulePath, member), options, undefined, member)
     })
 
   program
@@ -79,22 +120,34 @@ export function registerServe(program: Command): void {
     )
     .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
     .option('--stdio', 'serve over stdin/stdout')
-    .action(async (options: { http?: string; stdio?: boolean }) => {
+    .option('--redis <url>', 'cluster member: share list changes, baskets and rate limits through Redis')
+    .option('--secret-env <name>', 'environment variable holding the requestState secret all members share')
+    .action(async (options: ServeFlags) => {
+      const member = await cluster(options)
       // TOOLWIRE_STATE_DB=<file> keeps the demo's baskets in SQLite, across restarts.
       const stateFile = process.env.TOOLWIRE_STATE_DB
       // Loaded only when asked for: better-sqlite3 is an optional peer dependency.
-      const store = stateFile
-        ? new (await import('../../handles/sqlite.js')).SqliteHandleStore(stateFile)
-        : undefined
-      const demo = createDemoServer(store ? { store } : {})
-      await run(demo, options, (url) =>
-        [
-          `toolwire demo serving MCP 2026-07-28 on ${url}`,
-          `Try it (from the repository, in another terminal):`,
-          `  npm run -s cli -- list ${url}`,
-          `  npm run -s cli -- call ${url} arithmetic op=add a=2 b=3`,
-          `  npm run -s cli -- call ${url} countdown seconds=3`,
-        ].join('\n'),
+      const store =
+        member.handleStore ??
+        (stateFile ? new (await import('../../handles/sqlite.js')).SqliteHandleStore(stateFile) : undefined)
+      const demo = createDemoServer({
+        ...(store && { store }),
+        ...(member.changes && { changes: member.changes }),
+        ...(member.rateLimitStore && { rateLimitStore: member.rateLimitStore }),
+        ...(member.requestStateSecret !== undefined && { requestStateSecret: member.requestStateSecret }),
+      })
+      await run(
+        demo,
+        options,
+        (url) =>
+          [
+            `toolwire demo serving MCP 2026-07-28 on ${url}`,
+            `Try it (from the repository, in another terminal):`,
+            `  npm run -s cli -- list ${url}`,
+            `  npm run -s cli -- call ${url} arithmetic op=add a=2 b=3`,
+            `  npm run -s cli -- call ${url} countdown seconds=3`,
+          ].join('\n'),
+        member,
       )
     })
 }

@@ -5,6 +5,7 @@
  */
 import type { CryptoKey, errors, JWK, JWTPayload, JWTVerifyGetKey, KeyObject } from 'jose'
 import type { AuthInfo } from '../../protocol/exchange.js'
+import { cachedVerifier, type VerifierCacheOptions } from './cache.js'
 import { InvalidTokenError, type TokenVerifier } from './verifier.js'
 
 export interface JwtVerifierOptions {
@@ -22,6 +23,8 @@ export interface JwtVerifierOptions {
   readonly clockToleranceSec?: number
   /** Refuse tokens issued longer ago than this, in seconds (needs `iat`). */
   readonly maxTokenAgeSec?: number
+  /** Keep verified tokens until their `exp` (at most 5 minutes by default); `false` checks every request. */
+  readonly cache?: VerifierCacheOptions | false
 }
 
 const ASYMMETRIC = ['RS256', 'PS256', 'ES256', 'EdDSA']
@@ -66,7 +69,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     ...(options.maxTokenAgeSec !== undefined && { maxTokenAge: options.maxTokenAgeSec }),
   }
 
-  return async (token) => {
+  const verify: TokenVerifier = async (token) => {
     let payload: JWTPayload
     const { jose, keyLookup } = await ready
     try {
@@ -95,6 +98,18 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     }
     return auth
   }
+  if (options.cache === false) return verify
+  const maxTokenAgeMs = (options.maxTokenAgeSec ?? Infinity) * 1000
+  return cachedVerifier(verify, {
+    ...options.cache,
+    // Never past `exp`, nor past `iat` + `maxTokenAgeSec` when that is set.
+    validUntil: ({ claims }) => {
+      const exp = typeof claims?.exp === 'number' ? claims.exp * 1000 : Infinity
+      if (maxTokenAgeMs === Infinity) return exp
+      // jose refuses a token without `iat` when a maximum age is set, so `iat` is there.
+      return Math.min(exp, (claims?.iat as number) * 1000 + maxTokenAgeMs)
+    },
+  })
 }
 
 type JoseErrors = typeof errors

@@ -1,0 +1,44 @@
+/**
+ * Verifies each bearer token once: a client sends the same token with every request, and checking a
+ * signature costs far more than the rest of a request. A verified identity is kept until the token's `exp`
+ * (never past it) and for at most `maxAgeMs`, so a rotated key or a revoked token stops working within that
+ * bound. Refused tokens are never kept: each is checked again, so a cache entry always means "was valid".
+ */
+import { LRUCache } from 'lru-cache'
+import type { AuthInfo } from '../../protocol/exchange.js'
+import type { TokenVerifier } from './verifier.js'
+
+export interface VerifierCacheOptions {
+  /** Most tokens kept (default 10 000); the least recently used go first. */
+  readonly maxEntries?: number
+  /** Longest a verified token is trusted without checking again, in ms (default 5 minutes). */
+  readonly maxAgeMs?: number
+  /** Clock, for tests (default Date.now). */
+  readonly now?: () => number
+}
+
+interface CacheSettings extends VerifierCacheOptions {
+  /** When a verified identity stops being valid, in epoch ms (default: its `expiresAt`). */
+  readonly validUntil?: (auth: AuthInfo) => number
+}
+
+export function cachedVerifier(verify: TokenVerifier, options: CacheSettings = {}): TokenVerifier {
+  const now = options.now ?? Date.now
+  const maxAgeMs = options.maxAgeMs ?? 5 * 60_000
+  const validUntil =
+    options.validUntil ??
+    ((auth: AuthInfo) => (auth.expiresAt === undefined ? Infinity : auth.expiresAt * 1000))
+  const cache = new LRUCache<string, { auth: AuthInfo; until: number }>({ max: options.maxEntries ?? 10_000 })
+  return async (token) => {
+    const hit = cache.get(token)
+    if (hit !== undefined) {
+      if (now() < hit.until) return hit.auth
+      cache.delete(token)
+    }
+    const auth = await verify(token)
+    const until = Math.min(now() + maxAgeMs, validUntil(auth))
+    // Shared by every request that presents this token: frozen, so no request can change another's view.
+    if (until > now()) cache.set(token, { auth: Object.freeze(auth), until })
+    return auth
+  }
+}
