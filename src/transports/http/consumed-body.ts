@@ -2,8 +2,8 @@
  * Bodies a web framework read before toolwire did. Express's `express.json()`, Fastify and others consume
  * the request stream and leave the result in `req.body`; waiting for the stream's data then would never end.
  * A parsed body is used as it is; a stream consumed without leaving `req.body` is answered at once.
+ * No `node:*` import here: the fetch adapter uses this module too, and the root entry runs anywhere.
  */
-import type { IncomingMessage } from 'node:http'
 import type { Server } from '../../server.js'
 import { encodeError } from '../../protocol/encode.js'
 import { internalError } from '../../wire/errors.js'
@@ -19,7 +19,10 @@ const GONE_MESSAGE =
  * The body another middleware already read: bytes when it left them (or a parsed value) in `req.body`,
  * `'gone'` when the stream was consumed and nothing is left, undefined when the stream is still unread.
  */
-export function alreadyReadBody(req: IncomingMessage & { body?: unknown }): Uint8Array | 'gone' | undefined {
+export function alreadyReadBody(req: {
+  readonly readableEnded: boolean
+  readonly body?: unknown
+}): Uint8Array | 'gone' | undefined {
   // An unread stream wins even when `req.body` is set: some parsers preset `{}` for types they skip.
   if (!req.readableEnded) return undefined
   const body = req.body
