@@ -37,11 +37,12 @@ describe('LazyAbort', () => {
 })
 
 /** A tool that resolves only when its signal aborts, and records that it saw the abort. */
-function waitingServer(seen: { aborted: boolean }): Server {
+function waitingServer(seen: { aborted: boolean; started?: () => void }): Server {
   const wait = defineTool({
     name: 'wait',
     handler: (_args, ctx) =>
       new Promise<string>((resolve) => {
+        seen.started?.()
         ctx.signal.addEventListener('abort', () => {
           seen.aborted = true
           resolve('stopped')
@@ -53,7 +54,9 @@ function waitingServer(seen: { aborted: boolean }): Server {
 
 describe('cancellation with lazily made signals', () => {
   it('stdio: notifications/cancelled aborts the handler and nothing is answered', async () => {
-    const seen = { aborted: false }
+    let started!: () => void
+    const running = new Promise<void>((resolve) => (started = resolve))
+    const seen = { aborted: false, started }
     const input = new PassThrough()
     const output = new PassThrough()
     const lines: string[] = []
@@ -62,11 +65,12 @@ describe('cancellation with lazily made signals', () => {
     input.write(
       `${JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait', _meta: meta() } })}\n`,
     )
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await running // the handler runs, so the cancellation has something to abort
     input.write(
       `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } })}\n`,
     )
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // Wait for the abort with a generous deadline, not a fixed sleep (a busy machine may be slow).
+    for (let i = 0; i < 500 && !seen.aborted; i++) await new Promise((resolve) => setTimeout(resolve, 10))
     expect(seen.aborted).toBe(true)
     await connection.close()
     expect(lines.join('')).toBe('')
