@@ -42,11 +42,53 @@ function sampleObject(schema = {}) {
 
 const log = (message) => console.error(`[toolwire conformance client] ${message}`)
 
+/**
+ * OAuth for the auth/* scenarios. The suite's authorization server redirects at once (no user), so the
+ * "browser" is a fetch that reads the redirect's Location: the callback URL with code, state and iss.
+ */
+function authOptions() {
+  const options = {
+    redirectUri: 'http://127.0.0.1:8090/callback',
+    clientName: 'toolwire-conformance-client',
+    // The suite expects this URL as the client id when the server supports Client ID Metadata Documents.
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    authorize: async (authorizationUrl) => {
+      const response = await fetch(authorizationUrl, { redirect: 'manual' })
+      const location = response.headers.get('location')
+      if (!location)
+        throw new Error(`the authorization endpoint answered HTTP ${response.status}, no redirect`)
+      return new URL(location, authorizationUrl)
+    },
+  }
+  if (scenario.startsWith('auth/client-credentials')) {
+    return {
+      ...options,
+      clientCredentials: {
+        clientId: context.client_id,
+        ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+        ...(context.private_key_pem
+          ? { privateKey: context.private_key_pem, algorithm: context.signing_algorithm ?? 'ES256' }
+          : {}),
+      },
+    }
+  }
+  if (context.client_id && context.issuer) {
+    return {
+      ...options,
+      preRegistered: [
+        { issuer: context.issuer, clientId: context.client_id, clientSecret: context.client_secret },
+      ],
+    }
+  }
+  return options
+}
+
 const client = connect(
   { url },
   {
     clientInfo: { name: 'toolwire-conformance-client', version: '0.1.0' },
     warn: log,
+    auth: authOptions(),
     handlers: {
       elicitation: (params) =>
         params.mode === 'url'

@@ -5,6 +5,7 @@ import { Command } from 'commander'
 import { registerCatalogCommands } from './commands/catalog.js'
 import { describeFailure, registerClientCommands } from './commands/client.js'
 import { registerCompletion } from './commands/completion.js'
+import { registerLogin } from './commands/login.js'
 import { registerServe } from './commands/serve.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -39,6 +40,7 @@ registerServe(program)
 registerClientCommands(program)
 registerCatalogCommands(program)
 registerCompletion(program)
+registerLogin(program)
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`toolwire: ${describeFailure(error)}`)

@@ -16,6 +16,8 @@ import type {
   SubscriptionFilter,
   Tool,
 } from '../wire/types.js'
+import { OAuthProvider } from './auth/provider.js'
+import type { OAuthOptions } from './auth/types.js'
 import { InvalidResponseError, ProtocolError, RequestTimeoutError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
 import { looksLegacy, probeLegacy } from './legacy.js'
@@ -55,6 +57,8 @@ export interface ClientOptions {
   readonly warn?: (message: string) => void
   /** Notifications no request claims (e.g. logs on stdio). */
   readonly onNotification?: (notification: JsonRpcNotification) => void
+  /** OAuth for a protected HTTP server (basic/authorization): options, or a provider to share. */
+  readonly auth?: OAuthOptions | OAuthProvider
 }
 
 /** What a Client talks through: HTTP options, or any transport (see `connect()` for stdio commands). */
@@ -84,6 +88,11 @@ export interface ListToolsResult {
 /** The methods a server may answer with input_required (MRTR "Supported Requests"). */
 const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
 
+function withAuth(target: HttpTransportOptions, auth: ClientOptions['auth']): HttpTransportOptions {
+  if (!auth) return target
+  return { ...target, auth: auth instanceof OAuthProvider ? auth : new OAuthProvider(target.url, auth) }
+}
+
 function isTransport(target: ClientTarget): target is ClientTransport {
   return typeof (target as ClientTransport).request === 'function'
 }
@@ -103,7 +112,7 @@ export class Client {
   #probedDiscover = false
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
-    this.transport = isTransport(target) ? target : new HttpTransport(target)
+    this.transport = isTransport(target) ? target : new HttpTransport(withAuth(target, options.auth))
     this.#handlers = options.handlers ?? {}
     this.#capabilities = capabilitiesFor(this.#handlers, options.capabilities)
     this.#maxRounds = options.maxInputRounds ?? 10

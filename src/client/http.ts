@@ -10,6 +10,7 @@ import {
 } from '../wire/jsonrpc.js'
 import { META_PROTOCOL_VERSION } from '../wire/meta.js'
 import { encodeHeaderValue } from '../schema/x-mcp-header.js'
+import { AuthorizationError } from './auth/errors.js'
 import { TransportError } from './errors.js'
 import { OversizedError, readSse } from './sse.js'
 import type { ClientTransport, SendOptions } from './transport.js'
@@ -26,6 +27,14 @@ export interface HttpTransportOptions {
   readonly fetch?: (request: Request) => Promise<Response>
   /** Largest response body, or SSE event, accepted (default 16 MiB); larger is a TransportError. */
   readonly maxResponseBytes?: number
+  /** Authorization for every request, e.g. an `OAuthProvider` (basic/authorization). */
+  readonly auth?: HttpAuth
+}
+
+/** Wraps each request: adds credentials, answers 401/403 challenges, and keys per-credential caches. */
+export interface HttpAuth {
+  fetch(request: Request, next: (request: Request) => Promise<Response>): Promise<Response>
+  credentialKey(): Promise<string>
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
@@ -44,6 +53,7 @@ export class HttpTransport implements ClientTransport {
   readonly #headers: HeadersInput | undefined
   readonly #fetch: (request: Request) => Promise<Response>
   readonly #maxBytes: number
+  readonly #auth: HttpAuth | undefined
 
   constructor(options: HttpTransportOptions) {
     this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
@@ -52,7 +62,9 @@ export class HttpTransport implements ClientTransport {
       throw new TypeError(`Expected an http(s) URL, got ${this.url.href}`)
     }
     this.#headers = options.headers
-    this.#fetch = options.fetch ?? ((request) => fetch(request))
+    const plain = options.fetch ?? ((request: Request) => fetch(request))
+    const auth = (this.#auth = options.auth)
+    this.#fetch = auth ? (request) => auth.fetch(request, plain) : plain
   }
 
   async #userHeaders(): Promise<Readonly<Record<string, string>>> {
@@ -61,6 +73,7 @@ export class HttpTransport implements ClientTransport {
   }
 
   async credentialKey(): Promise<string> {
+    if (this.#auth) return this.#auth.credentialKey()
     const headers = await this.#userHeaders()
     const auth = Object.entries(headers).find(([name]) => name.toLowerCase() === 'authorization')
     return auth ? `auth:${auth[1]}` : 'anonymous'
@@ -91,6 +104,7 @@ export class HttpTransport implements ClientTransport {
       return await untilAborted(this.#fetch(new Request(this.url, init)), options.signal)
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
+      if (error instanceof AuthorizationError) throw error
       throw new TransportError(`Cannot reach ${this.url.href}: ${describe(error)}`, { cause: error })
     }
   }

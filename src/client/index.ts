@@ -29,3 +29,15 @@ export type { InputContext, InputHandlers } from './input.js'
 export type { SubscribeOptions, Subscription, SubscriptionEnd } from './subscription.js'
 export type { ClientTransport, SendOptions } from './transport.js'
 export type * from '../wire/types.js'
+export { AuthorizationError } from './auth/errors.js'
+export { MemoryTokenStore } from './auth/memory-store.js'
+export { OAuthProvider } from './auth/provider.js'
+export type {
+  ClientCredentials,
+  ClientRecord,
+  OAuthOptions,
+  PreRegisteredClient,
+  TokenRecord,
+  TokenStore,
+} from './auth/types.js'
+export type { HttpAuth } from './http.js'

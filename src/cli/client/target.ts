@@ -3,6 +3,7 @@
  * Claude Desktop's), or (after `--`) a command it spawns and talks to over stdio.
  */
 import { connect, type Client, type ClientOptions } from '../../client/index.js'
+import { commandAuth } from '../auth/options.js'
 import { configFiles, configuredNames, findConfiguredServer } from './config.js'
 
 export interface Target {
@@ -45,11 +46,7 @@ export function parseTarget(
   }
   if (/^https?:\/\//i.test(first)) {
     if (envPairs.length > 0) throw new UsageError('--env applies to stdio servers only')
-    return {
-      rest,
-      describe: first,
-      open: (options) => connect({ url: first, headers: parseHeaders(headers) }, options),
-    }
+    return httpTarget(rest, first, first, parseHeaders(headers))
   }
   const configured = findConfiguredServer(first)
   if (!configured) {
@@ -63,15 +60,20 @@ export function parseTarget(
   const describe = `${configured.name} (from ${configured.source})`
   if (configured.url !== undefined) {
     if (envPairs.length > 0) throw new UsageError('--env applies to stdio servers only')
-    const url = configured.url
-    const merged = { ...configured.headers, ...parseHeaders(headers) }
-    return { rest, describe, open: (options) => connect({ url, headers: merged }, options) }
+    return httpTarget(rest, describe, configured.url, { ...configured.headers, ...parseHeaders(headers) })
   }
   if (headers.length > 0) throw new UsageError('--header applies to HTTP targets only')
   const command = configured.command as string
   const args = configured.args ?? []
   const mergedEnv = { ...configured.env, ...env }
   return { rest, describe, open: (options) => connect({ command, args, env: mergedEnv }, options) }
+}
+
+function httpTarget(rest: string[], describe: string, url: string, headers: Record<string, string>): Target {
+  // An explicit Authorization header wins; otherwise the stored OAuth tokens are used (toolwire login).
+  const explicit = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')
+  const auth = explicit ? {} : { auth: commandAuth() }
+  return { rest, describe, open: (options) => connect({ url, headers }, { ...options, ...auth }) }
 }
 
 function parseHeaders(headers: readonly string[]): Record<string, string> {

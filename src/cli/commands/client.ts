@@ -18,6 +18,7 @@ import { progressReporter, renderResult } from '../client/render.js'
 import { samplingCommand } from '../client/sampling.js'
 import { parseTarget, type Target, UsageError } from '../client/target.js'
 import { describeSchema } from '../client/schema-summary.js'
+import { loginHint } from './login.js'
 
 export interface CommonFlags {
   header?: string[]
@@ -223,6 +224,8 @@ export function registerClientCommands(program: Command): void {
 
 /** Exit status 2 for protocol, transport and usage errors, with the server's message. */
 export function describeFailure(error: unknown): string {
+  const hint = loginHint(error)
+  if (hint) return `${(error as Error).message}: ${hint}`
   if (
     error instanceof ProtocolError &&
     error.code === -32021 &&
