@@ -85,7 +85,7 @@ async function exercise(target: {
   await subscription.close()
 }
 
-describe('Express 5', () => {
+describe('Express 5', { timeout: 60_000 }, () => {
   it('serves behind express.json(), which already parsed the body', async () => {
     const app = express()
     app.use(express.json())
@@ -117,7 +117,7 @@ describe('Express 5', () => {
   })
 })
 
-describe('Fastify 5', () => {
+describe('Fastify 5', { timeout: 60_000 }, () => {
   it('serves through reply.hijack() with the body kept as bytes', async () => {
     const fastify = Fastify({ forceCloseConnections: true })
     const handler = createNodeHandler(probeServer())
@@ -144,7 +144,7 @@ describe('Fastify 5', () => {
   })
 })
 
-describe('Hono', () => {
+describe('Hono', { timeout: 60_000 }, () => {
   it('serves c.req.raw through the fetch handler', async () => {
     const app = new Hono()
     const handler = createFetchHandler(probeServer())
@@ -174,7 +174,7 @@ describe('Hono', () => {
   })
 })
 
-describe('Next.js route handler', () => {
+describe('Next.js route handler', { timeout: 60_000 }, () => {
   it('serves a NextRequest from app/mcp/route.ts', async () => {
     // app/mcp/route.ts: export const GET = handler, POST = handler, DELETE = handler
     const handler = createFetchHandler(probeServer())
