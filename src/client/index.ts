@@ -1,6 +1,9 @@
-/** toolwire/client: use any MCP 2026-07-28 server over Streamable HTTP or stdio. Every export is public API. */
-export { Client } from './client.js'
-export type { ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
+/**
+ * toolwire/client: use any MCP 2026-07-28 server over Streamable HTTP, or over any transport you pass in.
+ * Imports nothing from `node:*`; the stdio transport is `toolwire/client/stdio`. Every export is public API.
+ */
+export type { Client, ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
+export type { ToolCallAuditor, ToolCallOutcome, ToolCallRecord } from './audit.js'
 export { connect } from './connect.js'
 export type {
   GetPromptResult,
@@ -11,7 +14,6 @@ export type {
   ResourceInfo,
   ResourceTemplateInfo,
 } from './catalogs.js'
-export type { ConnectTarget } from './connect.js'
 export {
   InvalidResponseError,
   ProtocolError,
@@ -23,8 +25,6 @@ export {
 } from './errors.js'
 export { HttpTransport } from './http.js'
 export type { HeadersInput, HttpTransportOptions } from './http.js'
-export { StdioTransport } from './stdio.js'
-export type { StdioTransportOptions } from './stdio.js'
 export type { InputContext, InputHandlers } from './input.js'
 export type { SubscribeOptions, Subscription, SubscriptionEnd } from './subscription.js'
 export type { ClientTransport, SendOptions } from './transport.js'

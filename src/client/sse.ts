@@ -1,8 +1,8 @@
 /**
  * An incremental `text/event-stream` reader on eventsource-parser: yields each event's data; comments,
- * `event:`, `id:` and `retry:` carry nothing the client needs and are ignored. More than `maxEventBytes`
- * (counted in UTF-16 units) received without completing an event throws, so a hostile server cannot
- * exhaust memory.
+ * `event:`, `id:` and `retry:` carry nothing the client needs and are ignored (streamable-http §Receiving
+ * Messages: comments are keep-alives). More than `maxEventBytes` (counted in UTF-16 units) received without
+ * completing an event throws, so a hostile server cannot exhaust memory.
  */
 import { createParser } from 'eventsource-parser'
 

@@ -3,6 +3,7 @@
  * Claude Desktop's), or (after `--`) a command it spawns and talks to over stdio.
  */
 import { connect, type Client, type ClientOptions } from '../../client/index.js'
+import { connectStdio } from '../../client/stdio-entry.js'
 import { commandAuth } from '../auth/options.js'
 import { configFiles, configuredNames, findConfiguredServer } from './config.js'
 
@@ -35,7 +36,7 @@ export function parseTarget(
     return {
       rest,
       describe: command.join(' '),
-      open: (options) => connect({ command: program, args, env }, options),
+      open: (options) => connectStdio({ command: program, args, env }, options),
     }
   }
   const [first, ...rest] = operands
@@ -66,7 +67,7 @@ export function parseTarget(
   const command = configured.command as string
   const args = configured.args ?? []
   const mergedEnv = { ...configured.env, ...env }
-  return { rest, describe, open: (options) => connect({ command, args, env: mergedEnv }, options) }
+  return { rest, describe, open: (options) => connectStdio({ command, args, env: mergedEnv }, options) }
 }
 
 function httpTarget(rest: string[], describe: string, url: string, headers: Record<string, string>): Target {

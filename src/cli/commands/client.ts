@@ -12,6 +12,8 @@ import {
   type ClientOptions,
   type Tool,
 } from '../../client/index.js'
+import { ErrorCode } from '../../wire/errors.js'
+import { auditLogFile } from '../client/audit-log.js'
 import { buildArguments } from '../client/coerce.js'
 import { terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
@@ -27,6 +29,7 @@ export interface CommonFlags {
   samplingCommand?: string
   json?: boolean
   timeout?: string
+  auditLog?: string
 }
 
 interface CallFlags extends CommonFlags {
@@ -54,6 +57,7 @@ function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
       ...(flags.samplingCommand !== undefined && { sampling: samplingCommand(flags.samplingCommand) }),
     },
     ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(flags.auditLog !== undefined && { onToolCall: auditLogFile(flags.auditLog) }),
   }
 }
 
@@ -79,7 +83,7 @@ const display = (tool: Tool): string => tool.title ?? tool.annotations?.title ??
 function printTools(tools: Tool[]): void {
   if (tools.length === 0) return console.log('(no tools)')
   for (const tool of tools) {
-    const marks = tool.annotations?.readOnlyHint ? ' [read-only, per the server]' : ''
+    const marks = tool.annotations?.readOnlyHint === true ? ' [read-only, per the server]' : ''
     const title = display(tool) !== tool.name ? ` — ${display(tool)}` : ''
     console.log(`${tool.name}${title}${marks}`)
     if (tool.description) console.log(`    ${tool.description.split('\n').join('\n    ')}`)
@@ -216,7 +220,8 @@ export function registerClientCommands(program: Command): void {
       .option('--json-args <json>', 'arguments as a JSON object (key=value pairs override it)')
       .option('-y, --yes', 'call without asking for confirmation')
       .option('--trust-annotations', "don't ask for tools the server marks read-only")
-      .option('--out-dir <dir>', 'where to save images and audio (default: a new temporary folder)'),
+      .option('--out-dir <dir>', 'where to save images and audio (default: a new temporary folder)')
+      .option('--audit-log <file>', 'append a JSON line per tool call (tool, arguments, outcome, timing)'),
   ).action(async (operands: string[], flags: CallFlags) =>
     withClient(operands, flags, (client, target) => call(client, target, flags)),
   )
@@ -228,7 +233,7 @@ export function describeFailure(error: unknown): string {
   if (hint) return `${(error as Error).message}: ${hint}`
   if (
     error instanceof ProtocolError &&
-    error.code === -32021 &&
+    error.code === ErrorCode.MissingRequiredClientCapability &&
     JSON.stringify(error.data).includes('sampling')
   ) {
     return `${error.message} (error ${error.code}): the server wants to sample a model, which the CLI declines; pass --sampling-command "<command>" to answer sampling requests`

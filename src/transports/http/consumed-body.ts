@@ -4,16 +4,11 @@
  * A parsed body is used as it is; a stream consumed without leaving `req.body` is answered at once.
  * No `node:*` import here: the fetch adapter uses this module too, and the root entry runs anywhere.
  */
-import type { Server } from '../../server.js'
-import { encodeError } from '../../protocol/encode.js'
-import { internalError } from '../../wire/errors.js'
-import type { HttpResponseSink } from './core.js'
+import type { RequestHandler } from '../../protocol/handler.js'
+import { bodyAlreadyConsumed } from '../../wire/errors.js'
+import { sendError, type HttpResponseSink } from './core.js'
 
 const encoder = new TextEncoder()
-
-const GONE_MESSAGE =
-  'Internal error: the request body was read before the MCP handler saw it and not left in req.body ' +
-  '(mount the MCP endpoint before body-reading middleware, or leave its result in req.body)'
 
 /**
  * The body another middleware already read: bytes when it left them (or a parsed value) in `req.body`,
@@ -34,7 +29,7 @@ export function alreadyReadBody(req: {
 }
 
 /** Answers a request whose body is gone: a configuration error on the server side, said plainly. */
-export function answerConsumedBody(server: Server, sink: HttpResponseSink): void {
+export function answerConsumedBody(server: RequestHandler, sink: HttpResponseSink): void {
   server.logger.error('MCP request body already consumed by other middleware', {})
-  sink.send(500, { 'content-type': 'application/json' }, encodeError(undefined, internalError(GONE_MESSAGE)))
+  sendError(sink, bodyAlreadyConsumed())
 }

@@ -6,8 +6,9 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Server } from '../../server.js'
-import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
+import type { RequestHandler } from '../../protocol/handler.js'
+import { HttpCore, sendError, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
+import { payloadTooLarge } from '../../wire/errors.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
 import { alreadyReadBody, answerConsumedBody } from './consumed-body.js'
@@ -82,7 +83,16 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? url : url.slice(0, q)
 }
 
-export function createNodeHandler(server: Server, options: NodeHandlerOptions = {}): NodeHandler {
+/**
+ * A `node:http` request listener serving the MCP endpoint at `options.path` (default `/mcp`).
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http'
+ * createServer(createNodeHandler(server, { originPolicy: { allowedHosts: ['mcp.example.com'] } })).listen(8080)
+ * ```
+ */
+export function createNodeHandler(server: RequestHandler, options: NodeHandlerOptions = {}): NodeHandler {
   const core = new HttpCore(server, options)
   const endpoint = options.path ?? '/mcp'
   return (req, res) => {
@@ -100,7 +110,8 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
       return
     }
     const controller = new LazyAbort()
-    // A client that goes away before the answer is written cancels the request (HTTP-41).
+    // A client that goes away before the answer is written cancels the request (streamable-http
+    // §Cancellation).
     res.on('close', () => {
       if (!res.writableFinished) controller.abort()
     })
@@ -121,11 +132,7 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
       size += chunk.length
       if (size > core.maxBodyBytes) {
         refused = true
-        sink.send(
-          413,
-          { 'content-type': 'application/json', connection: 'close' },
-          `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: body exceeds ${core.maxBodyBytes} bytes"}}`,
-        )
+        core.refuseTooLarge(sink)
         return
       }
       chunks.push(chunk)
@@ -134,34 +141,23 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
     req.on('end', () => {
       if (refused) return
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
-      core.handle(view, body, sink).catch((error: unknown) => {
-        server.logger.error('HTTP handler failed', { error: String(error) })
-        sink.send(500, { 'content-type': 'application/json' })
-      })
+      core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
     })
   }
 }
 
 /** A body a framework already parsed (`req.body`): the same checks as a streamed one, no waiting. */
 function answerPreread(
-  server: Server,
+  server: RequestHandler,
   core: HttpCore,
   view: HttpRequestView,
   sink: HttpResponseSink,
   body: Uint8Array | 'gone',
 ): void {
   if (body === 'gone') return answerConsumedBody(server, sink)
-  if (body.byteLength > core.maxBodyBytes) {
-    return sink.send(
-      413,
-      { 'content-type': 'application/json' },
-      `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: body exceeds ${core.maxBodyBytes} bytes"}}`,
-    )
-  }
-  core.handle(view, body, sink).catch((error: unknown) => {
-    server.logger.error('HTTP handler failed', { error: String(error) })
-    sink.send(500, { 'content-type': 'application/json' })
-  })
+  // The framework read the whole body already, so the connection stays usable after the 413.
+  if (body.byteLength > core.maxBodyBytes) return sendError(sink, payloadTooLarge(core.maxBodyBytes))
+  core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
 }
 
 export interface ServeOptions extends NodeHandlerOptions {
@@ -178,7 +174,7 @@ export interface RunningServer {
 }
 
 /** Listens on host:port and serves the MCP endpoint. Loopback binds get the loopback Host/Origin policy. */
-export async function serveNode(server: Server, options: ServeOptions = {}): Promise<RunningServer> {
+export async function serveNode(server: RequestHandler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const policy = options.originPolicy ?? (isLoopbackHost(host) ? loopbackPolicy() : {})
   const httpServer = createServer(createNodeHandler(server, { ...options, originPolicy: policy }))
@@ -196,7 +192,8 @@ export async function serveNode(server: Server, options: ServeOptions = {}): Pro
     url: `http://${shownHost}:${address.port}${options.path ?? '/mcp'}`,
     httpServer,
     close: async () => {
-      // Listen streams first get their graceful closing result (SUB-12), then connections go.
+      // Listen streams first get their graceful closing result (patterns/subscriptions §Graceful Closure),
+      // then connections go.
       server.close()
       await new Promise((resolve) => setTimeout(resolve, 10))
       await new Promise<void>((resolve) => {
