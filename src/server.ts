@@ -16,7 +16,7 @@ import type { Exchange } from './protocol/exchange.js'
 import type { HttpAuthenticator, RequestHandler } from './protocol/handler.js'
 import type { Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
-import { SchemaCompiler } from './schema/json-schema.js'
+import { SchemaCompiler, type SchemaValidatorChoice } from './schema/json-schema.js'
 import { toolMethods, type ToolCallOptions } from './features/tools/call.js'
 import type { CompiledTool } from './features/tools/compile.js'
 import type { ToolDefinition } from './features/tools/define.js'
@@ -109,6 +109,11 @@ export interface ServerOptions {
   wrapToolHandler?: ToolCallOptions['wrapHandler']
   /** Include `_meta.serverInfo` in every result (default true, basic/index §_meta). */
   serverInfoInResults?: boolean
+  /**
+   * JSON Schema validator: ajv where code generation is allowed, else an interpreting validator
+   * (Cloudflare Workers forbid `new Function`); set `'interpreted'` to force the latter (default 'auto').
+   */
+  jsonSchemaValidator?: SchemaValidatorChoice
   logger?: ServerLogger
   /**
    * Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see README
@@ -132,6 +137,8 @@ export class Server implements RequestHandler {
   /** Publishing here reaches every open `subscriptions/listen` stream (tool/prompt/resource edits do it). */
   readonly changes: ChangeBus
   readonly logger: ServerLogger
+  /** The JSON Schema validator compiling this server's schemas: `ajv`, or `interpreted` where code generation is forbidden. */
+  readonly schemaValidator: 'ajv' | 'interpreted'
   readonly #hub: ListenHub
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
   /** Authentication the HTTP transports apply (from `security.auth`). */
@@ -184,7 +191,10 @@ export class Server implements RequestHandler {
     const cache = { ttlMs: options.cache?.ttlMs ?? 300_000, scope: options.cache?.scope ?? 'public' }
     if (!Number.isInteger(cache.ttlMs) || cache.ttlMs < 0)
       throw new TypeError('cache.ttlMs must be an integer >= 0')
-    const compiler = new SchemaCompiler()
+    const compiler = new SchemaCompiler(
+      options.jsonSchemaValidator === undefined ? {} : { validator: options.jsonSchemaValidator },
+    )
+    this.schemaValidator = compiler.validator
     const listOptions = {
       pageSize: options.pageSize ?? 100,
       ttlMs: cache.ttlMs,

@@ -192,7 +192,9 @@ describe('toolwire without a terminal', () => {
     const listed = await run('list', '--', 'node', 'dist/cli/main.js', 'demo', '--stdio')
     expect(listed.status).toBe(0)
     expect(listed.stdout).toContain('arithmetic — Arithmetic [read-only, per the server]')
-    expect(listed.stdout).toContain('args: op: string, a: number, b: number')
+    expect(listed.stdout).toContain(
+      'args: op: "add"|"subtract"|"multiply"|"divide"|"power"|"modulo", a: number, b: number',
+    )
   })
 
   it('saves images and audio to files and prints their paths', async () => {

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-/** The `toolwire` command line. */
+/** The `toolwire` command line. Exit status: 0 success, 1 tool error, 2 usage, protocol or transport error. */
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
+import { registerCatalogCommands } from './commands/catalog.js'
 import { describeFailure, registerClientCommands } from './commands/client.js'
+import { registerCompletion } from './commands/completion.js'
 import { registerLogin } from './commands/login.js'
 import { registerServe } from './commands/serve.js'
 
@@ -10,14 +12,34 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
   version: string
 }
 
+const EXAMPLES = `
+Examples:
+  toolwire demo                                         serve the demo on http://127.0.0.1:3000/mcp
+  toolwire list http://127.0.0.1:3000/mcp               tools with arguments, enums, defaults, output
+  toolwire call http://127.0.0.1:3000/mcp arithmetic op=add a=2 b=3
+  toolwire resources http://127.0.0.1:3000/mcp          resources and templates
+  toolwire read http://127.0.0.1:3000/mcp notes://all
+  toolwire prompt http://127.0.0.1:3000/mcp summarize_notes tag=work
+  toolwire list github                                  a server named in .mcp.json, .vscode/mcp.json
+                                                        or claude_desktop_config.json
+  toolwire list --env API_KEY=… -- node server.js       a stdio server with an extra variable
+  eval "$(toolwire completion bash)"                    shell completion (bash, zsh, fish)
+`
+
 const program = new Command()
   .name('toolwire')
   .description('Serve and use MCP 2026-07-28 tools')
   .version(pkg.version)
   .showHelpAfterError()
+  // Commander's own errors (unknown command, missing argument …) are usage errors: exit status 2.
+  // Set before the commands are added, so every subcommand inherits it.
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+  .addHelpText('after', EXAMPLES)
 
 registerServe(program)
 registerClientCommands(program)
+registerCatalogCommands(program)
+registerCompletion(program)
 registerLogin(program)
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -30,6 +30,16 @@ import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
 import { type ToolCallAuditor, outcomeOf } from './audit.js'
 import { ToolBook } from './tools.js'
+import {
+  checkPromptResult,
+  checkReadResult,
+  pageItems,
+  type GetPromptResult,
+  type PromptInfo,
+  type ReadResourceResult,
+  type ResourceInfo,
+  type ResourceTemplateInfo,
+} from './catalogs.js'
 import type { ClientTransport } from './transport.js'
 import { ErrorCode } from '../wire/errors.js'
 
@@ -386,6 +396,66 @@ export class Client {
       })
       retry = { inputResponses }
       if (typeof result.requestState === 'string') retry.requestState = result.requestState
+    }
+  }
+
+  /** Every resource the server lists, following cursors. */
+  listResources(options: { signal?: AbortSignal } = {}): Promise<ResourceInfo[]> {
+    return this.#listAll('resources/list', 'resources', 'uri', options.signal)
+  }
+
+  /** Every resource template the server lists, following cursors. */
+  listResourceTemplates(options: { signal?: AbortSignal } = {}): Promise<ResourceTemplateInfo[]> {
+    return this.#listAll('resources/templates/list', 'resourceTemplates', 'uriTemplate', options.signal)
+  }
+
+  /** Every prompt the server lists, following cursors. */
+  listPrompts(options: { signal?: AbortSignal } = {}): Promise<PromptInfo[]> {
+    return this.#listAll('prompts/list', 'prompts', 'name', options.signal)
+  }
+
+  /** Reads a resource; the server may ask for input first (answered by the handlers). */
+  async readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<ReadResourceResult> {
+    const result = await this.#withInputs(
+      'resources/read',
+      uri,
+      { uri },
+      { ...(options.signal && { signal: options.signal }) },
+    )
+    return checkReadResult(result)
+  }
+
+  /** Gets a prompt with its arguments; the server may ask for input first (answered by the handlers). */
+  async getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: { signal?: AbortSignal } = {},
+  ): Promise<GetPromptResult> {
+    const base = { name, arguments: args }
+    const result = await this.#withInputs('prompts/get', name, base, {
+      ...(options.signal && { signal: options.signal }),
+    })
+    return checkPromptResult(result)
+  }
+
+  async #listAll<T>(
+    method: string,
+    field: string,
+    key: string,
+    signal: AbortSignal | undefined,
+  ): Promise<T[]> {
+    const items: T[] = []
+    const seen = new Set<string>()
+    let cursor: string | undefined
+    for (;;) {
+      const params = cursor === undefined ? {} : { cursor }
+      const result = await this.#request(method, params, signal ? { signal } : {})
+      items.push(...pageItems<T>(method, result, field, key))
+      const next = result.nextCursor
+      if (typeof next !== 'string') return items
+      if (seen.has(next)) throw new InvalidResponseError(`${method}: the server repeated a cursor`)
+      seen.add(next)
+      cursor = next
     }
   }
 

@@ -5,6 +5,15 @@
 export type { Client, ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
 export type { ToolCallAuditor, ToolCallOutcome, ToolCallRecord } from './audit.js'
 export { connect } from './connect.js'
+export type {
+  GetPromptResult,
+  PromptArgumentInfo,
+  PromptInfo,
+  PromptMessage,
+  ReadResourceResult,
+  ResourceInfo,
+  ResourceTemplateInfo,
+} from './catalogs.js'
 export {
   InvalidResponseError,
   ProtocolError,

@@ -1,8 +1,11 @@
 /**
- * An incremental `text/event-stream` reader: yields each event's data; comments and other fields are ignored.
- * An event larger than `maxEventBytes` (counted in UTF-16 units) throws, so a hostile server cannot exhaust
- * memory.
+ * An incremental `text/event-stream` reader on eventsource-parser: yields each event's data. Comments and
+ * `event:` carry nothing the client needs (streamable-http §Receiving Messages: comments are keep-alives);
+ * `id:` and `retry:` are kept in the optional cursor, because a 2025-era stream is resumed with them (2025-11-25
+ * basic/transports §Resumability and Redelivery). More than `maxEventBytes` (counted in UTF-16 units)
+ * received without completing an event throws, so a hostile server cannot exhaust memory.
  */
+import { createParser } from 'eventsource-parser'
 
 export class OversizedError extends Error {
   override readonly name = 'OversizedError'
@@ -21,47 +24,38 @@ export async function* readSse(
 ): AsyncGenerator<string> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
-  let buffer = ''
-  let data: string[] = []
-  let size = 0
-  let pendingCR = false
+  const ready: string[] = []
+  let pending = 0
+  let oversized = false
+  const parser = createParser({
+    onEvent: (event) => {
+      if (event.data.length > maxEventBytes) oversized = true
+      if (cursor && event.id !== undefined) cursor.lastEventId = event.id
+      ready.push(event.data)
+      pending = 0
+    },
+    onRetry: (retryMs) => {
+      if (cursor) cursor.retryMs = retryMs
+    },
+  })
+  const feed = (text: string): void => {
+    // Counted before parsing, reset by each complete event: what remains unparsed stays bounded (give or
+    // take the tail of one network chunk) even when a server never ends its event.
+    pending += text.length
+    parser.feed(text)
+    if (oversized || pending > maxEventBytes)
+      throw new OversizedError(`an event exceeds ${maxEventBytes} bytes`)
+  }
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      const chunk = decoder.decode(value, { stream: true })
-      buffer += chunk
-      if (buffer.length > maxEventBytes) throw new OversizedError(`an event exceeds ${maxEventBytes} bytes`)
-      // Only the new text can end a line (or a `\r` left waiting for its `\n`): searching the whole buffer
-      // on every chunk would make one long line cost quadratic time (a hostile 10 MB line, 64 KiB at a time).
-      if (!pendingCR && !/[\r\n]/.test(chunk)) continue
-      let newline: number
-      while ((newline = buffer.search(/\r\n|\r|\n/)) !== -1) {
-        if (newline === buffer.length - 1 && buffer.endsWith('\r')) break // maybe half of \r\n
-        const line = buffer.slice(0, newline)
-        buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1))
-        if (line === '') {
-          if (data.length > 0) yield data.join('\n')
-          data = []
-          size = 0
-        } else if (line.startsWith('data:')) {
-          data.push(line.slice(line.startsWith('data: ') ? 6 : 5))
-          size += line.length
-          if (size > maxEventBytes) throw new OversizedError(`an event exceeds ${maxEventBytes} bytes`)
-        } else if (cursor && line.startsWith('id:')) {
-          cursor.lastEventId = line.slice(line.startsWith('id: ') ? 4 : 3)
-        } else if (cursor && /^retry: ?\d+$/.test(line)) {
-          cursor.retryMs = Number(line.slice(6))
-        }
-        // `event:` and `:` comment lines carry nothing the client needs (streamable-http §Receiving Messages:
-        // comments are keep-alives); `id:` and `retry:` matter only to resume a 2025-era stream (2025-11-25
-        // basic/transports §Resumability and Redelivery).
-      }
-      pendingCR = buffer.endsWith('\r')
+      feed(decoder.decode(value, { stream: true }))
+      yield* ready.splice(0)
     }
-    const last = buffer.replace(/\r$/, '')
-    if (last.startsWith('data:')) data.push(last.slice(last.startsWith('data: ') ? 6 : 5))
-    if (data.length > 0) yield data.join('\n')
+    // An event cut off by the end of the stream still counts (the server may close without a blank line).
+    feed(`${decoder.decode()}\n\n`)
+    yield* ready.splice(0)
   } finally {
     await reader.cancel().catch(() => undefined)
   }

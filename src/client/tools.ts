@@ -15,6 +15,7 @@ import {
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult, Tool } from '../wire/types.js'
 import { InvalidResponseError, ToolExecutionError } from './errors.js'
+import { LRUCache } from 'lru-cache'
 
 export interface KnownTool {
   readonly tool: Tool
@@ -34,7 +35,8 @@ const pageKey = (owner: string, version: string, cursor: string | undefined): st
   JSON.stringify(['tools/list', version, cursor ?? null, owner])
 
 export class ToolBook {
-  readonly #pages = new Map<string, CachedPage>()
+  /** Pages by owner and cursor; lru-cache drops a page when its ttlMs is over (checked on read, no timer). */
+  readonly #pages = new LRUCache<string, CachedPage>({ max: 1_000 })
   readonly #known = new Map<string, KnownTool>()
 
   /**
@@ -42,13 +44,9 @@ export class ToolBook {
    * (`""` is a cursor like any other, distinct from none), protocol version and the request's credentials.
    */
   page(credential: string, version: string, cursor: string | undefined): CachedPage | undefined {
-    const now = Date.now()
-    for (const key of [pageKey(credential, version, cursor), pageKey('*', version, cursor)]) {
-      const page = this.#pages.get(key)
-      if (page && now < page.expires) return page
-      if (page) this.#pages.delete(key)
-    }
-    return undefined
+    return (
+      this.#pages.get(pageKey(credential, version, cursor)) ?? this.#pages.get(pageKey('*', version, cursor))
+    )
   }
 
   store(
@@ -64,7 +62,7 @@ export class ToolBook {
     const page = { tools, nextCursor, expires: Date.now() + ttl }
     if (ttl > 0) {
       const owner = result.cacheScope === 'public' ? '*' : credential
-      this.#pages.set(pageKey(owner, version, cursor), page)
+      this.#pages.set(pageKey(owner, version, cursor), page, { ttl })
     }
     return page
   }

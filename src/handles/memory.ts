@@ -21,17 +21,23 @@ export class MemoryHandleStore implements HandleStore {
   readonly #maxPerOwner: number
   readonly #maxRecords: number
   readonly #now: () => number
-  readonly #timer: ReturnType<typeof setInterval>
+  readonly #sweepIntervalMs: number
+  #timer: ReturnType<typeof setInterval> | undefined
 
   constructor(options: MemoryHandleStoreOptions = {}) {
     this.#maxPerOwner = options.maxPerOwner ?? 1000
     this.#maxRecords = options.maxRecords ?? 100_000
     this.#now = options.now ?? Date.now
-    this.#timer = setInterval(() => void this.sweep(), options.sweepIntervalMs ?? 60_000)
-    ;(this.#timer as { unref?: () => void }).unref?.()
+    this.#sweepIntervalMs = options.sweepIntervalMs ?? 60_000
   }
 
   async create(kind: string, id: string, owner: string, data: unknown, ttlMs: number): Promise<void> {
+    // The sweep starts with the first handle, never at construction: a store defined at module scope
+    // (a Cloudflare Worker's top level) must not start a timer there.
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => void this.sweep(), this.#sweepIntervalMs)
+      ;(this.#timer as { unref?: () => void }).unref?.()
+    }
     const json = encode(data)
     const ownerKey = `${kind}\u0000${owner}`
     if ((this.#owned.get(ownerKey) ?? 0) >= this.#maxPerOwner || this.#entries.size >= this.#maxRecords) {

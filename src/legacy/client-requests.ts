@@ -13,8 +13,12 @@ interface Waiting {
 
 export class ClientRequests {
   readonly #waiting = new Map<string, Waiting>()
-  /** Prefix of this instance's request ids, so ids stay unique when several instances ask one client. */
-  readonly #instance = crypto.randomUUID().slice(0, 8)
+  /**
+   * Prefix of this instance's request ids, so ids stay unique when several instances ask one client. Drawn
+   * with the first request, not at construction: Workers refuse random numbers in global scope, where a
+   * server is usually defined.
+   */
+  #instance: string | undefined
   #nextId = 0
 
   /**
@@ -29,6 +33,7 @@ export class ClientRequests {
     signal: AbortSignal,
   ): Promise<unknown> {
     if (signal.aborted) return Promise.reject(signal.reason)
+    this.#instance ??= crypto.randomUUID().slice(0, 8)
     const id = `${this.#instance}.${++this.#nextId}`
     const key = `${peerKey}\u0000${id}`
     return new Promise((resolve, reject) => {

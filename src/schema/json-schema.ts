@@ -9,6 +9,7 @@ import AjvDraft07Module, { type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { validate as validateMeta2020 } from './meta-2020-12.generated.js'
 import { trustedRegExp, untrustedRegExp } from './regexp.js'
+import { codeGenerationAllowed, interpretedValidator } from './interpreted.js'
 
 const Ajv2020 = Ajv2020Module.default
 const Ajv2019 = Ajv2019Module.default
@@ -24,6 +25,13 @@ const metaValidator2020 = validateMeta2020 as ((schema: unknown) => boolean) & {
 
 export type Dialect = '2020-12' | '2019-09' | 'draft-07'
 
+/**
+ * Which validator compiles schemas: `ajv` generates code (fastest; needs `new Function`), `interpreted`
+ * walks the schema instead (@cfworker/json-schema; works in Cloudflare Workers and other runtimes that
+ * forbid code generation), `auto` (default) picks ajv where code generation is allowed.
+ */
+export type SchemaValidatorChoice = 'auto' | 'ajv' | 'interpreted'
+
 const DIALECTS: Record<string, Dialect> = {
   'https://json-schema.org/draft/2020-12/schema': '2020-12',
   'https://json-schema.org/draft/2020-12/schema#': '2020-12',
@@ -33,7 +41,6 @@ const DIALECTS: Record<string, Dialect> = {
   'http://json-schema.org/draft-07/schema#': 'draft-07',
 }
 
-/**
 /**
  * Limits against schemas that are expensive to compile or validate (basic/index §Composition-Keyword Resource
  * Use): nesting, subschemas as written, and subschemas with every `$ref` expanded (24 chained `$ref`s that each
@@ -183,6 +190,8 @@ export interface SchemaCompilerOptions {
    * linear-time engine and only local `$ref`s are followed, so validation cannot stall the caller.
    */
   readonly untrusted?: boolean
+  /** Which validator compiles (default `auto`: ajv where code generation is allowed). */
+  readonly validator?: SchemaValidatorChoice
 }
 
 /**
@@ -193,9 +202,17 @@ export interface SchemaCompilerOptions {
 export class SchemaCompiler {
   #instances = new Map<Dialect, AjvInstance>()
   readonly #untrusted: boolean
+  readonly #choice: SchemaValidatorChoice
 
   constructor(options: SchemaCompilerOptions = {}) {
     this.#untrusted = options.untrusted === true
+    this.#choice = options.validator ?? 'auto'
+  }
+
+  /** The validator the next compile uses, `auto` resolved (code generation can be allowed at start only). */
+  get validator(): 'ajv' | 'interpreted' {
+    if (this.#choice !== 'auto') return this.#choice
+    return codeGenerationAllowed() ? 'ajv' : 'interpreted'
   }
 
   #ajv(dialect: Dialect): AjvInstance {
@@ -222,27 +239,36 @@ export class SchemaCompiler {
 
   compile(schema: Record<string, unknown>, label: string): CompiledSchema {
     let dialect: Dialect
-    let fn: ValidateFunction
+    let validate: CompiledSchema['validate']
     try {
       dialect = dialectOf(schema)
       checkBounds(schema)
       checkExpansion(schema, this.#untrusted)
-      const ajv = this.#ajv(dialect)
-      if (dialect === '2020-12') {
-        if (!metaValidator2020(schema)) {
-          throw new SchemaError(ajv.errorsText(metaValidator2020.errors, { dataVar: 'schema' }))
-        }
-      } else if (!ajv.validateSchema(schema)) {
-        throw new SchemaError(ajv.errorsText(ajv.errors, { dataVar: 'schema' }))
+      if (dialect === '2020-12' && !metaValidator2020(schema)) {
+        throw new SchemaError(formatMetaErrors(metaValidator2020.errors))
       }
-      fn = ajv.compile(schema)
+      validate =
+        this.validator === 'ajv' ? this.#compileAjv(schema, dialect) : interpretedValidator(schema, dialect)
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
       throw new SchemaError(`${label}: invalid JSON Schema: ${reason}`)
     }
-    return {
-      dialect,
-      validate: (value) => (fn(value) ? { ok: true, value } : { ok: false, issues: formatIssues(fn.errors) }),
-    }
+    return { dialect, validate }
   }
+
+  #compileAjv(schema: Record<string, unknown>, dialect: Dialect): CompiledSchema['validate'] {
+    const ajv = this.#ajv(dialect)
+    // 2020-12 schemas were checked by the generated meta validator; the older dialects ask ajv.
+    if (dialect !== '2020-12' && !ajv.validateSchema(schema)) {
+      throw new SchemaError(ajv.errorsText(ajv.errors, { dataVar: 'schema' }))
+    }
+    const fn: ValidateFunction = ajv.compile(schema)
+    return (value) => (fn(value) ? { ok: true, value } : { ok: false, issues: formatIssues(fn.errors) })
+  }
+}
+
+/** ajv's `errorsText` format (`schema/type must be string, …`) without needing an ajv instance. */
+function formatMetaErrors(errors: readonly ErrorObject[] | null | undefined): string {
+  if (!errors || errors.length === 0) return 'schema does not match the 2020-12 meta-schema'
+  return errors.map((e) => `schema${e.instancePath} ${e.message ?? 'is invalid'}`).join(', ')
 }

@@ -2,6 +2,7 @@
  * `x-mcp-header`: the rules a tool's annotations must meet (shared by the server at definition time and
  * the client when it filters `tools/list`), and the value encoding of `Mcp-Param-*` / `Mcp-Name` headers.
  */
+import { base64ToBytes, bytesToBase64 } from '../wire/base64.js'
 
 export type HeaderParamType = 'string' | 'integer' | 'boolean'
 
@@ -108,7 +109,7 @@ const NEEDS_ENCODING = /[^\x20-\x7e]|^[ \t]|[ \t]$/
  */
 export function encodeHeaderValue(value: string): string {
   if (NEEDS_ENCODING.test(value) || SENTINEL.test(value)) {
-    return `=?base64?${toBase64(new TextEncoder().encode(value))}?=`
+    return `=?base64?${bytesToBase64(new TextEncoder().encode(value))}?=`
   }
   return value
 }
@@ -136,12 +137,6 @@ export function encodeParamValue(value: unknown): string | undefined {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-function toBase64(bytes: Uint8Array): string {
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary)
-}
-
 /** Decodes a received header value; throws with a reason when it is malformed. */
 export function decodeHeaderValue(raw: string): string {
   const match = SENTINEL.exec(raw)
@@ -153,7 +148,7 @@ export function decodeHeaderValue(raw: string): string {
   const payload = match[1] ?? ''
   if (!BASE64.test(payload)) throw new Error('has an invalid Base64 payload')
   try {
-    return utf8.decode(Uint8Array.from(atob(payload), (c) => c.charCodeAt(0)))
+    return utf8.decode(base64ToBytes(payload))
   } catch {
     throw new Error('has a Base64 payload that is not valid UTF-8')
   }

@@ -5,6 +5,7 @@
  */
 import type RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
 import type RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
+import { LRUCache } from 'lru-cache'
 
 interface Library {
   readonly Memory: typeof RateLimiterMemory
@@ -47,13 +48,18 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #limiters = new Map<string, RateLimiterMemory>()
   /** Buckets are usually defined once: look their limiter up by identity before building the id. */
   readonly #byBucket = new WeakMap<Bucket, RateLimiterMemory>()
-  /** Keys in least-recently-used order, with the limiter that holds each. */
-  readonly #keys = new Map<string, { limiter: RateLimiterMemory; key: string }>()
-  readonly #maxKeys: number
+  /** Keys remembered, least recently used dropped first (its count goes with it). */
+  readonly #keys: LRUCache<string, { limiter: RateLimiterMemory; key: string }>
 
   constructor(options: MemoryRateLimitOptions = {}) {
-    this.#maxKeys = options.maxKeys ?? 10_000
-    if (!(this.#maxKeys >= 1)) throw new TypeError('maxKeys must be at least 1')
+    const maxKeys = options.maxKeys ?? 10_000
+    if (!(maxKeys >= 1)) throw new TypeError('maxKeys must be at least 1')
+    this.#keys = new LRUCache({
+      max: maxKeys,
+      dispose: (entry, _slot, reason) => {
+        if (reason === 'evict') void entry.limiter.delete(entry.key)
+      },
+    })
   }
 
   /** How many keys are remembered now (for tests and metrics). */
@@ -65,27 +71,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const lib = library
     if (!lib) return load().then(() => this.consume(bucket, key, points))
     const limiter = this.#limiter(lib, bucket)
-    this.#remember(limiter, `${bucket.name}\u0000${key}`, key)
+    const slot = `${bucket.name}\u0000${key}`
+    // get() marks the key as recently used; a new key may evict the least recently used one.
+    if (this.#keys.get(slot) === undefined) this.#keys.set(slot, { limiter, key })
     return limiter.consume(key, points).then(allowed, refused)
-  }
-
-  /** Keeps `slot` among the most recently used keys, forgetting the least recently used beyond the cap. */
-  #remember(limiter: RateLimiterMemory, slot: string, key: string): void {
-    const known = this.#keys.get(slot)
-    if (known) {
-      this.#keys.delete(slot)
-      this.#keys.set(slot, known)
-      return
-    }
-    if (this.#keys.size >= this.#maxKeys) {
-      const [oldest, entry] = this.#keys.entries().next().value as [
-        string,
-        { limiter: RateLimiterMemory; key: string },
-      ]
-      this.#keys.delete(oldest)
-      void entry.limiter.delete(entry.key)
-    }
-    this.#keys.set(slot, { limiter, key })
   }
 
   #limiter(lib: Library, bucket: Bucket): RateLimiterMemory {

@@ -3,6 +3,7 @@
  * characters are removed from every string a client may print, and binary content must be real base64 of
  * the declared media type. `output-guard.ts` applies these to whole results.
  */
+import { base64ToBytes } from '../wire/base64.js'
 
 /* eslint-disable no-control-regex -- matching control characters is the point here */
 /** CSI, OSC (to BEL or ST), DCS/SOS/PM/APC strings, two-byte ESC sequences and 8-bit CSI. */
@@ -46,10 +47,8 @@ const starts = (bytes: Uint8Array, prefix: readonly number[]): boolean =>
 const ascii = (bytes: Uint8Array, at: number, text: string): boolean =>
   [...text].every((char, index) => bytes[at + index] === char.charCodeAt(0))
 
-function head(base64: string): Uint8Array {
-  const binary = atob(base64.slice(0, 24))
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0))
-}
+/** The first 18 bytes: enough for every signature checked below. */
+const head = (base64: string): Uint8Array => base64ToBytes(base64.slice(0, 24))
 
 /** Why a binary payload is unacceptable, or undefined. `family` is the required top-level type. */
 export function binaryProblem(data: unknown, mimeType: unknown, family?: string): string | undefined {

@@ -179,6 +179,19 @@ export const streamNotAcceptable = (): McpError =>
 export const transportFailure = (): McpError =>
   new McpError(ErrorCode.InternalError, 'Internal error', undefined, 500)
 
+/**
+ * 500: other middleware read the request body and left nothing in `req.body`. A configuration error of the
+ * server's own, said at once instead of waiting for a body that will never come.
+ */
+export const bodyAlreadyConsumed = (): McpError =>
+  new McpError(
+    ErrorCode.InternalError,
+    'Internal error: the request body was read before the MCP handler saw it and not left in req.body ' +
+      '(mount the MCP endpoint before body-reading middleware, or leave its result in req.body)',
+    undefined,
+    500,
+  )
+
 /** 401: no token, or a token that failed verification (authorization §Error Handling). */
 export const unauthorized = (challenge: string, description: string): McpError =>
   new McpError(ErrorCode.InvalidRequest, `Unauthorized: ${description}`, undefined, 401, {

@@ -1,7 +1,11 @@
-/** Where the CLI connects: a URL, or (after `--`) a command it spawns and talks to over stdio. */
+/**
+ * Where the CLI connects: a URL, a server named in a configuration file (.mcp.json, .vscode/mcp.json,
+ * Claude Desktop's), or (after `--`) a command it spawns and talks to over stdio.
+ */
 import { connect, type Client, type ClientOptions } from '../../client/index.js'
 import { connectStdio } from '../../client/stdio-entry.js'
 import { commandAuth } from '../auth/options.js'
+import { configFiles, configuredNames, findConfiguredServer } from './config.js'
 
 export interface Target {
   /** Operands before the target's end: tool name and key=value pairs. */
@@ -17,8 +21,10 @@ export interface Target {
 export function parseTarget(
   operands: readonly string[],
   headers: readonly string[],
+  envPairs: readonly string[] = [],
   argv = process.argv,
 ): Target {
+  const env = parseEnv(envPairs)
   const marker = argv.indexOf('--')
   if (marker !== -1) {
     const command = argv.slice(marker + 1)
@@ -30,28 +36,66 @@ export function parseTarget(
     return {
       rest,
       describe: command.join(' '),
-      open: (options) => connectStdio({ command: program, args }, options),
+      open: (options) => connectStdio({ command: program, args, env }, options),
     }
   }
-  const [url, ...rest] = operands
-  if (!url) throw new UsageError('give a server URL, or -- followed by a command to run over stdio')
-  if (!/^https?:\/\//i.test(url)) {
-    throw new UsageError(`${url} is not an http(s) URL; to run a stdio server put its command after --`)
+  const [first, ...rest] = operands
+  if (!first) {
+    throw new UsageError(
+      'give a server URL, a configured server name, or -- followed by a command to run over stdio',
+    )
   }
-  const parsedHeaders: Record<string, string> = {}
+  if (/^https?:\/\//i.test(first)) {
+    if (envPairs.length > 0) throw new UsageError('--env applies to stdio servers only')
+    return httpTarget(rest, first, first, parseHeaders(headers))
+  }
+  const configured = findConfiguredServer(first)
+  if (!configured) {
+    const known = configuredNames()
+    throw new UsageError(
+      `${first} is neither an http(s) URL nor a server configured in ${configFiles().join(', ')}` +
+        (known.length > 0 ? ` (configured: ${known.join(', ')})` : '') +
+        '; to run a stdio server put its command after --',
+    )
+  }
+  const describe = `${configured.name} (from ${configured.source})`
+  if (configured.url !== undefined) {
+    if (envPairs.length > 0) throw new UsageError('--env applies to stdio servers only')
+    return httpTarget(rest, describe, configured.url, { ...configured.headers, ...parseHeaders(headers) })
+  }
+  if (headers.length > 0) throw new UsageError('--header applies to HTTP targets only')
+  const command = configured.command as string
+  const args = configured.args ?? []
+  const mergedEnv = { ...configured.env, ...env }
+  return { rest, describe, open: (options) => connectStdio({ command, args, env: mergedEnv }, options) }
+}
+
+function httpTarget(rest: string[], describe: string, url: string, headers: Record<string, string>): Target {
+  // An explicit Authorization header wins; otherwise the stored OAuth tokens are used (toolwire login).
+  const explicit = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')
+  const auth = explicit ? {} : { auth: commandAuth() }
+  return { rest, describe, open: (options) => connect({ url, headers }, { ...options, ...auth }) }
+}
+
+function parseHeaders(headers: readonly string[]): Record<string, string> {
+  const parsed: Record<string, string> = {}
   for (const header of headers) {
     const colon = header.indexOf(':')
     if (colon <= 0) throw new UsageError(`--header expects "Name: value", got ${JSON.stringify(header)}`)
-    parsedHeaders[header.slice(0, colon).trim()] = header.slice(colon + 1).trim()
+    parsed[header.slice(0, colon).trim()] = header.slice(colon + 1).trim()
   }
-  // An explicit Authorization header wins; otherwise the stored OAuth tokens are used (toolwire login).
-  const explicit = Object.keys(parsedHeaders).some((name) => name.toLowerCase() === 'authorization')
-  const auth = explicit ? {} : { auth: commandAuth() }
-  return {
-    rest,
-    describe: url,
-    open: (options) => connect({ url, headers: parsedHeaders }, { ...options, ...auth }),
+  return parsed
+}
+
+/** `--env KEY=VALUE` pairs for a stdio server (added to the CLI's own environment). */
+function parseEnv(pairs: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const pair of pairs) {
+    const equals = pair.indexOf('=')
+    if (equals <= 0) throw new UsageError(`--env expects KEY=VALUE, got ${JSON.stringify(pair)}`)
+    env[pair.slice(0, equals)] = pair.slice(equals + 1)
   }
+  return env
 }
 
 /** A mistake on the command line (exit status 2, like any failure to talk to the server). */

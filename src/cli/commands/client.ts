@@ -1,7 +1,8 @@
 /** `toolwire discover | list | call <target>`: try any MCP server from the terminal. */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import * as prompts from '@clack/prompts'
 import type { Command } from 'commander'
 import {
@@ -11,16 +12,22 @@ import {
   type ClientOptions,
   type Tool,
 } from '../../client/index.js'
+import { ErrorCode } from '../../wire/errors.js'
 import { auditLogFile } from '../client/audit-log.js'
 import { buildArguments } from '../client/coerce.js'
 import { terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
+import { samplingCommand } from '../client/sampling.js'
 import { parseTarget, type Target, UsageError } from '../client/target.js'
 import { forTerminal, jsonForTerminal } from '../terminal-text.js'
+import { describeSchema } from '../client/schema-summary.js'
 import { loginHint } from './login.js'
 
-interface CommonFlags {
+export interface CommonFlags {
   header?: string[]
+  env?: string[]
+  root?: string[]
+  samplingCommand?: string
   json?: boolean
   timeout?: string
   auditLog?: string
@@ -42,19 +49,26 @@ function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
   return {
     clientInfo: { name: 'toolwire-cli', version: '0.1.0' },
     warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
-    handlers: { elicitation: terminalElicitation(target.describe, interactive(), say) },
+    handlers: {
+      elicitation: terminalElicitation(target.describe, interactive(), say),
+      // The roots a server may look at: --root folders, or the working directory.
+      roots: (flags.root?.length ? flags.root : [process.cwd()]).map((folder) => ({
+        uri: pathToFileURL(resolve(folder)).href,
+      })),
+      ...(flags.samplingCommand !== undefined && { sampling: samplingCommand(flags.samplingCommand) }),
+    },
     ...(timeoutMs !== undefined && { timeoutMs }),
     ...(flags.auditLog !== undefined && { onToolCall: auditLogFile(flags.auditLog) }),
   }
 }
 
 /** Runs an action with a connected client, always closing it (a stdio server process ends with it). */
-async function withClient(
+export async function withClient(
   operands: string[],
   flags: CommonFlags,
   action: (client: Client, target: Target) => Promise<number>,
 ): Promise<void> {
-  const target = parseTarget(operands, flags.header ?? [])
+  const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
   const client = target.open(clientOptions(target, flags))
   let code: number
   try {
@@ -76,16 +90,9 @@ function printTools(tools: Tool[]): void {
     if (tool.description) {
       console.log(`    ${forTerminal(tool.description, { multiline: true }).split('\n').join('\n    ')}`)
     }
-    const properties = Object.entries(
-      (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>,
-    )
-    const required = new Set((tool.inputSchema.required as string[] | undefined) ?? [])
-    if (properties.length > 0) {
-      const params = properties.map(([name, schema]) => {
-        const type = Array.isArray(schema.type) ? schema.type.join('|') : String(schema.type ?? 'any')
-        return forTerminal(`${name}${required.has(name) ? '' : '?'}: ${type}`)
-      })
-      console.log(`    args: ${params.join(', ')}`)
+    for (const line of describeSchema(tool.inputSchema, 'args')) console.log(`    ${forTerminal(line)}`)
+    if (tool.outputSchema) {
+      for (const line of describeSchema(tool.outputSchema, 'returns')) console.log(`    ${forTerminal(line)}`)
     }
   }
 }
@@ -151,18 +158,31 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
   }
 }
 
-export function registerClientCommands(program: Command): void {
-  const common = (command: Command): Command =>
-    command
-      .option('-H, --header <header...>', 'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)')
-      .option('--json', 'print the raw result as JSON')
-      .option('--timeout <ms>', 'give up on a request after this many milliseconds (default 60000)')
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value]
 
+/** The options every client command shares. */
+export function common(command: Command): Command {
+  return command
+    .option('-H, --header <header...>', 'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)')
+    .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio server (repeatable)', collect)
+    .option(
+      '--root <dir>',
+      'a root the server may look at (repeatable; default: the working directory)',
+      collect,
+    )
+    .option('--sampling-command <command>', "answer the server's sampling requests with this shell command")
+    .option('--json', 'print the raw result as JSON')
+    .option('--timeout <ms>', 'give up on a request after this many milliseconds (default 60000)')
+}
+
+const TARGET_HELP = 'server URL, configured server name, or -- followed by the command of a stdio server'
+
+export function registerClientCommands(program: Command): void {
   common(
     program
       .command('discover')
       .description("show a server's protocol versions, capabilities and identity")
-      .argument('[target...]', 'server URL, or -- followed by the command of a stdio server'),
+      .argument('[target...]', TARGET_HELP),
   ).action(async (operands: string[], flags: CommonFlags) =>
     withClient(operands, flags, async (client) => {
       const result = await client.discover()
@@ -184,8 +204,8 @@ export function registerClientCommands(program: Command): void {
   common(
     program
       .command('list')
-      .description("list a server's tools")
-      .argument('[target...]', 'server URL, or -- followed by the command of a stdio server'),
+      .description("list a server's tools: arguments with types, enums and defaults, and output schemas")
+      .argument('[target...]', TARGET_HELP),
   ).action(async (operands: string[], flags: CommonFlags) =>
     withClient(operands, flags, async (client) => {
       const { tools } = await client.listTools()
@@ -217,6 +237,13 @@ export function describeFailure(error: unknown): string {
   const text = (message: string): string => forTerminal(message, { multiline: true })
   const hint = loginHint(error)
   if (hint) return `${text((error as Error).message)}: ${hint}`
+  if (
+    error instanceof ProtocolError &&
+    error.code === ErrorCode.MissingRequiredClientCapability &&
+    JSON.stringify(error.data).includes('sampling')
+  ) {
+    return `${text(error.message)} (error ${error.code}): the server wants to sample a model, which the CLI declines; pass --sampling-command "<command>" to answer sampling requests`
+  }
   if (error instanceof ProtocolError) return `${text(error.message)} (error ${error.code})`
   if (error instanceof InvalidResponseError) return `invalid response: ${text(error.message)}`
   return text(error instanceof Error ? error.message : String(error))

@@ -4,6 +4,7 @@ import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
 import { internalError, invalidParams, McpError } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
+import { bytesToBase64 } from '../../wire/base64.js'
 import type { CacheScope, ResourceContents } from '../../wire/types.js'
 import type { Catalog } from '../catalog.js'
 import type { Report } from '../prompts/methods.js'
@@ -50,13 +51,6 @@ export function findTemplate(
   return undefined
 }
 
-const toBase64 = (bytes: Uint8Array): string => {
-  let binary = ''
-  for (let i = 0; i < bytes.length; i += 0x8000)
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
-  return btoa(binary)
-}
-
 function normalizeContents(
   returned: unknown,
   uri: string,
@@ -69,7 +63,7 @@ function normalizeContents(
   })
   let list: unknown[]
   if (typeof returned === 'string') list = [withDefaults({ text: returned })]
-  else if (returned instanceof Uint8Array) list = [withDefaults({ blob: toBase64(returned) })]
+  else if (returned instanceof Uint8Array) list = [withDefaults({ blob: bytesToBase64(returned) })]
   else if (Array.isArray(returned))
     list = returned.map((item) => (isRecord(item) ? withDefaults(item) : item))
   else if (isRecord(returned)) list = [withDefaults(returned)]

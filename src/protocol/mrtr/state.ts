@@ -5,6 +5,7 @@
  */
 import { invalidParams } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
+import { base64UrlToBytes, bytesToBase64Url } from '../../wire/base64.js'
 
 export interface RequestStateOptions {
   /**
@@ -46,26 +47,6 @@ interface Envelope {
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = ''
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
-  }
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '')
-}
-
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined
-  try {
-    const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'))
-    const bytes = new Uint8Array(binary.length)
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
-    return bytes
-  } catch {
-    return undefined
-  }
-}
-
 /** JSON with sorted object keys, so equal values always digest the same. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
@@ -80,7 +61,7 @@ export function canonicalJson(value: unknown): string {
 
 export async function digest(value: unknown): Promise<string> {
   const hash = await crypto.subtle.digest('SHA-256', encoder.encode(canonicalJson(value)))
-  return toBase64Url(new Uint8Array(hash))
+  return bytesToBase64Url(new Uint8Array(hash))
 }
 
 const rejected = (why: string): never => {
@@ -134,9 +115,9 @@ export class RequestStateCodec {
     }
     if (binding.principal !== undefined) envelope.p = binding.principal
     if (payload.data !== undefined) envelope.data = payload.data
-    const body = toBase64Url(encoder.encode(JSON.stringify(envelope)))
+    const body = bytesToBase64Url(encoder.encode(JSON.stringify(envelope)))
     const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), encoder.encode(body))
-    return `${body}.${toBase64Url(new Uint8Array(mac))}`
+    return `${body}.${bytesToBase64Url(new Uint8Array(mac))}`
   }
 
   /**
@@ -153,9 +134,9 @@ export class RequestStateCodec {
       this.#onEphemeral()
       this.#onEphemeral = undefined
     }
-    const body = toBase64Url(encoder.encode(JSON.stringify({ ...payload, kind, exp: now + ttlMs })))
+    const body = bytesToBase64Url(encoder.encode(JSON.stringify({ ...payload, kind, exp: now + ttlMs })))
     const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), encoder.encode(body))
-    return `${body}.${toBase64Url(new Uint8Array(mac))}`
+    return `${body}.${bytesToBase64Url(new Uint8Array(mac))}`
   }
 
   /** Opens a token sealed by `sealToken` for `kind`; undefined when forged, expired or of another kind. */
@@ -166,13 +147,13 @@ export class RequestStateCodec {
   ): Promise<Record<string, unknown> | undefined> {
     const dot = token.indexOf('.')
     const macText = token.slice(dot + 1)
-    const mac = dot > 0 ? fromBase64Url(macText) : undefined
-    if (!mac || toBase64Url(mac) !== macText) return undefined
+    const mac = dot > 0 ? base64UrlToBytes(macText) : undefined
+    if (!mac || bytesToBase64Url(mac) !== macText) return undefined
     const body = token.slice(0, dot)
     if (!(await crypto.subtle.verify('HMAC', await this.#hmacKey(), mac, encoder.encode(body))))
       return undefined
     try {
-      const value: unknown = JSON.parse(decoder.decode(fromBase64Url(body)))
+      const value: unknown = JSON.parse(decoder.decode(base64UrlToBytes(body)))
       if (!isRecord(value) || value.kind !== kind || !(typeof value.exp === 'number' && value.exp > now))
         return undefined
       return value
@@ -186,15 +167,15 @@ export class RequestStateCodec {
     if (typeof state !== 'string') return rejected('must be a string')
     const dot = state.indexOf('.')
     const macText = state.slice(dot + 1)
-    const mac = dot > 0 ? fromBase64Url(macText) : undefined
+    const mac = dot > 0 ? base64UrlToBytes(macText) : undefined
     // Only the canonical spelling counts: base64 leaves spare bits that decode alike.
-    if (!mac || toBase64Url(mac) !== macText) return rejected('malformed')
+    if (!mac || bytesToBase64Url(mac) !== macText) return rejected('malformed')
     const body = state.slice(0, dot)
     const valid = await crypto.subtle.verify('HMAC', await this.#hmacKey(), mac, encoder.encode(body))
     if (!valid) return rejected('integrity check failed')
     let envelope: Envelope
     try {
-      envelope = JSON.parse(decoder.decode(fromBase64Url(body))) as Envelope
+      envelope = JSON.parse(decoder.decode(base64UrlToBytes(body))) as Envelope
     } catch {
       return rejected('malformed')
     }

@@ -1,5 +1,6 @@
 /** Web-standard adapter: `(Request) => Promise<Response>`, for Workers, Deno, Bun, Hono, Next … and tests. */
 import type { RequestHandler } from '../../protocol/handler.js'
+import { answerConsumedBody } from './consumed-body.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 
 /** Bytes a response stream buffers before its reader is considered behind. */
@@ -115,6 +116,11 @@ export function createFetchHandler(server: RequestHandler, options: FetchHandler
     }
     const declared = request.headers.get('content-length')
     if (!core.precheck(view, sink, declared === null ? undefined : Number(declared))) return answered
+    // A framework that read the body first (Hono's `c.req.json()` …) leaves nothing to read: say so at once.
+    if (request.bodyUsed) {
+      answerConsumedBody(server, sink)
+      return answered
+    }
     const body = await readCapped(request, core.maxBodyBytes)
     if (!body) {
       core.refuseTooLarge(sink)

@@ -7,7 +7,8 @@ import {
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { RequestHandler } from '../../protocol/handler.js'
-import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
+import { HttpCore, sendError, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
+import { payloadTooLarge } from '../../wire/errors.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
 import {
@@ -15,6 +16,7 @@ import {
   limitConnections,
   TIMEOUT_CHECK_INTERVAL_MS,
 } from './connection-limits.js'
+import { alreadyReadBody, answerConsumedBody } from './consumed-body.js'
 
 export interface NodeHandlerOptions extends HttpOptions {
   /** The MCP endpoint path (default `/mcp`); other paths get 404 unless `fallback` handles them. */
@@ -132,6 +134,8 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
       req.resume()
       return
     }
+    const preread = alreadyReadBody(req)
+    if (preread !== undefined) return answerPreread(server, core, view, sink, preread)
     const chunks: Buffer[] = []
     let size = 0
     let refused = false
@@ -152,6 +156,20 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
       core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
     })
   }
+}
+
+/** A body a framework already parsed (`req.body`): the same checks as a streamed one, no waiting. */
+function answerPreread(
+  server: RequestHandler,
+  core: HttpCore,
+  view: HttpRequestView,
+  sink: HttpResponseSink,
+  body: Uint8Array | 'gone',
+): void {
+  if (body === 'gone') return answerConsumedBody(server, sink)
+  // The framework read the whole body already, so the connection stays usable after the 413.
+  if (body.byteLength > core.maxBodyBytes) return sendError(sink, payloadTooLarge(core.maxBodyBytes))
+  core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
 }
 
 export interface ServeOptions extends NodeHandlerOptions, ConnectionLimitOptions {
