@@ -4,23 +4,12 @@
  * operations per second from this one process with 32 in flight, and the time a published change takes to
  * reach 1, 10 and 100 subscribed buses. Needs `redis-server` on the PATH.
  */
-import { spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { RedisChangeBus, RedisHandleStore, RedisRateLimitStore } from '../src/stores/redis/index.js'
+// The tests' throw-away redis-server (free loopback port, no persistence, stopped by PID) serves here too.
+import { startRedis } from '../test/helpers/redis.js'
 
 const IN_FLIGHT = 32
 const SECONDS = 3
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
 
 async function rate(name: string, operation: (i: number) => Promise<unknown>): Promise<number> {
   let done = 0
@@ -35,20 +24,8 @@ async function rate(name: string, operation: (i: number) => Promise<unknown>): P
   return perSecond
 }
 
-const port = await freePort()
-const redis = spawn(
-  'redis-server',
-  ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-  {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-)
-await new Promise<void>((resolve) => {
-  redis.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    if (chunk.includes('Ready to accept connections')) resolve()
-  })
-})
-const url = `redis://127.0.0.1:${port}`
+const redis = await startRedis()
+const url = redis.url
 try {
   const limits = await RedisRateLimitStore.connect({ url })
   const bucket = { name: 'requests', points: 1_000_000_000, durationMs: 60_000 }
@@ -124,5 +101,5 @@ try {
     await Promise.all(buses.map((bus) => bus.close()))
   }
 } finally {
-  redis.kill('SIGTERM')
+  await redis.stop()
 }

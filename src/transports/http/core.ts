@@ -154,6 +154,9 @@ const checkStandardHeaders =
     }
   }
 
+/** What `#authenticate` returns once it has answered a refused request itself. */
+const REFUSED = Symbol('refused')
+
 export class HttpCore {
   readonly server: DualEraHandler
   readonly maxBodyBytes: number
@@ -247,34 +250,32 @@ export class HttpCore {
     sendError(out, transportFailure())
   }
 
+  /** The caller's identity (undefined: anonymous), or REFUSED after answering with the authenticator's refusal. */
+  async #authenticate(
+    view: HttpRequestView,
+    out: HttpResponseSink,
+  ): Promise<AuthInfo | undefined | typeof REFUSED> {
+    if (!this.#authenticator) return undefined
+    const outcome = await this.#authenticator.authenticate(view)
+    if (outcome.ok) return outcome.auth
+    out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
+    return REFUSED
+  }
+
   /** GET or DELETE of a 2025-era session (after the Origin check and authentication). */
   async #legacySession(view: HttpRequestView, out: HttpResponseSink): Promise<void> {
     const legacy = this.#legacy as LegacyHttp
     const refusal = this.#originRefusal(view)
     if (refusal) return sendError(out, forbiddenOrigin(refusal))
-    let auth: AuthInfo | undefined
-    if (this.#authenticator) {
-      const outcome = await this.#authenticator.authenticate(view)
-      if (!outcome.ok) {
-        out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
-        return
-      }
-      auth = outcome.auth
-    }
+    const auth = await this.#authenticate(view, out)
+    if (auth === REFUSED) return
     await (view.method === 'GET' ? legacy.stream(view, out, auth) : legacy.end(view, out, auth))
   }
 
   /** Answers a POST whose body has been read (at most maxBodyBytes). */
   async handle(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): Promise<void> {
-    let auth: AuthInfo | undefined
-    if (this.#authenticator) {
-      const outcome = await this.#authenticator.authenticate(view)
-      if (!outcome.ok) {
-        out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
-        return
-      }
-      auth = outcome.auth
-    }
+    const auth = await this.#authenticate(view, out)
+    if (auth === REFUSED) return
     let text: string
     try {
       text = utf8.decode(body)
