@@ -39,6 +39,11 @@ import { resourceMethods } from './features/resources/methods.js'
 import { type ChangeBus, type ChangeEvent, InProcessChangeBus } from './features/subscriptions/bus.js'
 import { ListenHub, type ListenOptions } from './features/subscriptions/listen.js'
 import { RequestStateCodec, type RequestStateOptions } from './protocol/mrtr/state.js'
+import { TaskEngine } from './features/tasks/engine.js'
+import { MemoryTaskStore } from './features/tasks/memory-store.js'
+import { taskMethods } from './features/tasks/methods.js'
+import type { TaskStore } from './features/tasks/store.js'
+import { TASKS_EXTENSION } from './features/tasks/wire.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from './wire/meta.js'
 import type { CacheScope, Icon, Implementation, ServerCapabilities } from './wire/types.js'
@@ -64,6 +69,16 @@ export interface FeatureHost {
   readonly cache: Required<CacheHints>
 }
 
+/** The tasks extension (io.modelcontextprotocol/tasks): where tasks live and how many one principal may run. */
+export interface TasksOptions {
+  /** Default: in memory (lost on restart). `toolwire/sqlite` and `toolwire/redis` keep them. */
+  store?: TaskStore
+  /** Unfinished tasks per principal (default 100); more creations are refused with a protocol error. */
+  maxLivePerPrincipal?: number
+  /** How often a running task looks for a cancel that reached another instance (default 1 s). */
+  watchIntervalMs?: number
+}
+
 export interface ServerOptions {
   name: string
   version: string
@@ -82,6 +97,8 @@ export interface ServerOptions {
   requestState?: RequestStateOptions
   /** Where list changes and resource updates are published (default: in-process). */
   changes?: ChangeBus
+  /** Long-running tools: enabled when a tool has `task`, or when this is given. */
+  tasks?: TasksOptions
   /** Limits of `subscriptions/listen` streams. */
   listen?: ListenOptions
   /** Tools per `tools/list` page (default 100). */
@@ -120,6 +137,8 @@ export class Server {
   readonly changes: ChangeBus
   readonly logger: ServerLogger
   readonly #hub: ListenHub
+  /** Runs task-capable tool calls; undefined when the server offers no tasks. */
+  readonly taskEngine: TaskEngine | undefined
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
   /** Bearer-token authentication the HTTP transports apply (from `security.auth`). */
   readonly auth: BearerAuth | undefined
@@ -193,15 +212,43 @@ export class Server {
       for (const [method, spec] of Object.entries(completionMethods(this.prompts, this.resourceTemplates)))
         methods.set(method, spec)
     }
+    const codec = new RequestStateCodec(options.requestState, () =>
+      this.logger.warn(
+        'requestState is sealed with a random per-process secret: configure requestState.secret ' +
+          'when several instances serve this server, or their retries will be rejected',
+      ),
+    )
+    const offersTasks = options.tasks !== undefined || (options.tools ?? []).some((t) => t.config.task)
+    const toolCall: { current?: MethodSpec | undefined } = {}
+    const engine = offersTasks
+      ? new TaskEngine({
+          store: options.tasks?.store ?? new MemoryTaskStore(),
+          maxLivePerPrincipal: options.tasks?.maxLivePerPrincipal ?? 100,
+          watchIntervalMs: options.tasks?.watchIntervalMs ?? 1000,
+          codec,
+          logger: this.logger,
+          call: async (ctx) => {
+            if (!toolCall.current) throw new Error('tools/call is not ready')
+            return (await toolCall.current.handler(ctx)) as Record<string, unknown>
+          },
+        })
+      : undefined
+    this.taskEngine = engine
     const toolOptions: ToolCallOptions = {
       invalidArguments: options.invalidArguments ?? 'tool-error',
       errorExposure: options.errorExposure ?? 'safe',
       report,
       ...(security.toolVisibility && { visible: security.toolVisibility }),
       wrapHandler: security.wrapToolHandler,
+      ...(engine && { tasks: engine }),
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)
+    toolCall.current = methods.get('tools/call')
+    if (engine) {
+      capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} }
+      for (const [method, spec] of Object.entries(taskMethods(engine))) methods.set(method, spec)
+    }
     const host: FeatureHost = { info, tools: this.tools, compiler, logger: this.logger, cache }
     for (const entry of options.features ?? []) {
       const feature = typeof entry === 'function' ? entry(host) : entry
@@ -243,12 +290,7 @@ export class Server {
       supportedVersions: SUPPORTED_VERSIONS,
       serverInfo,
       logger: this.logger,
-      requestState: new RequestStateCodec(options.requestState, () =>
-        this.logger.warn(
-          'requestState is sealed with a random per-process secret: configure requestState.secret ' +
-            'when several instances serve this server, or their retries will be rejected',
-        ),
-      ),
+      requestState: codec,
     })
     dispatcherRef.current = this.#dispatcher
   }
@@ -279,9 +321,9 @@ export class Server {
    * Graceful shutdown: every listen stream receives its closing result (SUB-12) and new ones close at once.
    * Transports call this before they close their connections; calling it again does nothing.
    */
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.#hub.close()
-    return Promise.resolve()
+    await this.taskEngine?.close()
   }
 
   /** A publish that fails (e.g. a remote bus is down) is logged, never thrown into the caller's edit. */
