@@ -14,13 +14,7 @@ export type {
   ToolReturn,
 } from './features/tools/define.js'
 export { MemoryTaskStore } from './features/tasks/memory-store.js'
-export type {
-  TaskAuth,
-  TaskRecord,
-  TaskStatus,
-  TaskStore,
-  TaskTransition,
-} from './features/tasks/store.js'
+export type { TaskAuth, TaskRecord, TaskStatus, TaskStore, TaskTransition } from './features/tasks/store.js'
 export { TASKS_EXTENSION } from './features/tasks/wire.js'
 export type { TaskControl } from './protocol/task-control.js'
 export { ToolError } from './features/tools/errors.js'

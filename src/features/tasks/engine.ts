@@ -106,7 +106,9 @@ export class TaskEngine implements TaskHooks {
     const controller = new AbortController()
     this.#running.set(taskId, { controller, principal })
     void this.#run(taskId, principal, controller)
-      .catch((error: unknown) => this.#options.logger.error(`task ${taskId} failed`, { error: String(error) }))
+      .catch((error: unknown) =>
+        this.#options.logger.error(`task ${taskId} failed`, { error: String(error) }),
+      )
       .finally(() => this.#running.delete(taskId))
   }
 
@@ -162,10 +164,7 @@ export class TaskEngine implements TaskHooks {
   async #execute(
     task: TaskRecord,
     signal: AbortSignal,
-  ): Promise<
-    | { kind: 'again' }
-    | { kind: 'change'; change: Parameters<TaskStore['transition']>[2] }
-  > {
+  ): Promise<{ kind: 'again' } | { kind: 'change'; change: Parameters<TaskStore['transition']>[2] }> {
     const params: Record<string, unknown> = {
       name: task.tool,
       arguments: task.arguments,

@@ -70,7 +70,11 @@ export interface TaskStore {
 }
 
 /** Applies a transition to a copy; undefined when the status does not allow it. Shared by the stores. */
-export function applyTransition(task: TaskRecord, change: TaskTransition, now: number): TaskRecord | undefined {
+export function applyTransition(
+  task: TaskRecord,
+  change: TaskTransition,
+  now: number,
+): TaskRecord | undefined {
   if (!change.from.includes(task.status)) return undefined
   const next: TaskRecord = { ...task, ...change.set, status: change.to, lastUpdatedAt: now }
   if (change.to !== 'input_required') delete next.inputRequests

@@ -130,7 +130,11 @@ async function callTool(
  * already a task's run, and the client declared the extension. A tool that runs only as a task fails for a
  * client without it (extensions/tasks §Capability Negotiation: -32021 naming the extension).
  */
-function taskDecision(tool: CompiledTool, tasks: TaskHooks | undefined, ctx: RequestContext): TaskHooks | undefined {
+function taskDecision(
+  tool: CompiledTool,
+  tasks: TaskHooks | undefined,
+  ctx: RequestContext,
+): TaskHooks | undefined {
   if (!tool.task || !tasks || ctx.task.id !== undefined) return undefined
   if (tasks.declared(ctx)) return tasks
   if (tool.task.support === 'required')

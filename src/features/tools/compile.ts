@@ -83,7 +83,10 @@ export function compileTool(definition: ToolDefinition, compiler: SchemaCompiler
 
 const HOUR = 3_600_000
 
-function compileTask(task: ToolConfig<undefined, undefined>['task'], label: string): Required<TaskOptions> | undefined {
+function compileTask(
+  task: ToolConfig<undefined, undefined>['task'],
+  label: string,
+): Required<TaskOptions> | undefined {
   if (task === undefined) return undefined
   const options = typeof task === 'string' ? { support: task } : task
   if (options.support !== 'optional' && options.support !== 'required')
