@@ -3,7 +3,6 @@
  * from the stored arguments and every answer given so far, so whichever instance receives the last answer
  * (tasks/update) can resume it, and nothing but the store is shared between instances.
  */
-import { randomUUID } from 'node:crypto'
 import type { CompiledTool } from '../tools/compile.js'
 import type { TaskHooks } from '../tools/call.js'
 import { RequestContext } from '../../protocol/context.js'
@@ -74,7 +73,7 @@ export class TaskEngine implements TaskHooks {
     const now = Date.now()
     const auth = ctx.auth
     const record: TaskRecord = {
-      taskId: randomUUID(),
+      taskId: crypto.randomUUID(),
       principal: principalOf(auth),
       ...(auth && {
         auth: {
@@ -211,7 +210,7 @@ export class TaskEngine implements TaskHooks {
   }
 
   #report(task: TaskRecord, error: unknown): string {
-    const ref = randomUUID().slice(0, 8)
+    const ref = crypto.randomUUID().slice(0, 8)
     this.#options.logger.error(`task ${task.taskId} (tool ${task.tool}) failed (ref ${ref})`, {
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     })
