@@ -5,7 +5,7 @@ import { createFetchHandler } from '../src/index.js'
 import { createFixtureServer } from '../src/fixture/server.js'
 
 const handlers = {
-  elicitation: (params: { requestedSchema?: { properties?: Record<string, unknown> } }) => {
+  elicitation: (params: { message: string; requestedSchema?: { properties?: Record<string, unknown> } }) => {
     const field = Object.keys(params.requestedSchema?.properties ?? {})[0] ?? 'name'
     return { action: 'accept' as const, content: { [field]: field === 'confirm' ? true : 'Ada' } }
   },
