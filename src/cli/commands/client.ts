@@ -16,8 +16,9 @@ import { terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
 import { parseTarget, type Target, UsageError } from '../client/target.js'
 import { loginHint } from './login.js'
+import { registerTaskCommands, taskStatusLine } from './task.js'
 
-interface CommonFlags {
+export interface CommonFlags {
   header?: string[]
   json?: boolean
   timeout?: string
@@ -30,7 +31,7 @@ interface CallFlags extends CommonFlags {
   outDir?: string
 }
 
-const say = (line: string): void => void process.stderr.write(`${line}\n`)
+export const say = (line: string): void => void process.stderr.write(`${line}\n`)
 const interactive = (): boolean => Boolean(process.stdin.isTTY && process.stderr.isTTY)
 
 function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
@@ -45,7 +46,7 @@ function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
 }
 
 /** Runs an action with a connected client, always closing it (a stdio server process ends with it). */
-async function withClient(
+export async function withClient(
   operands: string[],
   flags: CommonFlags,
   action: (client: Client, target: Target) => Promise<number>,
@@ -130,6 +131,8 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
     const result = await client.callTool(name, args, {
       signal: controller.signal,
       onProgress: progress.update,
+      // A long-running tool answers with a task: its status changes are shown like progress.
+      onTaskStatus: (task) => say(taskStatusLine(task)),
     })
     progress.stop()
     if (flags.json) {
@@ -201,6 +204,8 @@ export function registerClientCommands(program: Command): void {
   ).action(async (operands: string[], flags: CallFlags) =>
     withClient(operands, flags, (client, target) => call(client, target, flags)),
   )
+
+  registerTaskCommands(program, common)
 }
 
 /** Exit status 2 for protocol, transport and usage errors, with the server's message. */
