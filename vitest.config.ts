@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // expect.poll waits for an event; its deadline must hold on a busy machine (the default is 1 s).
+    expect: { poll: { timeout: 10_000, interval: 20 } },
   },
 })

@@ -39,7 +39,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => http.close(() => resolve()))
 })
 
-// Every message the SDK server sends is checked against schema.json (HTTP through the recorder, stdio by a tap).
+// Every message the SDK server sends is checked against the MCP schema (HTTP through the recorder, stdio by a tap).
 let httpProblems: unknown[] = []
 const targets: [string, () => ConnectTarget][] = [
   [
@@ -154,7 +154,9 @@ describe.each(targets)('SDK v2 server over %s', (label, target) => {
     await client.callTool('grow')
     if (label === 'HTTP') handler.notify.toolsChanged()
     await arrived
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // A round trip after the change: over stdio (one ordered pipe) anything sent before its answer has
+    // arrived; over HTTP the listen streams are separate connections, so this checks what arrived by then.
+    await client.listTools({ fresh: true })
     expect(tools).toEqual(['notifications/tools/list_changed'])
     expect(prompts).toEqual([])
     await Promise.all([toolsSub.close(), promptsSub.close()])

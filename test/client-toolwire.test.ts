@@ -17,7 +17,7 @@ import { recordingFetch } from './helpers/recording-fetch.js'
 const URL_ = 'http://127.0.0.1/mcp'
 
 function setup(options: Parameters<typeof connect>[1] = {}) {
-  const events: ServerEvents = { aborted: [] }
+  const events: ServerEvents = { aborted: [], started: [] }
   const recorder = recordingFetch(createFetchHandler(createToolwireTestServer(events)))
   const warnings: string[] = []
   const client = connect({ url: URL_, fetch: recorder.fetch }, { warn: (m) => warnings.push(m), ...options })
@@ -26,7 +26,7 @@ function setup(options: Parameters<typeof connect>[1] = {}) {
 
 let problems: unknown[] = []
 afterEach(() => {
-  expect(problems).toEqual([]) // every server message was valid per schema.json
+  expect(problems).toEqual([]) // every server message was valid per the MCP schema
   problems = []
 })
 
@@ -220,7 +220,8 @@ describe('tools', () => {
     problems = recorder.problems
     const controller = new AbortController()
     const call = client.callTool('slow', {}, { signal: controller.signal })
-    setTimeout(() => controller.abort(), 50)
+    await expect.poll(() => events.started).toEqual(['slow'])
+    controller.abort()
     await expect(call).rejects.toBeInstanceOf(RequestCancelledError)
     await expect.poll(() => events.aborted).toEqual(['slow'])
   })
@@ -228,27 +229,33 @@ describe('tools', () => {
   it('lets progress restart the timeout, within a total limit', async () => {
     const { client, recorder } = setup()
     problems = recorder.problems
-    const args = { n: 4, delayMs: 100 }
-    await expect(client.callTool('count', args, { timeoutMs: 250 })).rejects.toBeInstanceOf(
+    // The call takes at least 4 × 300 ms; progress comes every 300 ms, well inside a 1.5 s timeout even on a
+    // busy machine. A slower machine only makes the two expected timeouts more certain.
+    const args = { n: 4, delayMs: 300 }
+    await expect(client.callTool('count', args, { timeoutMs: 1_000 })).rejects.toBeInstanceOf(
       RequestTimeoutError,
     )
     const ok = await client.callTool('count', args, {
-      timeoutMs: 250,
+      timeoutMs: 1_500,
       resetTimeoutOnProgress: true,
     })
     expect(ok.content).toEqual([{ type: 'text', text: 'counted to 4' }])
     const capped = client.callTool('count', args, {
-      timeoutMs: 250,
+      timeoutMs: 1_500,
       resetTimeoutOnProgress: true,
-      maxTotalTimeoutMs: 200,
+      maxTotalTimeoutMs: 600,
     })
-    await expect(capped).rejects.toMatchObject({ name: 'RequestTimeoutError', timeoutMs: 200 })
+    await expect(capped).rejects.toMatchObject({ name: 'RequestTimeoutError', timeoutMs: 600 })
   })
 
   it('times out and cancels', async () => {
     const { client, events, recorder } = setup()
     problems = recorder.problems
-    await expect(client.callTool('slow', {}, { timeoutMs: 50 })).rejects.toBeInstanceOf(RequestTimeoutError)
+    // 'slow' waits 10 s; the handler has long started when the 1 s timeout fires, even on a busy machine.
+    await expect(client.callTool('slow', {}, { timeoutMs: 1_000 })).rejects.toBeInstanceOf(
+      RequestTimeoutError,
+    )
+    expect(events.started).toEqual(['slow'])
     await expect.poll(() => events.aborted).toEqual(['slow'])
   })
 })

@@ -35,7 +35,7 @@ describe('toolwire server over stdio', () => {
   })
   afterAll(async () => {
     await client.close()
-    expect(problems).toEqual([]) // every line the server wrote is valid per schema.json
+    expect(problems).toEqual([]) // every line the server wrote is valid per the MCP schema
   })
 
   it('lists every tool (x-mcp-header does not apply on stdio) and calls with structured output', async () => {
@@ -66,7 +66,8 @@ describe('toolwire server over stdio', () => {
   it('cancels with notifications/cancelled', async () => {
     const controller = new AbortController()
     const call = client.callTool('slow', {}, { signal: controller.signal })
-    setTimeout(() => controller.abort(), 100)
+    await expect.poll(() => stderr).toContain('started slow')
+    controller.abort()
     await expect(call).rejects.toBeInstanceOf(RequestCancelledError)
     await expect.poll(() => stderr).toContain('aborted slow')
     // the connection is still usable afterwards
@@ -107,7 +108,7 @@ describe('toolwire server over stdio', () => {
 
 describe('toolwire server on a real socket', () => {
   let running: RunningServer
-  const events = { aborted: [] as string[] }
+  const events = { aborted: [] as string[], started: [] as string[] }
   beforeAll(async () => {
     running = await serveNode(createToolwireTestServer(events), { port: 0 })
   })
@@ -121,7 +122,8 @@ describe('toolwire server on a real socket', () => {
     expect(seen).toEqual([1, 2, 3])
     const controller = new AbortController()
     const call = client.callTool('slow', {}, { signal: controller.signal })
-    setTimeout(() => controller.abort(), 100)
+    await expect.poll(() => events.started).toEqual(['slow'])
+    controller.abort()
     await expect(call).rejects.toBeInstanceOf(RequestCancelledError)
     await expect.poll(() => events.aborted).toEqual(['slow'])
   })

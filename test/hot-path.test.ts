@@ -14,6 +14,7 @@ import { serveStdio } from '../src/transports/stdio/index.js'
 import { errorOf, meta, post, resultOf, standardHeaders } from './helpers/http.js'
 import { createFetchHandler } from '../src/index.js'
 import { assertServerMessage } from './helpers/spec-schema.js'
+import { until } from './helpers/wait.js'
 
 describe('LazyAbort', () => {
   it('answers aborted without making a signal, and a signal read later is already aborted', () => {
@@ -36,12 +37,13 @@ describe('LazyAbort', () => {
   })
 })
 
-/** A tool that resolves only when its signal aborts, and records that it saw the abort. */
-function waitingServer(seen: { aborted: boolean }): Server {
+/** A tool that resolves only when its signal aborts, and records that it started and saw the abort. */
+function waitingServer(seen: { started?: boolean; aborted: boolean }): Server {
   const wait = defineTool({
     name: 'wait',
     handler: (_args, ctx) =>
       new Promise<string>((resolve) => {
+        seen.started = true
         ctx.signal.addEventListener('abort', () => {
           seen.aborted = true
           resolve('stopped')
@@ -53,7 +55,7 @@ function waitingServer(seen: { aborted: boolean }): Server {
 
 describe('cancellation with lazily made signals', () => {
   it('stdio: notifications/cancelled aborts the handler and nothing is answered', async () => {
-    const seen = { aborted: false }
+    const seen = { started: false, aborted: false }
     const input = new PassThrough()
     const output = new PassThrough()
     const lines: string[] = []
@@ -62,18 +64,17 @@ describe('cancellation with lazily made signals', () => {
     input.write(
       `${JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait', _meta: meta() } })}\n`,
     )
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await until(() => seen.started)
     input.write(
       `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } })}\n`,
     )
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(seen.aborted).toBe(true)
+    await until(() => seen.aborted)
     await connection.close()
     expect(lines.join('')).toBe('')
   })
 
   it('HTTP: a client that disconnects aborts the handler', async () => {
-    const seen = { aborted: false }
+    const seen = { started: false, aborted: false }
     const running = await serveNode(waitingServer(seen), { port: 0 })
     try {
       const params = { name: 'wait' }
@@ -86,10 +87,9 @@ describe('cancellation with lazily made signals', () => {
       const req = httpRequest(running.url, { method: 'POST', headers: standardHeaders('tools/call', params) })
       req.on('error', () => undefined)
       req.end(body)
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await until(() => seen.started)
       req.destroy()
-      for (let i = 0; i < 50 && !seen.aborted; i++) await new Promise((resolve) => setTimeout(resolve, 10))
-      expect(seen.aborted).toBe(true)
+      await until(() => seen.aborted)
     } finally {
       await running.close()
     }

@@ -97,8 +97,9 @@ describe('node adapter over a real socket', () => {
   it('treats a client disconnect as cancellation: the handler signal fires', async () => {
     const before = resultOf(await call('cancelled_count')).structuredContent as { cancelled: number }
     const controller = new AbortController()
+    const started = stderr.join('').split('block started').length
     const pending = call('block', {}, { signal: controller.signal }).catch((error: unknown) => error)
-    await new Promise((r) => setTimeout(r, 200))
+    await expect.poll(() => stderr.join('').split('block started').length).toBe(started + 1)
     controller.abort()
     await pending
     await expect

@@ -10,6 +10,7 @@ import {
 } from '../src/index.js'
 import { createFixtureServer } from '../src/fixture/server.js'
 import { errorOf, meta, post, resultOf, type Fetcher } from './helpers/http.js'
+import { until } from './helpers/wait.js'
 
 const ALL_CAPS = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} }
 const caps = (clientCapabilities: Record<string, unknown>) =>
@@ -230,7 +231,8 @@ describe('requestState integrity', () => {
     })
     const fetcher = createFetchHandler(server)
     const asked = resultOf(await call(fetcher, 'ask'))
-    await new Promise((resolve) => setTimeout(resolve, 5))
+    const issuedBy = Date.now()
+    await until(() => Date.now() > issuedBy + 1) // the state's 1 ms lifetime has certainly passed
     const late = await call(fetcher, 'ask', {
       inputResponses: { q: { action: 'accept', content: {} } },
       requestState: asked.requestState,

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { serveStdio } from '../src/transports/stdio/index.js'
 import { createBenchServer } from '../src/bench/server.js'
 import { assertServerMessage } from './helpers/spec-schema.js'
+import { until } from './helpers/wait.js'
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -52,7 +53,7 @@ describe('stdio output batching', () => {
   it("writes a lone request's answer without waiting for another", async () => {
     const { input, messages, connection } = harness()
     input.write(call(7) + '\n')
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await until(() => messages().length > 0) // no other request ever comes
     expect(messages().map((m) => m.id)).toEqual([7])
     await connection.close()
   })

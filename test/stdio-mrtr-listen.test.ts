@@ -98,11 +98,13 @@ describe('stdio in a child process', () => {
       method: 'notifications/cancelled',
       params: { requestId: 'both', reason: 'done' },
     })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // stdio reads lines in order, so the cancellation is handled before request 12.
     peer.request(12, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })
     await peer.response(12)
     await peer.take(notification('notifications/tools/list_changed', 'tools-sub'))
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // A later round trip is the barrier: a notification for 'both' would have been written before its answer.
+    peer.request(13, 'server/discover', {})
+    await peer.response(13)
     expect(peer.messages.filter((m) => subOf(m) === 'both' || m.id === 'both')).toEqual([])
     expect(peer.messages.filter((m) => m.method === 'notifications/tools/list_changed')).toEqual([])
   })

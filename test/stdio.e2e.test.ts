@@ -26,7 +26,8 @@ describe('stdio transport in a real child process', () => {
     const peer = start()
     const count = 50
     for (let i = 0; i < count; i++) {
-      peer.send(call(`r${i}`, 'echo', { text: `t${i}`, delayMs: (count - i) * 2 }))
+      // The first waits long enough that it finishes last even on a busy machine.
+      peer.send(call(`r${i}`, 'echo', { text: `t${i}`, delayMs: i === 0 ? 3_000 : (count - i) * 2 }))
     }
     const responses = await Promise.all(Array.from({ length: count }, (_, i) => peer.response(`r${i}`)))
     responses.forEach((response, i) => {
@@ -43,13 +44,15 @@ describe('stdio transport in a real child process', () => {
     peer.send(call(0, 'echo', { text: 'ready' }))
     await peer.response(0)
     peer.send(call(1, 'block'))
-    await new Promise((r) => setTimeout(r, 100))
+    await expect.poll(() => peer.stderr).toContain('block started')
     peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'test' } })
     await expect.poll(() => peer.stderr).toContain('block cancelled (1)')
     peer.send(call(2, 'cancelled_count'))
     const count = await peer.response(2)
     expect((count.result as { structuredContent: unknown }).structuredContent).toEqual({ cancelled: 1 })
-    await new Promise((r) => setTimeout(r, 100))
+    // A later round trip is the barrier: an answer to request 1 would have been written before it.
+    peer.send(call(3, 'echo', { text: 'after' }))
+    await peer.response(3)
     expect(peer.messages.some((m) => m.id === 1)).toBe(false)
   })
 

@@ -57,7 +57,17 @@ describe('tools/list pagination', () => {
   })
 
   it('answers -32602 for cursors it did not mint', async () => {
-    for (const cursor of ['', 'garbage', '!!!', btoa('tw1:zz'), btoa('tw1:1'), 42, null]) {
+    for (const cursor of [
+      '',
+      'garbage',
+      '!!!',
+      btoa('tw1:1'),
+      btoa('tw2:1'),
+      btoa('tw2:!:t'),
+      btoa('tw2:9:tool_9'),
+      42,
+      null,
+    ]) {
       const answer = await post(fetcher, 'tools/list', { cursor })
       expect(errorOf(answer).code, String(cursor)).toBe(-32602)
     }

@@ -214,7 +214,9 @@ export class Client {
   async listTools(options: { signal?: AbortSignal; fresh?: boolean } = {}): Promise<ListToolsResult> {
     if (options.fresh) this.#book.invalidate()
     const credential = await this.transport.credentialKey()
-    const tools: Tool[] = []
+    // By name: a tool removed and added again while the client pages moves to the end of the list and is
+    // listed twice; the later definition is the current one.
+    const tools = new Map<string, Tool>()
     const seen = new Set<string>()
     let cursor: string | undefined
     let cached = true
@@ -239,7 +241,7 @@ export class Client {
           }
           restarted = true
           this.#book.invalidate()
-          tools.length = 0
+          tools.clear()
           seen.clear()
           cursor = undefined
           continue
@@ -250,14 +252,14 @@ export class Client {
         const accepted = this.#book.accept(result.tools, this.transport.kind === 'http', this.#warn)
         page = this.#book.store(credential, cursor, result, accepted)
       }
-      tools.push(...page.tools)
+      for (const tool of page.tools) tools.set(tool.name, tool)
       if (page.nextCursor === undefined) break
       if (seen.has(page.nextCursor))
         throw new InvalidResponseError('tools/list: the server repeated a cursor')
       seen.add(page.nextCursor)
       cursor = page.nextCursor
     }
-    return { tools, cached }
+    return { tools: [...tools.values()], cached }
   }
 
   /**

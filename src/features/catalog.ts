@@ -4,8 +4,7 @@
  * change telling listeners (the server publishes the matching list_changed on its change bus).
  */
 import { rawJson, type RawJson } from '../protocol/encode.js'
-import { decodeCursor, encodeCursor } from '../protocol/pagination.js'
-import { invalidParams } from '../wire/errors.js'
+import { type CursorPosition, decodeCursor, encodeCursor, staleCursor } from '../protocol/pagination.js'
 import { META_SERVER_INFO } from '../wire/meta.js'
 import type { CacheScope, Implementation } from '../wire/types.js'
 
@@ -39,10 +38,18 @@ export class Catalog<D, T extends CatalogItem> {
   readonly #compile: (definition: D) => T
   readonly #options: ListOptions
   #items: T[] = []
+  /**
+   * Each item's insertion number. `#items` stays in this order (items are appended, never moved), so a cursor
+   * holding a number resumes right after it even when that item is gone; the first definitions are numbered
+   * 0, 1, 2 … on every instance, so any instance reads a cursor the same way.
+   */
+  readonly #serial = new Map<string, number>()
+  #nextSerial = 0
   readonly #byKey = new Map<string, T>()
   readonly #disabled = new Set<string>()
   #enabled: T[] = []
-  #pages = new Map<number, RawJson>()
+  /** Serialized unfiltered pages, by the key they follow ('' for the first page). */
+  #pages = new Map<string, RawJson>()
   readonly #listeners = new Set<() => void>()
   readonly #errors: CatalogErrors
   #version = 0
@@ -97,6 +104,7 @@ export class Catalog<D, T extends CatalogItem> {
     const item = this.#byKey.get(key)
     if (!item) return false
     this.#byKey.delete(key)
+    this.#serial.delete(key)
     this.#disabled.delete(key)
     this.#items = this.#items.filter((other) => other !== item)
     this.#refresh(true)
@@ -122,33 +130,70 @@ export class Catalog<D, T extends CatalogItem> {
   }
 
   /**
-   * One page of the list result. Unfiltered pages are serialized once and reused until the set changes;
-   * a `visible` filter (per caller, e.g. by scope) builds the page fresh and marks it `private`.
+   * One page of the list result, starting after the item the cursor names (see protocol/pagination.ts).
+   * Unfiltered pages are serialized once and reused until the set changes; a `visible` filter (per caller,
+   * e.g. by scope) builds the page fresh and marks it `private`.
    */
   page(cursor: unknown, visible?: (item: T) => boolean): RawJson | Record<string, unknown> {
-    const offset = decodeCursor(cursor, this.#options.pageSize)
-    if (visible) {
-      const items = this.#enabled.filter(visible)
-      if (offset > 0 && offset >= items.length) throw invalidParams('Invalid cursor')
-      return this.#pageObject(items, offset, 'private')
-    }
-    const cached = this.#pages.get(offset)
+    const after = decodeCursor(cursor)
+    const start = after === undefined ? 0 : this.#resumeAt(after)
+    if (visible) return this.#pageObject(start, visible, 'private')
+    const cacheKey = after === undefined ? '' : String(after.serial)
+    const cached = this.#pages.get(cacheKey)
     if (cached) return cached
-    if (offset > 0 && offset >= this.#enabled.length) throw invalidParams('Invalid cursor')
-    const page = rawJson(JSON.stringify(this.#pageObject(this.#enabled, offset, this.#options.cacheScope)))
-    this.#pages.set(offset, page)
+    const page = rawJson(JSON.stringify(this.#pageObject(start, undefined, this.#options.cacheScope)))
+    this.#pages.set(cacheKey, page)
     return page
   }
 
-  #pageObject(items: readonly T[], offset: number, cacheScope: CacheScope): Record<string, unknown> {
+  /** The index in `#items` of the first item inserted after the cursor's item. */
+  #resumeAt(after: CursorPosition): number {
+    // A number this catalog never issued, or one now held by another key: the cursor comes from another
+    // list (a restarted or differently configured instance), so the client must start over.
+    if (after.serial >= this.#nextSerial) throw staleCursor()
+    let low = 0
+    let high = this.#items.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (this.#serialOf(this.#items[middle] as T) <= after.serial) low = middle + 1
+      else high = middle
+    }
+    const previous = this.#items[low - 1]
+    if (previous && this.#serialOf(previous) === after.serial && previous.key !== after.key)
+      throw staleCursor()
+    return low
+  }
+
+  #serialOf(item: T): number {
+    return this.#serial.get(item.key) ?? -1
+  }
+
+  #pageObject(
+    start: number,
+    visible: ((item: T) => boolean) | undefined,
+    cacheScope: CacheScope,
+  ): Record<string, unknown> {
     const { pageSize, ttlMs, serverInfo } = this.#options
+    const listed = (item: T): boolean => !this.#disabled.has(item.key) && (!visible || visible(item))
+    const page: T[] = []
+    let more = false
+    for (let index = start; index < this.#items.length; index++) {
+      const item = this.#items[index] as T
+      if (!listed(item)) continue
+      if (page.length === pageSize) {
+        more = true
+        break
+      }
+      page.push(item)
+    }
     const result: Record<string, unknown> = {
       resultType: 'complete',
-      [this.#listKey]: items.slice(offset, offset + pageSize).map((item) => item.wire),
+      [this.#listKey]: page.map((item) => item.wire),
       ttlMs,
       cacheScope,
     }
-    if (offset + pageSize < items.length) result.nextCursor = encodeCursor(offset + pageSize)
+    const last = page.at(-1)
+    if (more && last) result.nextCursor = encodeCursor({ serial: this.#serialOf(last), key: last.key })
     if (serverInfo) result._meta = { [META_SERVER_INFO]: serverInfo }
     return result
   }
@@ -157,6 +202,7 @@ export class Catalog<D, T extends CatalogItem> {
     const item = this.#compile(definition)
     if (this.#byKey.has(item.key)) throw this.#errors.duplicate(item.key)
     this.#byKey.set(item.key, item)
+    this.#serial.set(item.key, this.#nextSerial++)
     this.#items.push(item)
   }
 

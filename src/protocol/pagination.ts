@@ -1,26 +1,46 @@
-/** Opaque, validated cursors over an ordered list (PAGE-01..06). */
+/**
+ * Opaque cursors over an ordered, keyed list (server/utilities/pagination: servers "provide stable cursors").
+ * A cursor names the last item of the page it follows, by its insertion number and key, not by an offset:
+ * when items are added, removed, enabled or disabled between two page requests, the next page starts right
+ * after that item, so nothing is skipped. A cursor the list cannot place is refused with -32602
+ * (pagination §Error Handling), and the client lists again from the start.
+ */
 import { invalidParams } from '../wire/errors.js'
 
-const PREFIX = 'tw1:'
+const PREFIX = 'tw2:'
 
-export function encodeCursor(offset: number): string {
-  return btoa(`${PREFIX}${offset.toString(36)}`).replaceAll('=', '')
+/** Where a page ended: the insertion number and key of its last item. */
+export interface CursorPosition {
+  readonly serial: number
+  readonly key: string
 }
 
-/** Returns the offset a cursor names; any cursor toolwire did not mint is -32602. */
-export function decodeCursor(cursor: unknown, pageSize: number): number {
-  if (cursor === undefined) return 0
+/** Keys are names and URIs (any Unicode), so the cursor is base64url of UTF-8; runs in any runtime. */
+export function encodeCursor(position: CursorPosition): string {
+  let binary = ''
+  const text = `${PREFIX}${position.serial.toString(36)}:${position.key}`
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte)
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '')
+}
+
+/** The position a cursor continues after, or `undefined` for the first page; a cursor toolwire did not mint is -32602. */
+export function decodeCursor(cursor: unknown): CursorPosition | undefined {
+  if (cursor === undefined) return undefined
   if (typeof cursor !== 'string') throw invalidParams('Invalid cursor: must be a string')
   let text: string
   try {
-    text = atob(cursor)
+    const binary = atob(cursor.replaceAll('-', '+').replaceAll('_', '/'))
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)))
   } catch {
     throw invalidParams('Invalid cursor')
   }
-  if (!text.startsWith(PREFIX)) throw invalidParams('Invalid cursor')
-  const digits = text.slice(PREFIX.length)
-  const offset = /^[0-9a-z]{1,10}$/.test(digits) ? parseInt(digits, 36) : NaN
-  if (!Number.isSafeInteger(offset) || offset <= 0 || offset % pageSize !== 0)
-    throw invalidParams('Invalid cursor')
-  return offset
+  const match = text.startsWith(PREFIX) ? /^([0-9a-z]{1,10}):(.+)$/s.exec(text.slice(PREFIX.length)) : null
+  const serial = match ? parseInt(match[1] as string, 36) : NaN
+  if (!match || !Number.isSafeInteger(serial)) throw invalidParams('Invalid cursor')
+  return { serial, key: match[2] as string }
+}
+
+/** The answer to a cursor from another list (a restarted or differently configured server): start over. */
+export function staleCursor(): Error {
+  return invalidParams('Invalid cursor: the list has changed since it was issued; list again from the start')
 }

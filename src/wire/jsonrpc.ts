@@ -40,8 +40,12 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/**
+ * A string or an integer (basic §Requests). Integers beyond ±(2^53−1) are refused: JSON parsing rounds them,
+ * so the response would carry a different id than the request.
+ */
 export function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))
+  return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value))
 }
 
 /** Classification of one decoded inbound message. */

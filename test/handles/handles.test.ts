@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { defineHandles, defineServer, defineTool, jsonSchema } from '../../src/index.js'
 import { createDemoServer } from '../../src/demo/server.js'
+import { MemoryHandleStore } from '../../src/handles/memory.js'
 import { post, resultOf } from '../helpers/http.js'
 import { as, byHeader, callTool, live, type Live, textOf } from '../helpers/live.js'
 
@@ -64,7 +65,15 @@ describe('state handles on the basket demo', () => {
   })
 
   it('expires idle handles, refreshes them on use, and tells the model how to recover', async () => {
-    const notes = defineHandles<string[]>({ kind: 'notebook', createTool: 'notebook_open', ttlMs: 600 })
+    // The store's clock is the test's: time passes exactly as much as the test says, however busy the machine.
+    let now = 1_000_000
+    const store = new MemoryHandleStore({ now: () => now })
+    const notes = defineHandles<string[]>({
+      kind: 'notebook',
+      createTool: 'notebook_open',
+      ttlMs: 600,
+      store,
+    })
     const open = defineTool({
       name: 'notebook_open',
       description: notes.describe('Opens a notebook.'),
@@ -83,10 +92,10 @@ describe('state handles on the basket demo', () => {
     running.push(mcp)
     const id = textOf(resultOf(await callTool(mcp, 'notebook_open')))
     for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      now += 500 // within the 600 ms, and each use starts the time again
       expect(textOf(resultOf(await callTool(mcp, 'notebook_read', { id })))).toBe('0')
     }
-    await new Promise((resolve) => setTimeout(resolve, 700))
+    now += 601
     const expired = resultOf(await callTool(mcp, 'notebook_read', { id }))
     expect(expired.isError).toBe(true)
     expect(textOf(expired)).toBe(

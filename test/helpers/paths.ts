@@ -3,6 +3,5 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-export const SHARED = join(ROOT, '..', 'shared')
 export const CLI = join(ROOT, 'dist', 'cli', 'main.js')
 export const testServer = (name: string): string => join(ROOT, 'test', 'servers', name)

@@ -1,8 +1,19 @@
 /**
  * Runs a command in a real pseudo-terminal (util-linux `script`), so the CLI sees a TTY: tests wait for
- * text on the screen and type keys.
+ * text on the screen and type keys. `script` comes with every Debian and Ubuntu system (bsdutils is an
+ * essential package); where it is missing or is another `script` (BSD, macOS), `noTerminal` says why and
+ * the terminal tests are skipped. A pty from npm (node-pty) would need a native build on Linux.
  */
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+
+/** Why terminal tests cannot run here, or `undefined` when util-linux `script` is available. */
+export const noTerminal: string | undefined = (() => {
+  const probe = spawnSync('script', ['--version'], { encoding: 'utf8', timeout: 10_000 })
+  if (probe.error) return `util-linux "script" is not installed (${probe.error.message})`
+  return /util-linux/.test(`${probe.stdout}${probe.stderr}`)
+    ? undefined
+    : '"script" is not the util-linux one (install util-linux)'
+})()
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r/g

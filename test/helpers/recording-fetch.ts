@@ -1,6 +1,6 @@
 /**
  * Wraps a fetch handler for client tests: records every request (headers and body) and checks every
- * message the server answers with against schema.json (unless told not to, for deliberately odd servers).
+ * message the server answers with against the MCP schema (unless told not to, for deliberately odd servers).
  */
 import { readAnswer } from './http.js'
 

@@ -1,6 +1,7 @@
 /** Reads a long-lived SSE response (a listen stream) message by message, schema-validating each one. */
 import { meta, standardHeaders, type Fetcher } from './http.js'
 import { assertServerMessage } from './spec-schema.js'
+import { GENEROUS_MS } from './wait.js'
 
 export interface OpenStream {
   readonly status: number
@@ -93,7 +94,7 @@ export async function openListen(
       void request
       controller.abort()
     },
-    async next(timeoutMs = 2_000) {
+    async next(timeoutMs = GENEROUS_MS) {
       const deadline = Date.now() + timeoutMs
       while (queue.length === 0 && !done) {
         const left = deadline - Date.now()
@@ -109,14 +110,5 @@ export async function openListen(
       }
       return queue.shift()
     },
-  }
-}
-
-/** Resolves once `check` is true, polling briefly; fails after `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 5))
   }
 }

@@ -1,4 +1,4 @@
-/** Checks every line a stdio server writes against schema.json, next to the client that reads them. */
+/** Checks every line a stdio server writes against the MCP schema, next to the client that reads them. */
 import type { ChildProcess } from 'node:child_process'
 import { assertServerMessage } from './spec-schema.js'
 

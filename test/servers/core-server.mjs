@@ -36,6 +36,7 @@ export default defineServer({
       name: 'block',
       description: 'Waits until cancelled; reports how many calls were cancelled before',
       handler: async (_args, ctx) => {
+        process.stderr.write('block started\n') // tests wait for this before they cancel
         try {
           await sleep(60_000, ctx.signal)
         } catch {

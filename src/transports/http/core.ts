@@ -67,8 +67,25 @@ function sendError(out: HttpResponseSink, error: McpError, id?: string | number)
 }
 
 function acceptsResponse(accept: string | undefined): boolean {
-  if (!accept) return true
-  return /application\/json|text\/event-stream|\*\/\*|application\/\*|text\/\*/i.test(accept)
+  return accepts(accept, 'application/json') || accepts(accept, 'text/event-stream')
+}
+
+/**
+ * Whether an Accept header allows a media type (RFC 9110 §12.5.1): the most specific matching range decides,
+ * and `q=0` refuses. No header allows anything.
+ */
+function accepts(accept: string | undefined, mediaType: string): boolean {
+  if (accept === undefined || accept.trim() === '') return true
+  const [type] = mediaType.split('/')
+  let best: { specificity: number; q: number } | undefined
+  for (const range of accept.split(',')) {
+    const [name = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase())
+    const specificity = name === mediaType ? 2 : name === `${type}/*` ? 1 : name === '*/*' ? 0 : -1
+    if (specificity < 0 || (best && best.specificity > specificity)) continue
+    const q = params.find((param) => param.startsWith('q='))
+    best = { specificity, q: q === undefined ? 1 : Number(q.slice(2)) }
+  }
+  return best !== undefined && best.q > 0
 }
 
 /** Checks on the standard headers against the body (requirements §11.4 order, HTTP-17..21). */
@@ -121,6 +138,8 @@ class HttpExchange implements Exchange {
     private readonly view: HttpRequestView,
     private readonly out: HttpResponseSink,
     readonly auth: AuthInfo | undefined,
+    /** Whether the client's Accept allows an SSE answer; without it the answer stays one JSON body. */
+    private readonly eventStream: boolean,
   ) {
     this.remoteAddress = view.remoteAddress
   }
@@ -131,7 +150,9 @@ class HttpExchange implements Exchange {
 
   get notify(): (message: JsonRpcNotification) => void {
     return (message) => {
-      if (this.aborted) return
+      // A client that accepts only JSON gets one JSON body (streamable-http §Sending Messages, item 6): its
+      // progress and log notifications are dropped, as they are when it did not ask for them.
+      if (this.aborted || !this.eventStream) return
       if (!this.streaming) {
         this.streaming = true
         this.out.startStream(SSE_HEADERS)
@@ -253,7 +274,22 @@ export class HttpCore {
       return
     }
     const request = inbound.message
-    const exchange = new HttpExchange(view, out, auth)
+    const eventStream = accepts(view.header('accept'), 'text/event-stream')
+    if (!eventStream && request.method === 'subscriptions/listen') {
+      // The answer to subscriptions/listen is a stream (streamable-http §Receiving Messages): nothing else fits.
+      out.send(
+        406,
+        JSON_HEADERS,
+        encodeError(
+          request.id,
+          invalidRequest(
+            'subscriptions/listen answers with an SSE stream: Accept must allow text/event-stream',
+          ),
+        ),
+      )
+      return
+    }
+    const exchange = new HttpExchange(view, out, auth, eventStream)
     // Long-lived listen streams get periodic SSE comments so proxies keep them open (SUB-17).
     const keepAlive =
       request.method === 'subscriptions/listen' && this.#keepAliveMs > 0
