@@ -2,8 +2,61 @@ import js from '@eslint/js'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
+/**
+ * Layer direction: wire -> schema -> protocol -> features -> security/handles -> transports/stores, with the
+ * server assembly (server.ts, index.ts) on top, and the client beside the server using only wire and schema.
+ * Each directory lists the directories it must not import from.
+ */
+const LAYERS = {
+  wire: [
+    'schema',
+    'protocol',
+    'features',
+    'security',
+    'handles',
+    'transports',
+    'stores',
+    'client',
+    'cli',
+    'demo',
+  ],
+  schema: ['protocol', 'features', 'security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
+  protocol: ['features', 'security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
+  features: ['security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
+  security: ['handles', 'transports', 'stores', 'client', 'cli', 'demo'],
+  handles: ['security', 'transports', 'stores', 'client', 'cli', 'demo'],
+  transports: ['features', 'security', 'handles', 'stores', 'client', 'cli', 'demo'],
+  stores: ['transports', 'client', 'cli', 'demo'],
+  client: ['protocol', 'features', 'security', 'handles', 'transports', 'stores', 'cli', 'demo'],
+}
+const layerRules = Object.entries(LAYERS).map(([layer, forbidden]) => ({
+  files: [`src/${layer}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^\\.\\.?/(\\.\\./)*(${forbidden.join('|')})/|^\\.\\.?/(\\.\\./)*(server|index)\\.js$`,
+            message: `src/${layer} sits below this module; see ARCHITECTURE.md for the layer direction.`,
+          },
+        ],
+      },
+    ],
+  },
+}))
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'results/**', 'coverage/**', '.conformance/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'results/**',
+      'coverage/**',
+      '.conformance/**',
+      'bench/.build/**',
+    ],
+  },
   { ignores: ['src/**/*.generated.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -18,7 +71,27 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/cli/**', 'src/demo/**', 'src/fixture/**', 'src/bench/**'],
+    ignores: ['src/cli/**', 'src/demo/**'],
     rules: { 'no-console': 'error' },
   },
+  {
+    // One error table: JSON-RPC error codes are named in src/wire/errors.ts and used by name everywhere else.
+    // Tests are exempt on purpose: they assert the numbers on the wire, independently of the table.
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/wire/errors.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "UnaryExpression[operator='-'][argument.value>=32000][argument.value<=32768]",
+          message: 'Use ErrorCode from src/wire/errors.ts instead of a literal JSON-RPC error code.',
+        },
+        {
+          selector: 'Literal[value=/-32[0-9]{3}/], TemplateElement[value.raw=/-32[0-9]{3}/]',
+          message: 'Build error bodies with the factories in src/wire/errors.ts, not by hand.',
+        },
+      ],
+    },
+  },
+  ...layerRules,
 )

@@ -15,7 +15,7 @@ export interface BenchServer {
 }
 
 export const SERVERS: readonly BenchServer[] = [
-  { name: 'toolwire', script: 'dist/bench/main.js' },
+  { name: 'toolwire', script: 'bench/.build/main.js' },
   { name: 'SDK v2', script: 'bench/sdk-server.mjs' },
   { name: 'raw node', script: 'bench/raw-server.mjs' },
 ]

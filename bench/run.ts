@@ -17,15 +17,17 @@ import {
   listMessage,
   listProblem,
   peakRssMiB,
+  PROTOCOL_VERSION,
   post,
   SERVERS,
   startHttp,
   startStdio,
   type StdioRunning,
 } from './harness.js'
+import { legacyCallMessage, legacyCallProblem, openLegacySession, parseAnswer } from './legacy.js'
 
 const quick = process.argv.includes('--quick')
-/** `--only=cold,http,stdio` runs a subset (for tuning); the table then shows what was measured. */
+/** `--only=cold,http,legacy,stdio` runs a subset (for tuning); the table then shows what was measured. */
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice(7)
@@ -48,6 +50,7 @@ interface Load {
 }
 
 const median = (values: readonly number[]): number => {
+  if (values.length === 0) return Number.NaN // not measured (e.g. the raw floor has no 2025-era leg)
   const sorted = [...values].sort((x, y) => x - y)
   const mid = sorted.length >> 1
   return sorted.length % 2
@@ -73,11 +76,12 @@ async function load(
   message: Record<string, unknown>,
   body: string,
   seconds: number,
+  headers: Record<string, string> = headersFor(message),
 ): Promise<Load> {
   const result = await autocannon({
     url,
     method: 'POST',
-    headers: headersFor(message),
+    headers,
     body: JSON.stringify(message),
     connections: CONNECTIONS,
     duration: seconds,
@@ -86,7 +90,8 @@ async function load(
   })
   // Requests still queued in a slow server when the load stops would otherwise run during the next
   // measurement: one more answer on a fresh connection means the backlog is gone.
-  await post(url, message, 120_000)
+  if (headers['mcp-protocol-version'] === PROTOCOL_VERSION) await post(url, message, 120_000)
+  else await (await fetch(url, { method: 'POST', headers, body: JSON.stringify(message) })).arrayBuffer()
   const correct = result['2xx'] - result.mismatches
   return {
     rps: correct / seconds,
@@ -127,6 +132,8 @@ const SCENARIOS: readonly { key: Scenario; tools: number; label: string }[] = [
 
 interface Samples {
   http: Record<Scenario, Load[]>
+  /** tools/call over a 2025-11-25 session (toolwire and SDK v2 only). */
+  legacyCall: Load[]
   stdioSeq: number[]
   stdioPar: number[]
   cold: number[]
@@ -139,6 +146,7 @@ async function main(): Promise<void> {
   for (const server of SERVERS) {
     samples.set(server, {
       http: { call: [], callMany: [], listMany: [] },
+      legacyCall: [],
       stdioSeq: [],
       stdioPar: [],
       cold: [],
@@ -164,9 +172,10 @@ async function main(): Promise<void> {
   const many = new Map<BenchServer, HttpRunning>()
   const bodies = new Map<string, string>()
   try {
-    for (const server of runs('http') ? SERVERS : []) {
+    for (const server of runs('http') || runs('legacy') ? SERVERS : []) {
       const one = await startHttp(server, 1)
       few.set(server, one)
+      if (!runs('http')) continue
       const lots = await startHttp(server, MANY)
       many.set(server, lots)
       bodies.set(
@@ -211,6 +220,7 @@ async function main(): Promise<void> {
         }
       }
     }
+    await legacyRounds(few, get)
     for (const server of runs('http') ? SERVERS : []) {
       get(server).rss = await peakRssMiB(few.get(server)?.child.pid)
       get(server).rssMany = await peakRssMiB(many.get(server)?.child.pid)
@@ -247,6 +257,48 @@ async function main(): Promise<void> {
   report(samples, get)
 }
 
+/**
+ * tools/call as a 2025-11-25 client sends it, after `initialize`: toolwire through its sealed session id,
+ * SDK v2 through its default stateless legacy fallback. The raw floor speaks only 2026-07-28.
+ */
+async function legacyRounds(
+  few: ReadonlyMap<BenchServer, HttpRunning>,
+  get: (server: BenchServer) => Samples,
+): Promise<void> {
+  if (!runs('legacy')) return
+  const servers = SERVERS.slice(0, 2)
+  const message = legacyCallMessage(7)
+  const prepared = new Map<BenchServer, { url: string; headers: Record<string, string>; body: string }>()
+  for (const server of servers) {
+    const url = (few.get(server) as HttpRunning).url
+    const headers = await openLegacySession(url)
+    const answer = await fetch(url, { method: 'POST', headers, body: JSON.stringify(message) })
+    const body = await answer.text()
+    const problem =
+      answer.status === 200 ? legacyCallProblem(parseAnswer(body), 7, 5) : `HTTP ${answer.status}`
+    if (problem) throw new Error(`${server.name}: wrong 2025-11-25 answer before load: ${problem}`)
+    prepared.set(server, { url, headers, body })
+    await load(url, message, body, WARMUP_SECONDS, headers)
+  }
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const server of servers) {
+      const { url, headers, body } = prepared.get(server) as {
+        url: string
+        headers: Record<string, string>
+        body: string
+      }
+      const result = await load(url, message, body, SECONDS, headers)
+      get(server).legacyCall.push(result)
+      const flag = result.problems > 0 ? `  (${result.problems} non-2xx/errors/mismatches)` : ''
+      console.log(
+        `round ${round}  ${LEGACY_LABEL.padEnd(48)} ${server.name.padEnd(9)} ${result.rps.toFixed(0)}${flag}`,
+      )
+    }
+  }
+}
+
+const LEGACY_LABEL = `tools/call, 2025-11-25 session, ${CONNECTIONS} conn. (req/s)`
+
 function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) => Samples): void {
   const [toolwire, sdk, raw] = SERVERS as [BenchServer, BenchServer, BenchServer]
   type Row = {
@@ -265,6 +317,13 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
       higherBetter: true,
       target: key === 'listMany' ? '≥ 0.9x' : '≥ 0.75x',
     })),
+    {
+      label: LEGACY_LABEL,
+      value: (s) => median(s.legacyCall.map((l) => l.rps)),
+      unit: '',
+      higherBetter: true,
+      target: 'toolwire / SDK v2 below',
+    },
     {
       label: `stdio, ${STDIO_CALLS.toLocaleString('en')} sequential calls (calls/s)`,
       value: (s) => median(s.stdioSeq),
@@ -305,7 +364,7 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
   // Latencies come in whole milliseconds, so a 0 ms floor leaves no ratio to state.
   const ratio = (value: number, floor: number): string => (floor > 0 ? `${(value / floor).toFixed(2)}x` : '—')
   const format = (value: number): string =>
-    value >= 100 ? Math.round(value).toLocaleString('en') : value.toFixed(1)
+    Number.isNaN(value) ? '—' : value >= 100 ? Math.round(value).toLocaleString('en') : value.toFixed(1)
   const lines = [
     `| Measure | toolwire | SDK v2 | raw node | toolwire / raw | SDK v2 / raw | target |`,
     `|---|--:|--:|--:|--:|--:|---|`,
@@ -316,8 +375,12 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
       `| ${row.label} | ${format(t)} | ${format(s)} | ${format(r)} | ${ratio(t, r)} | ${ratio(s, r)} | ${row.target ?? ''} |`,
     )
   }
+  const legacyRatio = ratio(
+    median(get(toolwire).legacyCall.map((l) => l.rps)),
+    median(get(sdk).legacyCall.map((l) => l.rps)),
+  )
   const problems = SERVERS.map((server) => {
-    const total = Object.values(get(server).http)
+    const total = [...Object.values(get(server).http), get(server).legacyCall]
       .flat()
       .reduce((sum, l) => sum + l.problems, 0)
     return `${server.name}: ${total}`
@@ -333,6 +396,7 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
   const table = [
     ...lines,
     '',
+    `tools/call over a 2025-11-25 session: toolwire / SDK v2 = ${legacyRatio}.`,
     `Non-2xx answers, socket errors, timeouts and body mismatches under load (never counted as served): ${problems}.`,
     `Machine: ${machine}.`,
   ].join('\n')

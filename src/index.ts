@@ -1,9 +1,10 @@
 /**
  * toolwire: MCP 2026-07-28 tools, server side. Every export here is public API; named exports only.
- * This entry imports nothing from `node:*`, so it runs on any runtime with web-standard APIs.
+ * This entry imports nothing from `node:*`, so it runs on any runtime with web-standard APIs. JSON-RPC, the
+ * error table and the protocol constants are `toolwire/wire`.
  */
-export { defineServer, Server } from './server.js'
-export type { CacheHints, Feature, FeatureHost, ServerOptions, TasksOptions } from './server.js'
+export { defineServer } from './server.js'
+export type { CacheHints, Server, Feature, FeatureHost, ServerOptions, TasksOptions } from './server.js'
 export { defineTool } from './features/tools/define.js'
 export type {
   TaskOptions,
@@ -69,11 +70,15 @@ export { rawJson } from './protocol/encode.js'
 export type { RawJson, ResultPayload } from './protocol/encode.js'
 export { createFetchHandler } from './transports/http/fetch.js'
 export type { FetchHandler } from './transports/http/fetch.js'
-export type { AuthResult, HttpOptions, HttpRequestView } from './transports/http/core.js'
+export type { HttpOptions, HttpRequestView } from './transports/http/core.js'
+export type {
+  AuthOutcome,
+  AuthRequest,
+  HttpAuthenticator,
+  HttpDocument,
+  RequestHandler,
+} from './protocol/handler.js'
 export type { OriginPolicy } from './transports/http/guard.js'
-export * as wire from './wire/index.js'
-export { ErrorCode, McpError } from './wire/errors.js'
-export { PROTOCOL_VERSION } from './wire/meta.js'
 export type * from './wire/types.js'
 export { bearerAuth, BearerAuth } from './security/auth/bearer.js'
 export type { BearerAuthOptions } from './security/auth/bearer.js'

@@ -2,6 +2,7 @@
  * `defineServer`: builds the immutable server definition once (tool registry, compiled schemas, cached
  * `server/discover` and `tools/list` payloads, composed middleware). Requests then only read from it.
  */
+import { baseProblems, cacheScopeProblem } from './features/metadata.js'
 import {
   type MethodSpec,
   consoleLogger,
@@ -12,6 +13,7 @@ import {
 } from './protocol/dispatcher.js'
 import { rawJson } from './protocol/encode.js'
 import type { Exchange } from './protocol/exchange.js'
+import type { HttpAuthenticator, RequestHandler } from './protocol/handler.js'
 import type { Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
 import { SchemaCompiler } from './schema/json-schema.js'
@@ -45,8 +47,11 @@ import { taskMethods } from './features/tasks/methods.js'
 import type { TaskStore } from './features/tasks/store.js'
 import { TASKS_EXTENSION } from './features/tasks/wire.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
+import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
+import { SessionCodec } from './legacy/session.js'
+import { legacyResult } from './legacy/versions.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from './wire/meta.js'
-import type { CacheScope, Icon, Implementation, ServerCapabilities } from './wire/types.js'
+import type { CacheScope, Icon, Implementation, RequestMeta, ServerCapabilities } from './wire/types.js'
 
 /** Cache hints sent with cacheable results (`ttlMs`, `cacheScope`). */
 export interface CacheHints {
@@ -119,14 +124,22 @@ export interface ServerOptions {
   toolVisibility?: (tool: CompiledTool, ctx: RequestContext) => boolean
   /** Wraps each tool handler call (timeouts, MRTR …). */
   wrapToolHandler?: ToolCallOptions['wrapHandler']
-  /** Include `_meta.serverInfo` in every result (default true, META-06). */
+  /** Include `_meta.serverInfo` in every result (default true, basic/index §_meta). */
   serverInfoInResults?: boolean
   logger?: ServerLogger
-  /** Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see README §Security). */
+  /**
+   * Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see README
+   * §Security).
+   */
   security?: SecurityOptions
+  /**
+   * 2025-era clients (2025-03-26 … 2025-11-25, `initialize` handshake) are served beside 2026-07-28 by
+   * default; `false` serves 2026-07-28 only. Session ids are sealed with the `requestState` secret.
+   */
+  legacy?: LegacyOptions | false
 }
 
-export class Server {
+export class Server implements RequestHandler {
   readonly info: Implementation
   readonly capabilities: ServerCapabilities
   readonly tools: ToolRegistry
@@ -140,14 +153,25 @@ export class Server {
   /** Runs task-capable tool calls; undefined when the server offers no tasks. */
   readonly taskEngine: TaskEngine | undefined
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
-  /** Bearer-token authentication the HTTP transports apply (from `security.auth`). */
-  readonly auth: BearerAuth | undefined
+  /** Authentication the HTTP transports apply (from `security.auth`). */
+  readonly auth: BearerAuth | HttpAuthenticator | undefined
+  /** What the HTTP transports call to authenticate a request and serve the auth metadata. */
+  readonly authenticator: HttpAuthenticator | undefined
   readonly #dispatcher: Dispatcher
-  readonly #redactBody: ((body: string) => string) | undefined
   readonly #guardExchange: ((exchange: Exchange) => Exchange) | undefined
+  /** Serves 2025-era clients; undefined with `legacy: false`. */
+  readonly legacy: LegacyEngine | undefined
+  /** Seals and opens legacy `Mcp-Session-Id` tokens. */
+  readonly sessions: SessionCodec | undefined
 
   constructor(options: ServerOptions) {
     if (!options.name || !options.version) throw new TypeError('defineServer needs a name and a version')
+    const problems = [
+      ...baseProblems({ title: options.title, description: options.description, icons: options.icons }),
+      cacheScopeProblem(options.cache?.scope, 'cache.scope'),
+      cacheScopeProblem(options.discoverCache?.scope, 'discoverCache.scope'),
+    ].filter((problem) => problem !== undefined)
+    if (problems.length > 0) throw new TypeError(`defineServer: ${problems.join('; ')}`)
     const info: Implementation = { name: options.name, version: options.version }
     if (options.title !== undefined) info.title = options.title
     if (options.description !== undefined) info.description = options.description
@@ -162,7 +186,15 @@ export class Server {
     })
     this.logger = security.logger
     this.auth = security.auth
-    this.#redactBody = security.redactBody
+    const auth = security.auth
+    // A bearer authenticator publishes metadata naming every tool's scopes, which only the server knows.
+    this.authenticator =
+      auth && 'toolRefusal' in auth
+        ? {
+            authenticate: auth.authenticate,
+            document: (method, path) => auth.document(method, path, this.tools.scopes()),
+          }
+        : auth
     this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info
     const cache = { ttlMs: options.cache?.ttlMs ?? 300_000, scope: options.cache?.scope ?? 'public' }
@@ -214,8 +246,8 @@ export class Server {
     }
     const codec = new RequestStateCodec(options.requestState, () =>
       this.logger.warn(
-        'requestState is sealed with a random per-process secret: configure requestState.secret ' +
-          'when several instances serve this server, or their retries will be rejected',
+        'requestState and legacy session ids are sealed with a random per-process secret: configure ' +
+          'requestState.secret when several instances serve this server, or they will reject each other',
       ),
     )
     const offersTasks = options.tasks !== undefined || (options.tools ?? []).some((t) => t.config.task)
@@ -241,6 +273,7 @@ export class Server {
       ...(security.toolVisibility && { visible: security.toolVisibility }),
       wrapHandler: security.wrapToolHandler,
       ...(engine && { tasks: engine }),
+      ...(security.guardResult && { guardResult: security.guardResult }),
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)
@@ -284,23 +317,46 @@ export class Server {
     const discoverJson = rawJson(JSON.stringify(discover))
     methods.set('server/discover', { handler: () => discoverJson })
 
+    const stateCodec = codec
     this.#dispatcher = new Dispatcher({
       methods,
       middleware: security.middleware,
       supportedVersions: SUPPORTED_VERSIONS,
       serverInfo,
       logger: this.logger,
-      requestState: codec,
+      ...(security.redact && { redact: security.redact }),
+      requestState: stateCodec,
     })
     dispatcherRef.current = this.#dispatcher
+    if (options.legacy !== false) {
+      const legacy = options.legacy ?? {}
+      const ttl = legacy.sessionTtlMs ?? 86_400_000
+      if (!(ttl > 0)) throw new TypeError('legacy.sessionTtlMs must be positive')
+      this.sessions = new SessionCodec(stateCodec, ttl)
+      this.legacy = new LegacyEngine(
+        {
+          info,
+          onError: (what, error) => this.logger.error(`${what} failed`, { error: String(error) }),
+          capabilities,
+          instructions: options.instructions,
+          changes,
+          handleLegacy: (request, exchange, meta) => this.handleLegacy(request, exchange, meta),
+        },
+        legacy,
+      )
+    }
   }
 
   /** Answers one JSON-RPC request; null when it was cancelled. Transports call this. */
   handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
     const guard = this.#guardExchange
-    const handled = this.#dispatcher.handle(request, guard ? guard(exchange) : exchange, check)
-    const redact = this.#redactBody
-    return redact ? handled.then((reply) => reply && { ...reply, body: redact(reply.body) }) : handled
+    return this.#dispatcher.handle(request, guard ? guard(exchange) : exchange, check)
+  }
+
+  /** Answers one request of a 2025-era session, in that revision's result shape. */
+  handleLegacy(request: JsonRpcRequest, exchange: Exchange, meta: RequestMeta): Promise<Reply | null> {
+    const guard = this.#guardExchange
+    return this.#dispatcher.handleLegacy(request, guard ? guard(exchange) : exchange, meta, legacyResult)
   }
 
   methodSpec(method: string): MethodSpec | undefined {
@@ -318,11 +374,13 @@ export class Server {
   }
 
   /**
-   * Graceful shutdown: every listen stream receives its closing result (SUB-12) and new ones close at once.
-   * Transports call this before they close their connections; calling it again does nothing.
+   * Graceful shutdown: every listen stream receives its closing result (patterns/subscriptions §Graceful
+   * Closure) and new ones close at once. Transports call this before they close their connections; calling it
+   * again does nothing.
    */
   async close(): Promise<void> {
     this.#hub.close()
+    this.legacy?.close()
     await this.taskEngine?.close()
   }
 
@@ -336,7 +394,16 @@ export class Server {
   }
 }
 
-/** Defines a server: everything is validated and compiled here, so a bad tool fails at startup, not at call time. */
+/**
+ * Defines a server: everything is validated and compiled here, so a bad tool fails at startup, not at call
+ * time.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({ name: 'calc', version: '1.0.0', tools: [add] })
+ * await serveNode(server, { port: 3000 }) // from 'toolwire/node'
+ * ```
+ */
 export function defineServer(options: ServerOptions): Server {
   return new Server(options)
 }

@@ -1,44 +1,85 @@
-/** The root entry must run on any runtime: no `node:*` module anywhere in its import graph. */
+/**
+ * The package's entry points: every subpath in package.json loads and exports something, and the entries meant
+ * for any runtime (root, client, wire) reach no `node:*` module through their whole import graph.
+ */
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from './helpers/paths.js'
 
-const SRC = join(ROOT, 'src')
+type Target = { types: string; default: string }
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | Target>
+}
+const entries = Object.entries(pkg.exports).filter(
+  (entry): entry is [string, Target] => typeof entry[1] !== 'string',
+)
 
-function importGraph(entry: string, seen = new Set<string>()): Set<string> {
-  if (seen.has(entry)) return seen
-  seen.add(entry)
-  const text = readFileSync(entry, 'utf8')
-  for (const match of text.matchAll(/^(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm)) {
-    const spec = match[1] ?? ''
-    if (spec.startsWith('.')) importGraph(join(dirname(entry), spec.replace(/\.js$/, '.ts')), seen)
+/** The source file a built entry comes from: dist/x/y.js -> src/x/y.ts. */
+const sourceOf = (target: Target): string =>
+  join(ROOT, target.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'))
+
+function importGraph(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen
+  seen.add(file)
+  const text = readFileSync(file, 'utf8')
+  for (const match of text.matchAll(
+    /^(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/gm,
+  )) {
+    const spec = match[1] ?? match[2] ?? ''
+    if (spec.startsWith('.')) importGraph(join(dirname(file), spec.replace(/\.js$/, '.ts')), seen)
     else seen.add(spec)
   }
   return seen
 }
 
-describe('root entry', () => {
-  it('imports no node:* module, directly or indirectly', () => {
-    const graph = [...importGraph(join(SRC, 'index.ts'))]
-    expect(
-      graph.filter((spec) => spec.startsWith('node:') || ['fs', 'http', 'net', 'path'].includes(spec)),
-    ).toEqual([])
-    expect(graph.some((spec) => spec.endsWith('dispatcher.ts'))).toBe(true)
+const NODE_BUILTINS = new Set([
+  'fs',
+  'http',
+  'https',
+  'net',
+  'path',
+  'child_process',
+  'crypto',
+  'os',
+  'stream',
+])
+const nodeImports = (graph: Iterable<string>): string[] =>
+  [...graph].filter((spec) => spec.startsWith('node:') || NODE_BUILTINS.has(spec))
+
+describe('package exports', () => {
+  it('has the documented subpaths', () => {
+    expect(entries.map(([subpath]) => subpath).sort()).toEqual(
+      ['.', './client', './client/stdio', './node', './redis', './sqlite', './stdio', './wire'].sort(),
+    )
+  })
+
+  it.each(entries)(
+    '%s points at built types and a module that loads with named exports',
+    async (subpath, target) => {
+      expect(readFileSync(join(ROOT, target.types), 'utf8').length, `${subpath} types`).toBeGreaterThan(0)
+      const module = (await import(join(ROOT, target.default))) as Record<string, unknown>
+      expect(Object.keys(module).length, subpath).toBeGreaterThan(0)
+      expect(Object.keys(module), `${subpath} has no default export`).not.toContain('default')
+    },
+  )
+})
+
+describe.each(['.', './client', './wire'])('entry %s', (subpath) => {
+  const target = pkg.exports[subpath] as Target
+
+  it('reaches no node:* module, directly or indirectly', () => {
+    const graph = importGraph(sourceOf(target))
+    expect(nodeImports(graph)).toEqual([])
+    expect(graph.size).toBeGreaterThan(1)
   })
 })
 
-describe('package exports', () => {
-  it('every subpath export points at a built file that loads', async () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-      exports: Record<string, string | { types: string; default: string }>
-    }
-    for (const [subpath, target] of Object.entries(pkg.exports)) {
-      if (typeof target === 'string') continue
-      const file = join(ROOT, target.default)
-      expect(readFileSync(join(ROOT, target.types), 'utf8').length, `${subpath} types`).toBeGreaterThan(0)
-      const module = (await import(file)) as Record<string, unknown>
-      expect(Object.keys(module).length, subpath).toBeGreaterThan(0)
-    }
+describe('node-only entries', () => {
+  it('the stdio client lives apart from toolwire/client, which never imports it', () => {
+    const client = importGraph(sourceOf(pkg.exports['./client'] as Target))
+    expect([...client].some((file) => file.endsWith('client/stdio.ts'))).toBe(false)
+    const stdio = importGraph(sourceOf(pkg.exports['./client/stdio'] as Target))
+    expect(nodeImports(stdio)).toContain('node:child_process')
   })
 })

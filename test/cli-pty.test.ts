@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 import { createScriptedServer } from './fixtures/scripted-server.js'
 import { createToolwireTestServer } from './fixtures/toolwire-server.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { KEY, noTerminal, runInTerminal } from './helpers/pty.js'
 import { ROOT } from './helpers/paths.js'
 

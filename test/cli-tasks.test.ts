@@ -22,10 +22,14 @@ describe('CLI: tasks', () => {
   let url = ''
 
   beforeAll(async () => {
-    fixture = spawn(process.execPath, [join(ROOT, 'dist', 'fixture', 'main.js')], {
-      env: { ...process.env, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    fixture = spawn(
+      process.execPath,
+      ['--import=tsx', join(ROOT, 'test', 'fixtures', 'conformance', 'main.ts')],
+      {
+        env: { ...process.env, PORT: '0' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
     url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('fixture did not start within 15 s')), 15_000)
       fixture.stdout?.setEncoding('utf8').on('data', (chunk: string) => {

@@ -2,8 +2,9 @@
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { type Client, connect } from '../src/client/index.js'
+import { connectStdio } from '../src/client/stdio-entry.js'
 import { createFetchHandler } from '../src/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { ROOT } from './helpers/paths.js'
 
 const asked: string[] = []
@@ -31,8 +32,12 @@ afterAll(async () => {
 const http = (): Client =>
   connect({ url: 'http://127.0.0.1/mcp', fetch: createFetchHandler(createFixtureServer()) }, { handlers })
 const stdio = (): Client => {
-  const client = connect(
-    { command: process.execPath, args: [join(ROOT, 'dist', 'fixture', 'main.js'), '--stdio'], env: secret },
+  const client = connectStdio(
+    {
+      command: process.execPath,
+      args: ['--import=tsx', join(ROOT, 'test', 'fixtures', 'conformance', 'main.ts'), '--stdio'],
+      env: secret,
+    },
     { handlers },
   )
   clients.push(client)

@@ -6,7 +6,8 @@ import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from '@modelcontextprotocol/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, type Client, type ConnectTarget, type StdioTransport } from '../src/client/index.js'
+import { connect, type Client, type ClientTarget } from '../src/client/index.js'
+import { StdioTransport } from '../src/client/stdio-entry.js'
 import { recordingFetch } from './helpers/recording-fetch.js'
 import { tapStdio } from './helpers/stdio-tap.js'
 // @ts-expect-error plain JS fixture without type declarations
@@ -41,7 +42,7 @@ afterAll(async () => {
 
 // Every message the SDK server sends is checked against the MCP schema (HTTP through the recorder, stdio by a tap).
 let httpProblems: unknown[] = []
-const targets: [string, () => ConnectTarget][] = [
+const targets: [string, () => ClientTarget][] = [
   [
     'HTTP',
     () => {
@@ -50,7 +51,7 @@ const targets: [string, () => ConnectTarget][] = [
       return { url, fetch: recorder.fetch }
     },
   ],
-  ['stdio', () => ({ command: process.execPath, args: [SDK_SERVER], stderr: 'ignore' })],
+  ['stdio', () => new StdioTransport({ command: process.execPath, args: [SDK_SERVER], stderr: 'ignore' })],
 ]
 
 describe.each(targets)('SDK v2 server over %s', (label, target) => {

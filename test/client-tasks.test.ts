@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { type Client, connect, ProtocolError, TaskHandle, type TaskState } from '../src/client/index.js'
 import { createFetchHandler } from '../src/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 
 const handlers = {
   elicitation: (params: { message: string; requestedSchema?: { properties?: Record<string, unknown> } }) => {

@@ -154,14 +154,13 @@ describe('tools', () => {
     expect(recorder.requests.at(-1)!.headers.get('mcp-param-verbose')).toBe('true')
   })
 
-  it('sends a call without Mcp-Param headers before listing, then refreshes the schema on -32020', async () => {
+  it('lists the tools before the first call of a fresh client, so its Mcp-Param headers are right at once', async () => {
     const { client, recorder } = setup()
     problems = recorder.problems
     const result = await client.callTool('where', { region: 'eu' })
     expect(result.structuredContent).toEqual({ region: 'eu', note: '' })
     const methods = recorder.requests.map((r) => [r.body.method, r.headers.get('mcp-param-region')])
     expect(methods).toEqual([
-      ['tools/call', null],
       ['tools/list', null],
       ['tools/call', 'eu'],
     ])

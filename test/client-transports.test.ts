@@ -9,8 +9,8 @@ import {
   TransportError,
   VersionMismatchError,
   type Client,
-  type StdioTransport,
 } from '../src/client/index.js'
+import { connectStdio, type StdioTransport } from '../src/client/stdio-entry.js'
 import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 import { createToolwireTestServer } from './fixtures/toolwire-server.js'
 import { tapStdio } from './helpers/stdio-tap.js'
@@ -28,7 +28,7 @@ describe('toolwire server over stdio', () => {
   let problems: unknown[] = []
 
   beforeAll(() => {
-    client = connect({ ...stdioServer, stderr: 'pipe' })
+    client = connectStdio({ ...stdioServer, stderr: 'pipe' })
     const child = (client.transport as StdioTransport).process
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
     problems = tapStdio(child)
@@ -75,7 +75,7 @@ describe('toolwire server over stdio', () => {
   })
 
   it('closes the server process', async () => {
-    const other = connect(stdioServer)
+    const other = connectStdio(stdioServer)
     await other.discover()
     const child = (other.transport as StdioTransport).process
     await other.close()
@@ -84,7 +84,7 @@ describe('toolwire server over stdio', () => {
   })
 
   it('fails fast and clearly when a stdio server never answers server/discover', async () => {
-    const silent = connect(
+    const silent = connectStdio(
       { command: process.execPath, args: ['-e', 'process.stdin.resume()'] },
       { discoverTimeoutMs: 200 },
     )
@@ -97,10 +97,10 @@ describe('toolwire server over stdio', () => {
   })
 
   it('fails clearly when the command cannot start or dies', async () => {
-    const missing = connect({ command: 'toolwire-no-such-command-xyz' })
+    const missing = connectStdio({ command: 'toolwire-no-such-command-xyz' })
     await expect(missing.listTools()).rejects.toThrow(/Cannot start toolwire-no-such-command-xyz/)
     await missing.close()
-    const dying = connect({ command: process.execPath, args: ['-e', 'process.exit(3)'] })
+    const dying = connectStdio({ command: process.execPath, args: ['-e', 'process.exit(3)'] })
     await expect(dying.listTools()).rejects.toThrow(/exited \(code 3\)/)
     await dying.close()
   })
@@ -144,7 +144,7 @@ describe('a server that speaks only 2025-11-25', () => {
   })
 
   it('gets a clear error naming both versions over stdio', async () => {
-    const client = connect({
+    const client = connectStdio({
       command: process.execPath,
       args: [fixture('legacy-server.mjs')],
       stderr: 'ignore',

@@ -136,7 +136,8 @@ describe('package entry', () => {
   it('exports the client at toolwire/client', async () => {
     const entry = (await import('toolwire/client')) as Record<string, unknown>
     expect(typeof entry.connect).toBe('function')
-    expect(typeof entry.Client).toBe('function')
     expect(typeof entry.ProtocolError).toBe('function')
+    // connect is the one way to make a client; Client is exported as a type only
+    expect(entry.Client).toBeUndefined()
   })
 })

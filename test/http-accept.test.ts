@@ -3,7 +3,7 @@
  * only JSON never gets an SSE answer, even when the request asks for progress and logs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { errorOf, meta, resultOf } from './helpers/http.js'
 import { live, type Live } from './helpers/live.js'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler } from '../src/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { post, resultOf } from './helpers/http.js'
 
 const fetcher = createFetchHandler(createFixtureServer())

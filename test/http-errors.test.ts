@@ -1,7 +1,8 @@
 /** Every row of the error table over Streamable HTTP, in process, with the status the table gives. */
 import { describe, expect, it } from 'vitest'
-import { createFetchHandler, defineServer, defineTool, McpError } from '../src/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFetchHandler, defineServer, defineTool } from '../src/index.js'
+import { McpError } from '../src/wire/index.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { errorOf, meta, post, postRaw, resultOf, standardHeaders, VERSION } from './helpers/http.js'
 
 const fetcher = createFetchHandler(createFixtureServer())
@@ -127,20 +128,26 @@ describe('HTTP error table', () => {
     })
   })
 
-  it('answers a legacy initialize (no _meta) naming the supported versions', async () => {
+  it('with legacy: false, answers a legacy initialize (no _meta) naming the versions and what to do', async () => {
+    const modernOnly = createFetchHandler(
+      defineServer({ name: 'modern-only', version: '1.0.0', legacy: false, tools: [] }),
+    )
     const body = {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
     }
-    const answer = await postRaw(fetcher, JSON.stringify(body), json)
+    const answer = await postRaw(modernOnly, JSON.stringify(body), json)
     expect(answer.status).toBe(400)
     expect(errorOf(answer)).toMatchObject({
       code: -32022,
       data: { supported: [VERSION], requested: '2025-11-25' },
     })
-    expect(errorOf(answer).message).toContain(VERSION)
+    expect(errorOf(answer).message).toBe(
+      `Unsupported protocol version 2025-11-25: this server speaks only ${VERSION}; ` +
+        'upgrade the client, or turn on its automatic version negotiation',
+    )
   })
 
   it('-32020 with 400 when header and body versions differ, even if both are unsupported', async () => {

@@ -1,7 +1,12 @@
-/** Standard headers and Mcp-Param-* against the body (HTTP-16..38, requirements §11.4 and §11.7). */
+/**
+ * Standard headers and Mcp-Param-* against the body (streamable-http §Standard Request Headers, §Custom
+ * Headers from Tool Parameters, §Server Validation).
+ */
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, defineServer, defineTool, jsonSchema } from '../src/index.js'
+import { connect } from '../src/client/index.js'
 import { errorOf, post, resultOf } from './helpers/http.js'
+import { recordingFetch } from './helpers/recording-fetch.js'
 
 const server = defineServer({
   name: 'headers',
@@ -140,6 +145,35 @@ describe('Mcp-Param-* headers', () => {
     expect((await call({ limit: 42 }, { 'mcp-param-limit': '42.0' })).status).toBe(200)
     expect((await call({ limit: 42 }, { 'mcp-param-limit': '43' })).status).toBe(400)
     expect((await call({ limit: 42 }, { 'mcp-param-limit': 'forty-two' })).status).toBe(400)
+  })
+
+  it('refuses body integers outside ±(2^53−1) even when the header repeats them', async () => {
+    for (const [limit, header] of [
+      [9007199254740992, '9007199254740992'], // what 9007199254740993 parses to
+      [1e21, '1e21'],
+      [-9007199254740992, '-9007199254740992'],
+    ] as const) {
+      const answer = await call({ limit }, { 'mcp-param-limit': header })
+      expect(answer.status).toBe(400)
+      expect(errorOf(answer)).toMatchObject({ code: -32020 })
+      expect(errorOf(answer).message).toMatch(/outside the range x-mcp-header integers allow/)
+    }
+    const edge = await call({ limit: 9007199254740991 }, { 'mcp-param-limit': '9007199254740991' })
+    expect(edge.status).toBe(200)
+  })
+
+  it('makes the client send safe integers as plain decimals and refuse the rest before sending', async () => {
+    const recorder = recordingFetch(fetcher)
+    const client = connect({ url: 'http://127.0.0.1/mcp', fetch: recorder.fetch })
+    await client.callTool('query', { limit: Number.MAX_SAFE_INTEGER })
+    expect(recorder.requests.at(-1)!.headers.get('mcp-param-limit')).toBe('9007199254740991')
+    await client.callTool('query', { limit: -7 })
+    expect(recorder.requests.at(-1)!.headers.get('mcp-param-limit')).toBe('-7')
+    const sent = recorder.requests.length
+    await expect(client.callTool('query', { limit: 1e21 })).rejects.toThrow(
+      /limit = 1e\+21 is outside the range x-mcp-header integers allow/,
+    )
+    expect(recorder.requests.length).toBe(sent)
   })
 
   it('decodes Base64 values before comparing (encoding table rows)', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, defineServer, defineTool, type Server } from '../src/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { errorOf, post, resultOf } from './helpers/http.js'
 import { openListen, type OpenStream } from './helpers/sse-stream.js'
 import { until } from './helpers/wait.js'

@@ -8,7 +8,7 @@ import {
   type RequestContext,
   type ServerLogger,
 } from '../src/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { errorOf, meta, post, resultOf, type Fetcher } from './helpers/http.js'
 import { until } from './helpers/wait.js'
 
@@ -267,8 +267,8 @@ describe('requestState integrity', () => {
         version: '1',
         requestState: { secret: 'principal-binding-secret' },
         tools: [askTool],
+        security: { auth: { authenticate: () => ({ ok: true, auth: { subject, scopes: [] } }) } },
       }),
-      { authenticate: () => ({ ok: true, auth: { subject, scopes: [] } }) },
     )
     const asked = resultOf(await call(fetcher, 'ask'))
     subject = 'mallory'

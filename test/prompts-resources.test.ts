@@ -7,8 +7,8 @@ import {
   defineResourceTemplate,
   defineServer,
 } from '../src/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
-import { PNG_1X1 } from '../src/fixture/media.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
+import { PNG_1X1 } from './fixtures/conformance/media.js'
 import { errorOf, post, resultOf } from './helpers/http.js'
 
 const fixture = createFetchHandler(createFixtureServer())

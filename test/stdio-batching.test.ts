@@ -1,8 +1,8 @@
 /** stdio answers many concurrent requests in few writes, in full, and before `closed` resolves. */
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { serveStdio } from '../src/transports/stdio/index.js'
-import { createBenchServer } from '../src/bench/server.js'
+import { serveStdio } from 'toolwire/stdio'
+import { createBenchServer } from '../bench/server/server.js'
 import { assertServerMessage } from './helpers/spec-schema.js'
 import { until } from './helpers/wait.js'
 

@@ -5,7 +5,7 @@ import { meta } from './helpers/http.js'
 import { ROOT } from './helpers/paths.js'
 import { StdioPeer } from './helpers/stdio.js'
 
-const MAIN = join(ROOT, 'dist', 'fixture', 'main.js')
+const MAIN = join(ROOT, 'test', 'fixtures', 'conformance', 'main.ts')
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 const CAPS = meta({
   'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, sampling: {}, roots: {} },
@@ -15,7 +15,7 @@ type Message = Record<string, unknown>
 /** The fixture over stdio, with a shared state secret; `request` adds the test's `_meta`. */
 class FixturePeer extends StdioPeer {
   constructor() {
-    super(['--stdio'], { TOOLWIRE_STATE_SECRET: 'stdio-test-secret-value' }, MAIN)
+    super([MAIN, '--stdio'], { TOOLWIRE_STATE_SECRET: 'stdio-test-secret-value' }, '--import=tsx')
   }
 
   request(id: string | number, method: string, params: Message = {}): void {

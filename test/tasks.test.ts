@@ -8,7 +8,7 @@ import {
   type Exchange,
   type Server,
 } from '../src/index.js'
-import { createFixtureServer } from '../src/fixture/server.js'
+import { createFixtureServer } from './fixtures/conformance/server.js'
 import { errorOf, meta, post, resultOf, type Fetcher } from './helpers/http.js'
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} }

@@ -15,7 +15,10 @@ const logs: string[] = []
 const server = defineServer({
   name: 'calls',
   version: '1',
-  logger: { error: (m) => logs.push(m), warn: (m) => logs.push(m) },
+  logger: {
+    error: (m, details) => logs.push(`${m} ${JSON.stringify(details ?? {})}`),
+    warn: (m) => logs.push(m),
+  },
   tools: [
     defineTool({
       name: 'add',
@@ -178,9 +181,27 @@ describe('tools/call errors', () => {
     expect(errorOf(answer).message).toContain('Invalid arguments for tool add')
   })
 
-  it('reports a thrown Error by its message, without a stack', async () => {
+  it("keeps a plain Error's message out of the reply by default: it may name hosts or credentials", async () => {
+    logs.length = 0
     const result = resultOf(await call('author_error'))
-    expect(result).toMatchObject({
+    const text = (result.content as { text: string }[])[0]?.text ?? ''
+    expect(result.isError).toBe(true)
+    expect(text).toMatch(/^Tool author_error failed unexpectedly \(ref [\w-]+\)$/)
+    expect(text).not.toContain('Atlantis')
+    const ref = /ref ([\w-]+)/.exec(text)?.[1] as string
+    expect(logs.find((line) => line.includes(ref))).toContain('City not found: Atlantis')
+  })
+
+  it("shows a plain Error's message with errorExposure: 'message'", async () => {
+    const author = defineTool({
+      name: 'author_error',
+      handler: () => {
+        throw new Error('City not found: Atlantis')
+      },
+    })
+    const open = defineServer({ name: 't', version: '1', tools: [author], errorExposure: 'message' })
+    const answer = await post(createFetchHandler(open), 'tools/call', { name: 'author_error', arguments: {} })
+    expect(resultOf(answer)).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: 'City not found: Atlantis' }],
     })

@@ -25,11 +25,13 @@ import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
 import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
 import { parseTask, TaskHandle, TASKS_EXTENSION, type TaskHost, type TaskState } from './tasks.js'
+import { type ToolCallAuditor, outcomeOf } from './audit.js'
 import { ToolBook } from './tools.js'
 import type { ClientTransport } from './transport.js'
+import { ErrorCode } from '../wire/errors.js'
 
 export interface ClientOptions {
-  /** Sent as `clientInfo` on every request (META-03); `false` sends none. */
+  /** Sent as `clientInfo` on every request (basic/index §_meta); `false` sends none. */
   readonly clientInfo?: Implementation | false
   /** Capabilities to declare beyond those the handlers imply. */
   readonly capabilities?: ClientCapabilities
@@ -48,6 +50,12 @@ export interface ClientOptions {
   readonly warn?: (message: string) => void
   /** Notifications no request claims (e.g. logs on stdio). */
   readonly onNotification?: (notification: JsonRpcNotification) => void
+  /**
+   * Receives one record per `callTool`: tool, arguments, outcome and timing (server/tools §Security
+   * Considerations: clients should log tool usage). A hook that throws is reported through `warn`, never
+   * into the call.
+   */
+  readonly onToolCall?: ToolCallAuditor
   /** OAuth for a protected HTTP server (basic/authorization): options, or a provider to share. */
   readonly auth?: OAuthOptions | OAuthProvider
   /** Declare the tasks extension, so long-running tools may answer with a task (default true). */
@@ -66,7 +74,7 @@ export interface ToolCallOptions {
   readonly onNotification?: (notification: JsonRpcNotification) => void
   /** Throw a ToolExecutionError instead of returning a result with `isError: true`. */
   readonly throwOnToolError?: boolean
-  /** Each progress notification restarts `timeoutMs`; `maxTotalTimeoutMs` still bounds the call. */
+  /** Each progress notification restarts `timeoutMs`; `maxTotalTimeoutMs` (default 10 × `timeoutMs`) still bounds the call. */
   readonly resetTimeoutOnProgress?: boolean
   readonly maxTotalTimeoutMs?: number
   readonly meta?: Readonly<Record<string, unknown>>
@@ -105,6 +113,7 @@ export class Client {
   readonly #book = new ToolBook()
   readonly #maxRounds: number
   readonly #warn: (message: string) => void
+  readonly #audit: ToolCallAuditor | undefined
   #discovered: Promise<DiscoverResult> | undefined
   #discoveredUntil = Infinity
   readonly #discoverTimeoutMs: number
@@ -121,7 +130,8 @@ export class Client {
         : { ...declared, extensions: { [TASKS_EXTENSION]: {}, ...declared.extensions } }
     this.#maxRounds = options.maxInputRounds ?? 10
     this.#discoverTimeoutMs = options.discoverTimeoutMs ?? 10_000
-    // Dropped tools must be reported somewhere (XH-09); the application can redirect it.
+    // Dropped tools must be reported somewhere (streamable-http §Client Behavior); the application can
+    // redirect it.
     // eslint-disable-next-line no-console
     this.#warn = options.warn ?? ((message) => console.warn(`toolwire client: ${message}`))
     const clientInfo = options.clientInfo === false ? undefined : (options.clientInfo ?? CLIENT_INFO)
@@ -132,6 +142,7 @@ export class Client {
       timeoutMs: options.timeoutMs ?? 60_000,
     })
     if (options.onNotification) this.transport.onNotification = options.onNotification
+    this.#audit = options.onToolCall
   }
 
   /** The protocol version requests are sent with. */
@@ -180,7 +191,10 @@ export class Client {
     return result as unknown as DiscoverResult
   }
 
-  /** The server's self-reported identity from `server/discover` (display only, META-07). */
+  /**
+   * The server's self-reported identity from `server/discover` (display only: basic/index §_meta says never
+   * to act on it).
+   */
   async serverInfo(): Promise<Implementation | undefined> {
     const meta = (await this.discover())._meta
     const info = meta?.['io.modelcontextprotocol/serverInfo']
@@ -198,7 +212,8 @@ export class Client {
     params: Record<string, unknown>,
     options: Parameters<Session['request']>[2] = {},
   ): Promise<Record<string, unknown>> {
-    // A modern-only client still probes stdio servers first (STDIO-BC-04), so a legacy one fails clearly.
+    // A modern-only client still probes stdio servers first (stdio §Backward Compatibility), so a legacy one
+    // fails clearly.
     if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
       await this.discover()
       this.#probedDiscover = true
@@ -222,7 +237,8 @@ export class Client {
     let cached = true
     let restarted = false
     for (;;) {
-      let page = this.#book.page(credential, cursor)
+      const version = this.#session.version
+      let page = this.#book.page(credential, version, cursor)
       if (!page) {
         cached = false
         const params = cursor === undefined ? {} : { cursor }
@@ -230,12 +246,13 @@ export class Client {
         try {
           result = await this.#request('tools/list', params, options.signal ? { signal: options.signal } : {})
         } catch (error) {
-          // A cursor that is no longer valid: drop every cached page and start over, once (CACHE-13).
+          // A cursor that is no longer valid: drop every cached page and start over, once (utilities/caching
+          // §Interaction with Pagination).
           if (
             cursor === undefined ||
             restarted ||
             !(error instanceof ProtocolError) ||
-            error.code !== -32602
+            error.code !== ErrorCode.InvalidParams
           ) {
             throw error
           }
@@ -250,7 +267,7 @@ export class Client {
           throw new InvalidResponseError('tools/list: the result has no tools array')
         }
         const accepted = this.#book.accept(result.tools, this.transport.kind === 'http', this.#warn)
-        page = this.#book.store(credential, cursor, result, accepted)
+        page = this.#book.store(credential, version, cursor, result, accepted)
       }
       for (const tool of page.tools) tools.set(tool.name, tool)
       if (page.nextCursor === undefined) break
@@ -277,6 +294,45 @@ export class Client {
     args: Record<string, unknown> = {},
     options: ToolCallOptions = {},
   ): Promise<CallToolResult | TaskHandle> {
+    const audit = this.#audit
+    if (!audit) return this.#callTool(name, args, options)
+    const started = Date.now()
+    const record = (settled: { result: CallToolResult } | { error: unknown }): void => {
+      try {
+        audit({
+          tool: name,
+          arguments: args,
+          server: this.#serverLabel(),
+          startedAt: new Date(started).toISOString(),
+          durationMs: Date.now() - started,
+          ...outcomeOf(settled),
+        })
+      } catch (error) {
+        this.#warn(`the onToolCall hook failed: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+    try {
+      const result = await this.#callTool(name, args, options)
+      // A returned task handle is not an outcome yet; the caller follows it.
+      if (!(result instanceof TaskHandle)) record({ result })
+      return result
+    } catch (error) {
+      record({ error })
+      throw error
+    }
+  }
+
+  /** The server, as an audit record names it: the URL without its query (which may hold a token), or stdio. */
+  #serverLabel(): string {
+    const url = (this.transport as { url?: unknown }).url
+    return url instanceof URL ? `${url.origin}${url.pathname}` : this.transport.kind
+  }
+
+  async #callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<CallToolResult | TaskHandle> {
     const wantsProgress = options.onProgress !== undefined || options.resetTimeoutOnProgress === true
     const progressToken = wantsProgress ? this.#session.nextToken() : undefined
     const onNotification = (notification: JsonRpcNotification): void => {
@@ -285,6 +341,9 @@ export class Client {
         options.onProgress?.(params as unknown as ProgressNotificationParams)
       } else options.onNotification?.(notification)
     }
+    // Results are only trusted against the tool's definition: fetch it first if this client never listed it.
+    if (!this.#book.known(name)) await this.listTools(options.signal ? { signal: options.signal } : {})
+    this.#book.checkParamValues(name, args)
     const base: Record<string, unknown> = { name, arguments: args }
     if (progressToken !== undefined) base._meta = { progressToken }
     let refreshedHeaders = false
@@ -296,11 +355,12 @@ export class Client {
       ...(options.resetTimeoutOnProgress && { resetTimeoutOnProgress: true }),
       ...(options.maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs: options.maxTotalTimeoutMs }),
       ...(options.meta && { meta: options.meta }),
-      // A header mismatch may mean our copy of the schema is stale: refresh it once and retry (HTTP-30).
+      // A header mismatch may mean our copy of the schema is stale: refresh it once and retry
+      // (streamable-http §Client Behavior).
       recover: async (error) => {
         if (
           !(error instanceof ProtocolError) ||
-          error.code !== -32020 ||
+          error.code !== ErrorCode.HeaderMismatch ||
           refreshedHeaders ||
           this.transport.kind !== 'http'
         ) {
@@ -402,8 +462,8 @@ export class Client {
 
   /**
    * Opens a `subscriptions/listen` stream. A `tools/list_changed` notification also drops the cached tool
-   * list (CACHE-11), so the next listTools() fetches it again; with `onToolsChanged` the client refetches
-   * by itself, once per burst of changes.
+   * list (utilities/caching §Interaction with Notifications), so the next listTools() fetches it again; with
+   * `onToolsChanged` the client refetches by itself, once per burst of changes.
    */
   async subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
     if (this.transport.kind === 'stdio' && !this.#probedDiscover) {

@@ -1,15 +1,16 @@
 /**
- * `connect()`: a Client for a server URL (Streamable HTTP) or a command (stdio, spawned here).
+ * `connect()`: the one way to make a Client. Give it a server URL (Streamable HTTP) or any transport; the
+ * stdio transport lives in `toolwire/client/stdio` so that this entry runs in browsers and edge runtimes.
  *
- *   const client = connect({ url: 'http://127.0.0.1:3000/mcp' })
- *   const client = connect({ command: 'node', args: ['server.js'] })
+ * @example
+ * ```ts
+ * import { connect } from 'toolwire/client'
+ * const client = connect({ url: 'http://127.0.0.1:3000/mcp' })
+ * const { tools } = await client.listTools()
+ * ```
  */
 import { Client, type ClientOptions, type ClientTarget } from './client.js'
-import { StdioTransport, type StdioTransportOptions } from './stdio.js'
 
-export type ConnectTarget = ClientTarget | StdioTransportOptions
-
-export function connect(target: ConnectTarget, options?: ClientOptions): Client {
-  const isStdio = 'command' in target && typeof target.command === 'string'
-  return new Client(isStdio ? new StdioTransport(target) : (target as ClientTarget), options)
+export function connect(target: ClientTarget, options?: ClientOptions): Client {
+  return new Client(target, options)
 }

@@ -1,9 +1,10 @@
 /**
  * The client's error types. A `ProtocolError` carries what the server said; a `TransportError` says the
  * exchange itself failed; local failures (timeouts, cancellation) are their own classes, so they can never
- * be mistaken for an error the server sent (ERR-07).
+ * be mistaken for an error the server sent (basic/index §Error Codes).
  */
 import type { CallToolResult } from '../wire/types.js'
+import { ErrorCode } from '../wire/errors.js'
 
 /** A JSON-RPC error response from the server (the message is the server's). */
 export class ProtocolError extends Error {
@@ -30,7 +31,7 @@ export class VersionMismatchError extends ProtocolError {
   constructor(clientVersions: readonly string[], serverVersions: readonly string[], detail?: string) {
     const server = serverVersions.length > 0 ? serverVersions.join(', ') : 'an unknown version'
     super(
-      -32022,
+      ErrorCode.UnsupportedProtocolVersion,
       `The server speaks MCP ${server}; this client speaks ${clientVersions.join(', ')}. ` +
         `No version is shared${detail ? ` (${detail})` : ''}.`,
       { supported: [...serverVersions] },
@@ -68,7 +69,9 @@ export class TransportError extends Error {
   }
 }
 
-/** The server sent something this client cannot accept (bad JSON-RPC, unknown resultType, schema mismatch). */
+/**
+ * The server sent something this client cannot accept (bad JSON-RPC, unknown resultType, schema mismatch).
+ */
 export class InvalidResponseError extends Error {
   override readonly name = 'InvalidResponseError'
 }

@@ -1,6 +1,7 @@
 /**
- * Streamable HTTP, client side: one POST per message (HTTP-05), the standard headers on every request
- * (HTTP-07, HTTP-17, HTTP-20), a JSON or SSE answer, and an abort closes the stream (HTTP-43).
+ * Streamable HTTP, client side: one POST per message (streamable-http §Sending Messages), the standard
+ * headers on every request (streamable-http §Standard Request Headers), a JSON or SSE answer, and an abort
+ * closes the stream (streamable-http §Cancellation).
  */
 import {
   isRecord,
@@ -40,8 +41,9 @@ export interface HttpAuth {
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 /**
- * Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` (HTTP-20), and the tasks methods,
- * which mirror `params.taskId` (extensions/tasks §Streamable HTTP: Routing Headers).
+ * Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` (streamable-http §Standard Request
+ * Headers), and the tasks methods, which mirror `params.taskId` (extensions/tasks §Streamable HTTP: Routing
+ * Headers).
  */
 const NAME_PARAM: Record<string, string> = {
   'tools/call': 'name',
@@ -79,10 +81,13 @@ export class HttpTransport implements ClientTransport {
   }
 
   async credentialKey(): Promise<string> {
-    if (this.#auth) return this.#auth.credentialKey()
-    const headers = await this.#userHeaders()
-    const auth = Object.entries(headers).find(([name]) => name.toLowerCase() === 'authorization')
-    return auth ? `auth:${auth[1]}` : 'anonymous'
+    // Every credential the request carries counts: the OAuth token, and every configured header
+    // (Authorization, X-Api-Key, Cookie …).
+    const oauth = this.#auth ? await this.#auth.credentialKey() : 'anonymous'
+    const headers = Object.entries(await this.#userHeaders())
+      .map(([name, value]) => [name.toLowerCase(), value])
+      .sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0))
+    return headers.length > 0 || oauth !== 'anonymous' ? JSON.stringify([oauth, headers]) : 'anonymous'
   }
 
   /** The headers a request must carry, derived from its body (the body stays the source of truth). */

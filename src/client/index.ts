@@ -1,8 +1,10 @@
-/** toolwire/client: use any MCP 2026-07-28 server over Streamable HTTP or stdio. Every export is public API. */
-export { Client } from './client.js'
-export type { ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
+/**
+ * toolwire/client: use any MCP 2026-07-28 server over Streamable HTTP, or over any transport you pass in.
+ * Imports nothing from `node:*`; the stdio transport is `toolwire/client/stdio`. Every export is public API.
+ */
+export type { Client, ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
+export type { ToolCallAuditor, ToolCallOutcome, ToolCallRecord } from './audit.js'
 export { connect } from './connect.js'
-export type { ConnectTarget } from './connect.js'
 export {
   InvalidResponseError,
   ProtocolError,
@@ -14,8 +16,6 @@ export {
 } from './errors.js'
 export { HttpTransport } from './http.js'
 export type { HeadersInput, HttpTransportOptions } from './http.js'
-export { StdioTransport } from './stdio.js'
-export type { StdioTransportOptions } from './stdio.js'
 export type { InputContext, InputHandlers } from './input.js'
 export { TaskHandle, TASKS_EXTENSION } from './tasks.js'
 export type { TaskState, TaskStatus, WaitOptions } from './tasks.js'

@@ -1,7 +1,8 @@
 /**
- * The input_required loop (MRTR): answer each embedded request with the application's handler, then retry
- * the original request with a new id, the answers keyed as asked, and the exact `requestState`
- * (MRTR-C-01..08). Only requests for capabilities the client declared are answered (MRTR-C-11).
+ * The input_required loop (MRTR): answer each embedded request with the application's handler, then retry the
+ * original request with a new id, the answers keyed as asked, and the exact `requestState` (patterns/mrtr
+ * §Client Requirements). Only requests for capabilities the client declared are answered (anything else is a
+ * protocol violation, not retried).
  */
 import { isRecord } from '../wire/jsonrpc.js'
 import type {

@@ -1,11 +1,13 @@
 /**
- * Telling a server that speaks only an older revision apart (BC-C-01): after a failure that a modern server
- * would not produce, one `initialize` probe learns its version, so the error can name both sides.
+ * Telling a server that speaks only an older revision apart (versioning §Backward Compatibility with
+ * Initialization-Based Versions; the probe differs per transport): after a failure that a modern server would
+ * not produce, one `initialize` probe learns its version, so the error can name both sides.
  */
 import type { Implementation } from '../wire/types.js'
 import { SUPPORTED_VERSIONS } from '../wire/meta.js'
 import { ProtocolError, TransportError, VersionMismatchError } from './errors.js'
 import type { Session } from './session.js'
+import { ErrorCode, isPreRevisionServerError } from '../wire/errors.js'
 
 /** The revision the probe offers; this client speaks none of the legacy ones. */
 const LEGACY_PROBE_VERSION = '2025-11-25'
@@ -20,15 +22,18 @@ export function looksLegacy(error: unknown, fromDiscover: boolean): boolean {
   }
   if (error instanceof ProtocolError) {
     return (
-      error.code === -32600 ||
-      (error.code <= -32000 && error.code >= -32019) ||
-      (fromDiscover && (error.code === -32601 || error.code === -32602))
+      error.code === ErrorCode.InvalidRequest ||
+      isPreRevisionServerError(error.code) ||
+      (fromDiscover && (error.code === ErrorCode.MethodNotFound || error.code === ErrorCode.InvalidParams))
     )
   }
   return false
 }
 
-/** Probes with `initialize`; returns a VersionMismatchError when the server answers it, else the original error. */
+/**
+ * Probes with `initialize`; returns a VersionMismatchError when the server answers it, else the original
+ * error.
+ */
 export async function probeLegacy(
   session: Session,
   error: unknown,

@@ -1,7 +1,8 @@
 /**
- * The request engine every client method goes through: fresh ids, the `_meta` envelope (META-01, META-03),
- * version negotiation on -32022 (VER-02), timeouts and cancellation (TMO-01), typed errors, and
- * `resultType` checks (BASE-09, BASE-10).
+ * The request engine every client method goes through: fresh ids, the `_meta` envelope (basic/index §_meta),
+ * version negotiation on -32022 (versioning §Protocol Version Negotiation), timeouts and cancellation
+ * (patterns/cancellation §Timeouts), typed errors, and `resultType` checks (basic/index §ResultType: absent
+ * means complete, unknown is invalid).
  */
 import { isRecord, type JsonRpcNotification, type JsonRpcResponse } from '../wire/jsonrpc.js'
 import {
@@ -20,6 +21,7 @@ import {
   VersionMismatchError,
 } from './errors.js'
 import type { ClientTransport } from './transport.js'
+import { ErrorCode } from '../wire/errors.js'
 
 export interface CallOptions {
   /** Cancels the request. */
@@ -31,9 +33,12 @@ export interface CallOptions {
   /** Extra HTTP headers. */
   readonly headers?: Readonly<Record<string, string>>
   readonly onNotification?: (notification: JsonRpcNotification) => void
-  /** Each progress notification restarts the timeout (TMO-03); `maxTotalTimeoutMs` still applies. */
+  /**
+   * Each progress notification restarts the timeout (patterns/cancellation §Timeouts); `maxTotalTimeoutMs`
+   * still applies.
+   */
   readonly resetTimeoutOnProgress?: boolean
-  /** Hard limit for the whole request when the timeout is reset by progress. */
+  /** Hard limit for the whole request when the timeout is reset by progress (default 10 × `timeoutMs`). */
   readonly maxTotalTimeoutMs?: number
 }
 
@@ -46,6 +51,9 @@ export interface SessionOptions {
 
 /** Result types this client understands (no extensions negotiated). */
 const RESULT_TYPES = new Set(['complete', 'input_required'])
+
+/** With `resetTimeoutOnProgress` and no `maxTotalTimeoutMs`, a call may last at most this many timeouts. */
+export const DEFAULT_TOTAL_FACTOR = 10
 
 let sequence = 0
 
@@ -63,12 +71,15 @@ export class Session {
     this.version = options.protocolVersion
   }
 
-  /** A request id no other request of this client has used (BASE-06, MRTR-C-05). */
+  /**
+   * A request id no other request of this client has used (basic/index §Requests; patterns/mrtr: a retry
+   * takes a new id).
+   */
   nextId(): number {
     return this.#nextId++
   }
 
-  /** A progress token unique across this process's active requests (PROG-02). */
+  /** A progress token unique across this process's active requests (patterns/progress). */
   nextToken(): string {
     return `${this.#prefix}-${this.#nextId++}`
   }
@@ -96,7 +107,7 @@ export class Session {
       const response = await this.send(method, params, options)
       if ('result' in response) return checkResult(response.result, method)
       const { code, message, data } = response.error
-      if (code === -32022 && attempt === 0) {
+      if (code === ErrorCode.UnsupportedProtocolVersion && attempt === 0) {
         const offered = isRecord(data) && Array.isArray(data.supported) ? data.supported.map(String) : []
         const shared = SUPPORTED_VERSIONS.find((version) => offered.includes(version))
         // Retry once with the shared version, even the one just sent: the server says it speaks it.
@@ -132,7 +143,10 @@ export class Session {
       if (limited) handle = setTimeout(() => expire(timeoutMs), timeoutMs)
     }
     arm()
-    const total = options.maxTotalTimeoutMs
+    // Progress may reset the timeout forever; a ceiling still bounds the whole call (default 10 × timeoutMs).
+    const total =
+      options.maxTotalTimeoutMs ??
+      (options.resetTimeoutOnProgress && limited ? timeoutMs * DEFAULT_TOTAL_FACTOR : undefined)
     const totalHandle = total !== undefined && total > 0 ? setTimeout(() => expire(total), total) : undefined
     const caller = options.signal
     const onCancel = (): void => controller.abort(caller?.reason)

@@ -1,6 +1,7 @@
 /**
  * An incremental `text/event-stream` reader: yields each event's data; comments and other fields are ignored.
- * An event larger than `maxEventBytes` (counted in UTF-16 units) throws, so a hostile server cannot exhaust memory.
+ * An event larger than `maxEventBytes` (counted in UTF-16 units) throws, so a hostile server cannot exhaust
+ * memory.
  */
 
 export class OversizedError extends Error {
@@ -36,7 +37,8 @@ export async function* readSse(
           size += line.length
           if (size > maxEventBytes) throw new OversizedError(`an event exceeds ${maxEventBytes} bytes`)
         }
-        // `event:`, `id:`, `retry:` and `:` comment lines carry nothing the client needs (SUB-18).
+        // `event:`, `id:`, `retry:` and `:` comment lines carry nothing the client needs (streamable-http
+        // §Receiving Messages: comments are keep-alives).
       }
     }
     const last = buffer.replace(/\r$/, '')

@@ -1,7 +1,8 @@
 /**
- * stdio, client side: spawns the server, newline-delimited JSON on its stdin/stdout, many requests in
- * flight. Notifications are routed by `progressToken` and `subscriptionId` (STDIO-06, SUB-09); a cancelled
- * request gets `notifications/cancelled` (STDIO-08); close ends stdin, then SIGTERM, then SIGKILL (STDIO-09).
+ * stdio, client side: spawns the server, newline-delimited JSON on its stdin/stdout, many requests in flight.
+ * Notifications are routed by `progressToken` and `subscriptionId` (stdio §Receiving Messages); a cancelled
+ * request gets `notifications/cancelled` (stdio §Cancellation); close ends stdin, then SIGTERM, then SIGKILL
+ * (stdio §Shutdown).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import {

@@ -14,7 +14,7 @@ export type SubscriptionEnd =
   | { readonly reason: 'error'; readonly error: Error }
 
 export interface Subscription {
-  /** What the server agreed to send (may be less than asked for, SUB-07). */
+  /** What the server agreed to send (may be less than asked for, patterns/subscriptions §Acknowledgment). */
   readonly acknowledged: SubscriptionFilter
   /** Resolves when the subscription is over, saying why. */
   readonly ended: Promise<SubscriptionEnd>

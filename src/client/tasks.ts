@@ -4,6 +4,7 @@
  * changes, answers `input_required` with the client's input handlers through tasks/update, and resolves to
  * the tool's result once the task completes.
  */
+import { ErrorCode } from '../wire/errors.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult } from '../wire/types.js'
 import { InvalidResponseError, ProtocolError, RequestCancelledError } from './errors.js'
@@ -131,7 +132,11 @@ export class TaskHandle {
     }
     if (task.status === 'failed') {
       const error = task.error
-      throw new ProtocolError(error?.code ?? -32603, error?.message ?? `task ${this.id} failed`, error?.data)
+      throw new ProtocolError(
+        error?.code ?? ErrorCode.InternalError,
+        error?.message ?? `task ${this.id} failed`,
+        error?.data,
+      )
     }
     throw new RequestCancelledError(task.statusMessage ?? `task ${this.id} was cancelled`)
   }

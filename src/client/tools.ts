@@ -1,10 +1,17 @@
 /**
  * What the client keeps about tools: `tools/list` pages cached by their `ttlMs` (private pages per
- * credential, CACHE-09), tools with broken `x-mcp-header` annotations dropped on HTTP (XH-08, XH-09), the
- * `Mcp-Param-*` headers of a call (HTTP-22..28), and `structuredContent` checked against `outputSchema`.
+ * credential, utilities/caching §Cache Scope Field), tools with broken `x-mcp-header` annotations dropped on
+ * HTTP (streamable-http §Client Behavior), the `Mcp-Param-*` headers of a call (streamable-http §Custom
+ * Headers from Tool Parameters), and `structuredContent` checked against `outputSchema`.
  */
 import { SchemaCompiler, type CompiledSchema } from '../schema/json-schema.js'
-import { encodeParamValue, type HeaderParam, scanHeaderParams, valueAt } from '../schema/x-mcp-header.js'
+import {
+  encodeParamValue,
+  type HeaderParam,
+  inHeaderRange,
+  scanHeaderParams,
+  valueAt,
+} from '../schema/x-mcp-header.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult, Tool } from '../wire/types.js'
 import { InvalidResponseError, ToolExecutionError } from './errors.js'
@@ -23,14 +30,20 @@ interface CachedPage {
 
 export type ToolWarning = (message: string) => void
 
+const pageKey = (owner: string, version: string, cursor: string | undefined): string =>
+  JSON.stringify(['tools/list', version, cursor ?? null, owner])
+
 export class ToolBook {
   readonly #pages = new Map<string, CachedPage>()
   readonly #known = new Map<string, KnownTool>()
 
-  /** A cached page that is still fresh, for this credential or shared. */
-  page(credential: string, cursor: string | undefined): CachedPage | undefined {
+  /**
+   * A cached page that is still fresh, for this credential or shared. A page is keyed by method, cursor
+   * (`""` is a cursor like any other, distinct from none), protocol version and the request's credentials.
+   */
+  page(credential: string, version: string, cursor: string | undefined): CachedPage | undefined {
     const now = Date.now()
-    for (const key of [`${credential}\n${cursor ?? ''}`, `*\n${cursor ?? ''}`]) {
+    for (const key of [pageKey(credential, version, cursor), pageKey('*', version, cursor)]) {
       const page = this.#pages.get(key)
       if (page && now < page.expires) return page
       if (page) this.#pages.delete(key)
@@ -40,17 +53,18 @@ export class ToolBook {
 
   store(
     credential: string,
+    version: string,
     cursor: string | undefined,
     result: Record<string, unknown>,
     tools: Tool[],
   ): CachedPage {
-    // Absent or negative ttlMs counts as 0: never fresh (CACHE-03, BC-C-06).
+    // Absent or negative ttlMs counts as 0: never fresh (utilities/caching §Time-to-Live (TTL) Field).
     const ttl = typeof result.ttlMs === 'number' && result.ttlMs > 0 ? result.ttlMs : 0
     const nextCursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined
     const page = { tools, nextCursor, expires: Date.now() + ttl }
     if (ttl > 0) {
       const owner = result.cacheScope === 'public' ? '*' : credential
-      this.#pages.set(`${owner}\n${cursor ?? ''}`, page)
+      this.#pages.set(pageKey(owner, version, cursor), page)
     }
     return page
   }
@@ -89,6 +103,21 @@ export class ToolBook {
     return this.#known.get(name)
   }
 
+  /**
+   * Refuses, before anything is sent, a header parameter whose integer lies outside ±(2^53−1): the spec
+   * allows no other (basic/transports/streamable-http §Custom Headers from Tool Parameters).
+   */
+  checkParamValues(name: string, args: unknown): void {
+    for (const param of this.#known.get(name)?.headerParams ?? []) {
+      const value = valueAt(args, param.path)
+      if (typeof value === 'number' && !inHeaderRange(value)) {
+        throw new RangeError(
+          `tools/call ${name}: argument ${param.path.join('.')} = ${value} is outside the range x-mcp-header integers allow (±(2^53−1))`,
+        )
+      }
+    }
+  }
+
   /** `Mcp-Param-*` headers for a call, from the most recent schema of the tool; absent or null values are omitted. */
   paramHeaders(name: string, args: unknown): Record<string, string> {
     const headers: Record<string, string> = {}
@@ -119,7 +148,9 @@ export class ToolBook {
     return outcome.ok ? [] : outcome.issues
   }
 
-  /** Checks a complete tools/call result: a content array, and structured content that fits the outputSchema. */
+  /**
+   * Checks a complete tools/call result: a content array, and structured content that fits the outputSchema.
+   */
   checkCall(name: string, result: Record<string, unknown>, throwOnToolError: boolean): CallToolResult {
     if (!Array.isArray(result.content)) {
       throw new InvalidResponseError(`tools/call ${name}: the result has no content array`)

@@ -1,5 +1,5 @@
 /** The demo server `npm start` serves. */
-import { defineServer, type HandleStore, type Server } from '../index.js'
+import { defineServer, type HandleStore, type SecurityOptions, type Server } from '../index.js'
 import type { ChangeBus } from '../features/subscriptions/bus.js'
 import type { RateLimitStore } from '../security/rate-limit.js'
 import { basketTools } from './basket.js'
@@ -9,6 +9,8 @@ import { demoTools } from './tools.js'
 export interface DemoOptions {
   /** Where baskets live (default: in memory). */
   readonly store?: HandleStore
+  /** Security settings, such as `auth`, passed to `defineServer`. */
+  readonly security?: SecurityOptions
   /** Where list changes go (default: in process); a Redis bus reaches listeners on every instance. */
   readonly changes?: ChangeBus
   /** Where rate-limit counts live (default: in process). */
@@ -18,6 +20,9 @@ export interface DemoOptions {
 }
 
 export function createDemoServer(options: DemoOptions = {}): Server {
+  const security = options.rateLimitStore
+    ? { ...options.security, rateLimit: { store: options.rateLimitStore } }
+    : options.security
   const notebook = createNotebook()
   const server = defineServer({
     name: 'toolwire-demo',
@@ -34,7 +39,7 @@ export function createDemoServer(options: DemoOptions = {}): Server {
     // Set it when several demo instances share a load balancer; otherwise a per-process secret is used.
     requestState: { secret: options.requestStateSecret ?? process.env.TOOLWIRE_STATE_SECRET },
     ...(options.changes && { changes: options.changes }),
-    ...(options.rateLimitStore && { security: { rateLimit: { store: options.rateLimitStore } } }),
+    ...(security && { security }),
   })
   notebook.attach(server)
   return server

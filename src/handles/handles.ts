@@ -152,7 +152,18 @@ export class HandleKind<T> {
   }
 }
 
-/** Declares a kind of state handle. */
+/**
+ * Declares a kind of state handle: random ids bound to the principal that created them, with an idle lifetime.
+ *
+ * @example
+ * ```ts
+ * const baskets = defineHandles<{ items: string[] }>({ kind: 'basket', createTool: 'basket_create' })
+ * const create = defineTool({
+ *   name: 'basket_create',
+ *   handler: async (_args, ctx) => ({ basket_id: await baskets.create(ctx, { items: [] }) }),
+ * })
+ * ```
+ */
 export function defineHandles<T = unknown>(options: HandleKindOptions): HandleKind<T> {
   return new HandleKind<T>(options)
 }

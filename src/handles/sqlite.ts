@@ -125,5 +125,5 @@ export class SqliteHandleStore implements HandleStore {
   }
 }
 
-export { SqliteTaskStore } from '../stores/sqlite/tasks.js'
-export type { SqliteTaskStoreOptions } from '../stores/sqlite/tasks.js'
+export { SqliteTaskStore } from './sqlite-tasks.js'
+export type { SqliteTaskStoreOptions } from './sqlite-tasks.js'

@@ -93,7 +93,10 @@ export class RequestContext {
     return this.exchange.auth
   }
 
-  /** Marks the request answered: later progress or log calls are dropped (PROG-08). */
+  /**
+   * Marks the request answered: later progress or log calls are dropped (patterns/progress §Behavior
+   * Requirements).
+   */
   finish(): void {
     this.#finished = true
   }
@@ -103,8 +106,9 @@ export class RequestContext {
   }
 
   /**
-   * Reports progress. A no-op unless the request carried a progressToken; values that do not increase
-   * are dropped, because the spec requires strictly increasing progress (PROG-04).
+   * Reports progress. A no-op unless the request carried a progressToken; values that do not increase are
+   * dropped, because the spec requires strictly increasing progress (patterns/progress §Behavior
+   * Requirements).
    */
   progress(progress: number, total?: number, message?: string): void {
     const token = this.meta.progressToken
@@ -116,7 +120,10 @@ export class RequestContext {
     this.exchange.notify({ jsonrpc: '2.0', method: 'notifications/progress', params })
   }
 
-  /** Request-scoped log messages, sent only when `_meta` asked for a level (META-10, LOG-02). */
+  /**
+   * Request-scoped log messages, sent only when `_meta` asked for a level (utilities/logging §Per-request log
+   * level).
+   */
   get log(): RequestLogger {
     if (!this.#log) {
       const threshold =

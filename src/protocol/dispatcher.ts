@@ -7,7 +7,7 @@ import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
 import { RequestContext } from './context.js'
-import { encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
+import { CLEANED, encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
 import { type Exchange, isAborted } from './exchange.js'
 import { compose, type MethodHandler, type Middleware } from './middleware.js'
 import { InputRequired } from './mrtr/inputs.js'
@@ -34,7 +34,11 @@ export const consoleLogger: ServerLogger = {
 }
 /* eslint-enable no-console */
 
-/** A transport's own checks, run after `_meta` is known and before the version check (requirements §11.4). */
+/**
+ * A transport's own checks, run after `_meta` is known and before the version check (the spec leaves the
+ * order open; streamable-http §Server Validation lists the checks, and header mismatches are reported before
+ * an unsupported version).
+ */
 export type TransportCheck = (
   request: JsonRpcRequest,
   meta: RequestMeta,
@@ -56,13 +60,33 @@ export interface DispatcherOptions {
   readonly logger: ServerLogger
   /** Seals and opens `requestState` for multi-round-trip requests. */
   readonly requestState?: RequestStateCodec
+  /**
+   * Rewrites string values of every result and error before it is encoded (secret redaction). Works on the
+   * structure, so numbers, keys and JSON syntax are never touched. Pre-serialized results (list pages,
+   * discovery, built from the server's own definitions) are left as they are.
+   */
+  readonly redact?: (value: unknown) => unknown
 }
 
-/** A 2025-era client opening with `initialize`: name the versions we speak (requirements §10, BC-S-04). */
+/**
+ * A 2025-era client opening with `initialize` on a server that serves only the current revision: name the
+ * versions we speak and what to do, since a legacy client may only show this message
+ * (basic/versioning §Backward Compatibility with Initialization-Based Versions).
+ */
 function legacyInitialize(params: Record<string, unknown>): McpError {
   const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : 'unknown'
-  return unsupportedVersion(requested, SUPPORTED_VERSIONS)
+  const error = unsupportedVersion(requested, SUPPORTED_VERSIONS)
+  return new McpError(
+    error.code,
+    `Unsupported protocol version ${requested}: this server speaks only ${SUPPORTED_VERSIONS.join(', ')}; ` +
+      'upgrade the client, or turn on its automatic version negotiation',
+    error.data,
+    error.status,
+  )
 }
+
+/** Methods of the current revision that 2025-era sessions do not have. */
+const LEGACY_HIDDEN: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen'])
 
 let correlationCounter = 0
 const correlationId = (): string =>
@@ -76,9 +100,11 @@ export class Dispatcher {
   readonly #serverInfo: Implementation | undefined
   readonly #logger: ServerLogger
   readonly #stateCodec: RequestStateCodec | undefined
+  readonly #redact: ((value: unknown) => unknown) | undefined
 
   constructor(options: DispatcherOptions) {
     this.#stateCodec = options.requestState
+    this.#redact = options.redact
     this.#methods = options.methods
     this.#supported = new Set(options.supportedVersions)
     this.#supportedList = options.supportedVersions
@@ -121,15 +147,64 @@ export class Dispatcher {
         return { status: 200, body: encodeResult(request.id, this.#withServerInfo(thrown.result)) }
       }
       const error = this.#toProtocolError(thrown, request.method)
-      const body = encodeError(request.id, error)
+      const body = encodeError(request.id, error, this.#redact)
       return error.headers
         ? { status: error.status, body, headers: error.headers }
         : { status: error.status, body }
     }
   }
 
-  #withServerInfo(result: ResultPayload): ResultPayload {
-    if (isRawJson(result) || !this.#serverInfo) return result
+  /**
+   * A request of a legacy (2025-era) session: its version and client capabilities come from the session,
+   * not from `_meta`, and `shape` turns the result into that revision's shape. Kept apart from `handle`, so
+   * the current revision's path carries no legacy branch.
+   */
+  async handleLegacy(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    meta: RequestMeta,
+    shape: (result: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<Reply | null> {
+    let ctx: RequestContext | undefined
+    try {
+      const handler = this.#handlers.get(request.method)
+      if (!handler || LEGACY_HIDDEN.has(request.method)) throw methodNotFound(request.method)
+      if (isAborted(exchange)) return null
+      ctx = new RequestContext(
+        request.id,
+        request.method,
+        request.params ?? {},
+        meta,
+        exchange,
+        this.#stateCodec,
+      )
+      const result = await handler(ctx)
+      ctx.finish()
+      if (isAborted(exchange)) return null
+      const plain = isRawJson(result)
+        ? (JSON.parse(encodeResult(0, result)) as { result: Record<string, unknown> }).result
+        : result
+      const clean =
+        this.#redact && !(CLEANED in plain) ? (this.#redact(plain) as Record<string, unknown>) : plain
+      return { status: 200, body: encodeResult(request.id, shape(clean)) }
+    } catch (thrown) {
+      ctx?.finish()
+      if (isAborted(exchange)) return null
+      const error =
+        thrown instanceof InputRequired
+          ? internalError('This request needs a client of protocol revision 2026-07-28')
+          : this.#toProtocolError(thrown, request.method)
+      // 2025-era transports carry JSON-RPC errors with 200; only errors with their own headers keep a status.
+      const body = encodeError(request.id, error, this.#redact)
+      return error.headers ? { status: error.status, body, headers: error.headers } : { status: 200, body }
+    }
+  }
+
+  #withServerInfo(payload: ResultPayload): ResultPayload {
+    if (isRawJson(payload)) return payload
+    const result =
+      this.#redact && !(CLEANED in payload) ? (this.#redact(payload) as Record<string, unknown>) : payload
+    if (!this.#serverInfo) return result
     const meta = result._meta as Record<string, unknown> | undefined
     if (meta === undefined) result._meta = { [META_SERVER_INFO]: this.#serverInfo }
     else if (!(META_SERVER_INFO in meta)) meta[META_SERVER_INFO] = this.#serverInfo

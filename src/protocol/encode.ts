@@ -15,12 +15,24 @@ export const isRawJson = (value: unknown): value is RawJson =>
 
 export type ResultPayload = Record<string, unknown> | RawJson
 
+/**
+ * Marks a result whose strings were already cleaned and redacted where it was made (the tools/call output
+ * pipeline), so the dispatcher does not walk it a second time. A symbol key: never encoded.
+ */
+export const CLEANED = Symbol('toolwire.cleaned')
+
 export function encodeResult(id: RequestId, result: ResultPayload): string {
   const body = isRawJson(result) ? result[RAW] : JSON.stringify(result)
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`
 }
 
-export function encodeError(id: RequestId | undefined, error: McpError): string {
+/** `redact` rewrites string values of the error object (message and data) before it is encoded. */
+export function encodeError(
+  id: RequestId | undefined,
+  error: McpError,
+  redact?: (value: unknown) => unknown,
+): string {
   const head = id === undefined ? '{"jsonrpc":"2.0"' : `{"jsonrpc":"2.0","id":${JSON.stringify(id)}`
-  return `${head},"error":${JSON.stringify(error.toJSON())}}`
+  const body = redact ? redact(error.toJSON()) : error.toJSON()
+  return `${head},"error":${JSON.stringify(body)}}`
 }

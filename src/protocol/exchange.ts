@@ -22,6 +22,11 @@ export interface Exchange {
   notify(message: JsonRpcNotification): void
   /** Bytes written for this request but not yet taken by the peer (bounds slow listen streams). */
   backlog?(): number
+  /**
+   * Sends a server-to-client request and resolves with the client's result. Only legacy (2025-era)
+   * sessions have it: there `ctx.input` asks the client directly instead of answering `input_required`.
+   */
+  readonly request?: ((method: string, params: unknown, signal: AbortSignal) => Promise<unknown>) | undefined
   /** An HTTP request header by lower-case name; absent on other transports. */
   readonly header?: ((name: string) => string | undefined) | undefined
   /** Set by the transport when the request was authenticated. */
@@ -67,6 +72,9 @@ class FilteredExchange implements Exchange {
   }
   backlog(): number {
     return this.inner.backlog?.() ?? 0
+  }
+  get request(): Exchange['request'] {
+    return this.inner.request
   }
 }
 

@@ -1,4 +1,7 @@
-/** Validates the `_meta` envelope every 2026-07-28 request must carry (META-01, META-02). */
+/**
+ * Validates the `_meta` envelope every 2026-07-28 request must carry (basic/index §_meta: a missing field is
+ * -32602, 400 on HTTP).
+ */
 import { invalidParams } from '../wire/errors.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import {

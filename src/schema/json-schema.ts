@@ -32,7 +32,10 @@ const DIALECTS: Record<string, Dialect> = {
   'http://json-schema.org/draft-07/schema#': 'draft-07',
 }
 
-/** Limits against schemas that are expensive to compile or validate (requirements JS-11). */
+/**
+ * Limits against schemas that are expensive to compile or validate (basic/index §Composition-Keyword Resource
+ * Use).
+ */
 export const SCHEMA_LIMITS = { maxDepth: 32, maxNodes: 5_000 }
 
 export class SchemaError extends Error {
@@ -46,7 +49,10 @@ export interface CompiledSchema {
   validate(value: unknown): ValidationOutcome
 }
 
-/** Names the dialect a schema declares; throws for one toolwire does not support (JS-06). */
+/**
+ * Names the dialect a schema declares; throws for one toolwire does not support (basic/index §Schema Dialect:
+ * an unsupported dialect is an error).
+ */
 export function dialectOf(schema: Record<string, unknown>): Dialect {
   const declared = schema.$schema
   if (declared === undefined) return '2020-12'
@@ -106,8 +112,9 @@ export function formatIssues(errors: readonly ErrorObject[] | null | undefined):
 }
 
 /**
- * One compiler per server definition, so `$id`s of different servers never collide.
- * Remote references fail at compile time because no `loadSchema` is configured (JS-08, JS-10).
+ * One compiler per server definition, so `$id`s of different servers never collide. Remote references fail at
+ * compile time because no `loadSchema` is configured (basic/index §$ref Resolution: never dereference a
+ * network URI, and an unresolved reference is an error, not a permissive schema).
  */
 export class SchemaCompiler {
   #instances = new Map<Dialect, AjvInstance>()

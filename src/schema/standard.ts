@@ -47,6 +47,8 @@ export interface PreparedSchema extends CompiledSchema {
   /** True when validation may return a promise (some Standard Schema libraries validate asynchronously). */
   readonly async: boolean
   validateAsync(value: unknown): ValidationOutcome | Promise<ValidationOutcome>
+  /** Checks a value against the published JSON Schema itself: what a client will check what it receives against. */
+  checkPublished(value: unknown): ValidationOutcome
 }
 
 function issuesOf(issues: readonly StandardSchemaV1.Issue[]): string[] {
@@ -85,6 +87,7 @@ function fromStandard(
     jsonSchema: published,
     dialect: compiled.dialect,
     async: true,
+    checkPublished: compiled.validate,
     validate(value) {
       const result = validate(value)
       if (result instanceof Promise) throw new SchemaError(`${label}: schema validates asynchronously`)
@@ -109,5 +112,11 @@ export function prepareSchema(
     throw new SchemaError(`${label}: a schema must be a JSON Schema object or a Standard Schema`)
   }
   const compiled = compiler.compile(schema, label)
-  return { ...compiled, jsonSchema: schema, async: false, validateAsync: compiled.validate }
+  return {
+    ...compiled,
+    jsonSchema: schema,
+    async: false,
+    validateAsync: compiled.validate,
+    checkPublished: compiled.validate,
+  }
 }

@@ -103,7 +103,9 @@ const SENTINEL = /^=\?base64\?(.*)\?=$/s
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 const NEEDS_ENCODING = /[^\x20-\x7e]|^[ \t]|[ \t]$/
 
-/** Encodes a string for a header: plain when safe, `=?base64?…?=` otherwise (HTTP-27, HTTP-28). */
+/**
+ * Encodes a string for a header: plain when safe, `=?base64?…?=` otherwise (streamable-http §Value Encoding).
+ */
 export function encodeHeaderValue(value: string): string {
   if (NEEDS_ENCODING.test(value) || SENTINEL.test(value)) {
     return `=?base64?${toBase64(new TextEncoder().encode(value))}?=`
@@ -111,11 +113,23 @@ export function encodeHeaderValue(value: string): string {
   return value
 }
 
-/** Encodes a parameter value for `Mcp-Param-*`; undefined means the header is omitted. */
+/**
+ * Whether a number may travel in an `Mcp-Param-*` header: integers there must lie within ±(2^53−1)
+ * (basic/transports/streamable-http §Custom Headers from Tool Parameters).
+ */
+export const inHeaderRange = (value: number): boolean => Math.abs(value) <= Number.MAX_SAFE_INTEGER
+
+/**
+ * Encodes a parameter value for `Mcp-Param-*`; undefined means the header is omitted. Numbers are written
+ * as plain decimals (`42`, `-7`); callers refuse values outside the safe range first (`inHeaderRange`).
+ */
 export function encodeParamValue(value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined
   if (typeof value === 'boolean') return value ? 'true' : 'false'
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || !inHeaderRange(value)) return undefined
+    return Number.isInteger(value) ? value.toFixed(0) : String(value)
+  }
   if (typeof value === 'string') return encodeHeaderValue(value)
   return undefined
 }
@@ -145,11 +159,15 @@ export function decodeHeaderValue(raw: string): string {
   }
 }
 
-/** Whether a decoded header value matches the body value (integers compared numerically, HTTP-36). */
+/**
+ * Whether a decoded header value matches the body value (integers compared numerically, streamable-http
+ * §Server Behavior for Custom Headers).
+ */
 export function headerMatches(decoded: string, bodyValue: unknown): boolean {
   if (typeof bodyValue === 'string') return decoded === bodyValue
   if (typeof bodyValue === 'boolean') return decoded === (bodyValue ? 'true' : 'false')
   if (typeof bodyValue === 'number') {
+    if (!inHeaderRange(bodyValue)) return false
     if (!/^[+-]?\d+(\.\d*)?([eE][+-]?\d+)?$/.test(decoded)) return false
     return Number(decoded) === bodyValue
   }

@@ -9,6 +9,7 @@ import { type Exchange, filterNotifications } from '../protocol/exchange.js'
 import type { Middleware } from '../protocol/middleware.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import type { BearerAuth } from './auth/bearer.js'
+import type { HttpAuthenticator } from '../protocol/handler.js'
 import { requestGuard } from './middleware.js'
 import { defaultPrincipal, type PrincipalOf } from './principal.js'
 import {
@@ -18,7 +19,15 @@ import {
   MemoryRateLimitStore,
   type RateLimitStore,
 } from './rate-limit.js'
-import { cleanValue, type OutputLimits } from './sanitize.js'
+import type { ResultGuard } from '../features/tools/call.js'
+import {
+  cleanResult,
+  cleanValue,
+  fitResult,
+  jsonBytes,
+  type OutputLimits,
+  redactValue,
+} from './output-guard.js'
 import { createRedactor, type Redactor, secretsFromEnvironment } from './secrets.js'
 import { toolGuard, type ToolWrapper } from './tool-guard.js'
 
@@ -34,8 +43,11 @@ export interface RateLimitOptions {
 }
 
 export interface SecurityOptions {
-  /** Bearer-token authentication on HTTP (`bearerAuth({...})`); off when absent. stdio never uses it. */
-  readonly auth?: BearerAuth
+  /**
+   * Authentication on HTTP, the one place to set it: `bearerAuth({...})` (OAuth 2.1 resource server, tool
+   * scopes enforced) or any `HttpAuthenticator`. Off when absent; stdio never uses it.
+   */
+  readonly auth?: BearerAuth | HttpAuthenticator
   /** Rate limits (on by default); `false` turns them all off. */
   readonly rateLimit?: RateLimitOptions | false
   /** Tool calls in flight per principal (default 64). */
@@ -67,13 +79,15 @@ export type Visibility = (tool: CompiledTool, ctx: RequestContext) => boolean
 
 /** What the server wires in: each part is one of its existing hooks. */
 export interface SecurityLayer {
-  readonly auth: BearerAuth | undefined
+  readonly auth: BearerAuth | HttpAuthenticator | undefined
   readonly middleware: readonly Middleware[]
   readonly wrapToolHandler: ToolWrapper
   readonly toolVisibility: Visibility | undefined
   readonly logger: ServerLogger
-  /** Redacts secrets from a reply body; undefined when there are none. */
-  readonly redactBody: ((body: string) => string) | undefined
+  /** Redacts secrets from the string values of any result or error; undefined when there are none. */
+  readonly redact: ((value: unknown) => unknown) | undefined
+  /** Cleans, redacts and caps tool results inside the tools/call pipeline; undefined when nothing to do. */
+  readonly guardResult: ResultGuard | undefined
   /** Wraps a request's exchange so its notifications are sanitised and redacted too. */
   readonly guardExchange: ((exchange: Exchange) => Exchange) | undefined
 }
@@ -86,10 +100,6 @@ export interface SecurityHost {
 }
 
 const PRINCIPAL_KEY = 'toolwire.principal'
-let refCounter = 0
-const reference = (): string =>
-  `${Date.now().toString(36)}-s${(++refCounter).toString(36)}-${Math.random().toString(36).slice(2, 8)}`
-
 function redactingLogger(logger: ServerLogger, redactor: Redactor | undefined): ServerLogger {
   if (!redactor) return logger
   const clean = (details?: Record<string, unknown>): Record<string, unknown> | undefined =>
@@ -97,12 +107,12 @@ function redactingLogger(logger: ServerLogger, redactor: Redactor | undefined): 
     Object.fromEntries(
       Object.entries(details).map(([key, value]) => [
         key,
-        typeof value === 'string' ? redactor.text(value) : value,
+        typeof value === 'string' ? redactor(value) : value,
       ]),
     )
   return {
-    error: (message, details) => logger.error(redactor.text(message), clean(details)),
-    warn: (message, details) => logger.warn(redactor.text(message), clean(details)),
+    error: (message, details) => logger.error(redactor(message), clean(details)),
+    warn: (message, details) => logger.warn(redactor(message), clean(details)),
   }
 }
 
@@ -121,11 +131,6 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     const computed = principalOf(ctx)
     ctx.state[PRINCIPAL_KEY] = computed
     return computed
-  }
-  const report = (what: string): string => {
-    const ref = reference()
-    logger.error(`${what} (ref ${ref})`)
-    return ref
   }
   const onStoreFailure = (error: unknown): void =>
     logger.warn('rate-limit store failed; the request was let through', { error: String(error) })
@@ -177,7 +182,7 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
       requests: requests
         ? { store, bucket: { name: 'requests', ...requests }, principal, onStoreFailure }
         : undefined,
-      output: output && { limits: output, report },
+      output: output !== undefined,
     }),
     ...(host.middleware ?? []),
   ]
@@ -188,7 +193,7 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     ? (tool, ctx, run) => guard(tool, ctx, () => inner(tool, ctx, run))
     : guard
 
-  const auth = options.auth
+  const auth = options.auth && 'toolRefusal' in options.auth ? options.auth : undefined
   if (auth) {
     auth.onVerifierFailure = (error) =>
       logger.error('token verification failed for a reason other than the token', { error: String(error) })
@@ -211,29 +216,31 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
       ? (tool, ctx) => own(tool, ctx) && scopeVisibility(tool, ctx)
       : (scopeVisibility ?? own)
 
-  const json = redactor?.json
   // Progress messages and log data come from tool code as much as results do.
   const guardNotification = (message: JsonRpcNotification): JsonRpcNotification => {
-    let guarded = message
-    if (output && message.params !== undefined) {
-      const params = cleanValue(message.params) as Record<string, unknown>
-      if (params !== message.params) guarded = { ...message, params }
-    }
-    if (json) {
-      const text = JSON.stringify(guarded)
-      const clean = json(text)
-      if (clean !== text) guarded = JSON.parse(clean) as JsonRpcNotification
-    }
-    return guarded
+    if (message.params === undefined) return message
+    const params = output
+      ? cleanValue(message.params, { n: 0 }, redactor)
+      : redactValue(message.params, redactor)
+    return params === message.params ? message : { ...message, params: params as Record<string, unknown> }
   }
+  const guardResult: ResultGuard | undefined =
+    output || redactor
+      ? {
+          clean: (result) => cleanResult(result, output !== undefined, redactor),
+          size: jsonBytes,
+          fit: (result, bytes) => (output ? fitResult(result, bytes, output) : { result }),
+        }
+      : undefined
   return {
-    auth,
+    auth: options.auth,
     middleware,
     wrapToolHandler,
     toolVisibility,
     logger,
-    redactBody: json,
+    redact: redactor && ((value) => redactValue(value, redactor)),
+    guardResult,
     guardExchange:
-      output || json ? (exchange) => filterNotifications(exchange, guardNotification) : undefined,
+      output || redactor ? (exchange) => filterNotifications(exchange, guardNotification) : undefined,
   }
 }

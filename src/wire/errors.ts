@@ -13,16 +13,30 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  /** 2025-era sessions only: the `Mcp-Session-Id` is unknown or ended (answered with HTTP 404). */
+  SessionNotFound: -32001,
 } as const
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]
 
-/** Default HTTP status per code; a few factories below override it (see requirements §11.3). */
+/**
+ * JSON-RPC 2.0 reserves -32000..-32099 for implementation-defined server errors; this revision assigns
+ * -32020..-32022 (basic/index §Error Codes). A code in the range below them comes from some other
+ * implementation, typically one that speaks an earlier revision.
+ */
+export const isPreRevisionServerError = (code: number): boolean =>
+  code <= -32000 && code > ErrorCode.HeaderMismatch
+
+/**
+ * Default HTTP status per code; a few factories below override it (the spec names a status only for some
+ * codes; parse and envelope errors are 400).
+ */
 const DEFAULT_STATUS: Record<number, number> = {
   [ErrorCode.ParseError]: 400,
   [ErrorCode.InvalidRequest]: 400,
   [ErrorCode.MethodNotFound]: 404,
   [ErrorCode.InvalidParams]: 400,
-  [ErrorCode.InternalError]: 200, // an execution-phase failure: the envelope was fine (requirements §11.3)
+  // An execution-phase failure: the envelope was fine, so the spec names no status and 200 carries the body.
+  [ErrorCode.InternalError]: 200,
   [ErrorCode.HeaderMismatch]: 400,
   [ErrorCode.MissingRequiredClientCapability]: 400,
   [ErrorCode.UnsupportedProtocolVersion]: 400,
@@ -72,7 +86,10 @@ export const methodNotFound = (method: string): McpError =>
 export const invalidParams = (message: string, data?: unknown): McpError =>
   new McpError(ErrorCode.InvalidParams, message, data)
 
-/** An unknown tool/prompt/resource is an execution-phase error: 200 on HTTP (requirements §11.3). */
+/**
+ * An unknown tool/prompt/resource is an execution-phase error: 200 on HTTP (server/tools §Error Handling; the
+ * spec names no status for it).
+ */
 export const notFound = (message: string, data?: unknown): McpError =>
   new McpError(ErrorCode.InvalidParams, message, data, 200)
 
@@ -98,6 +115,103 @@ export const unsupportedVersion = (requested: string, supported: readonly string
     `Unsupported protocol version ${requested}; this server supports: ${supported.join(', ')}`,
     { supported: [...supported], requested },
   )
+
+/*
+ * HTTP-only refusals, answered before the body is read or parsed. Each carries a JSON-RPC error body without
+ * an id (streamable-http §Security & Endpoint: "the body MAY be a JSON-RPC error with no id").
+ */
+
+/** 405: this server accepts only POST (streamable-http §Earlier Streamable HTTP Revisions). */
+export const methodNotAllowed = (): McpError =>
+  new McpError(ErrorCode.InvalidRequest, 'Invalid request: only POST is supported', undefined, 405, {
+    allow: 'POST',
+  })
+
+/** 403: a foreign Host or Origin (streamable-http §Security & Endpoint, DNS-rebinding defence). */
+export const forbiddenOrigin = (reason: string): McpError =>
+  new McpError(ErrorCode.InvalidRequest, `Forbidden: ${reason}`, undefined, 403)
+
+/**
+ * 413: a body over the configured limit. Refused while reading (`abandonBody`), the rest is never read, so
+ * the connection is closed; refused on its declared length, the body is drained and the connection kept.
+ */
+export const payloadTooLarge = (maxBytes: number, abandonBody = false): McpError =>
+  new McpError(
+    ErrorCode.InvalidRequest,
+    `Invalid request: body exceeds ${maxBytes} bytes`,
+    undefined,
+    413,
+    abandonBody ? { connection: 'close' } : undefined,
+  )
+
+/** 415: the body is not declared as JSON (streamable-http §Sending Messages). */
+export const unsupportedMediaType = (): McpError =>
+  new McpError(
+    ErrorCode.InvalidRequest,
+    'Invalid request: Content-Type must be application/json',
+    undefined,
+    415,
+  )
+
+/** 406: `Accept` allows neither JSON nor SSE (streamable-http §Sending Messages). */
+export const notAcceptable = (): McpError =>
+  new McpError(
+    ErrorCode.InvalidRequest,
+    'Invalid request: Accept must allow application/json',
+    undefined,
+    406,
+  )
+
+/** 406: `subscriptions/listen` answers only with an SSE stream (streamable-http §Receiving Messages). */
+export const streamNotAcceptable = (): McpError =>
+  new McpError(
+    ErrorCode.InvalidRequest,
+    'Invalid request: subscriptions/listen answers with an SSE stream: Accept must allow text/event-stream',
+    undefined,
+    406,
+  )
+
+/** 500: the transport itself failed while answering; the detail goes only to the server log. */
+export const transportFailure = (): McpError =>
+  new McpError(ErrorCode.InternalError, 'Internal error', undefined, 500)
+
+/** 401: no token, or a token that failed verification (authorization §Error Handling). */
+export const unauthorized = (challenge: string, description: string): McpError =>
+  new McpError(ErrorCode.InvalidRequest, `Unauthorized: ${description}`, undefined, 401, {
+    'www-authenticate': challenge,
+  })
+
+/** 403 `insufficient_scope`: names every scope the operation needs, for step-up authorization. */
+export const insufficientScope = (
+  scopes: readonly string[],
+  challenge: string,
+  description: string,
+): McpError =>
+  new McpError(ErrorCode.InvalidRequest, `Forbidden: ${description}`, { requiredScopes: [...scopes] }, 403, {
+    'www-authenticate': challenge,
+  })
+
+/** 503: the token verifier could not decide (JWKS endpoint unreachable …); not the client's fault. */
+export const authUnavailable = (): McpError =>
+  new McpError(
+    ErrorCode.InternalError,
+    'Authorization is temporarily unavailable; retry shortly',
+    undefined,
+    503,
+    { 'retry-after': '5' },
+  )
+
+/** 429 with `Retry-After` in whole seconds (request-level limits). */
+export function tooManyRequests(retryAfterMs: number, what: string): McpError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000))
+  return new McpError(
+    ErrorCode.InvalidRequest,
+    `Too many requests: ${what}; retry in ${seconds} s`,
+    { retryAfterMs: Math.ceil(retryAfterMs) },
+    429,
+    { 'retry-after': String(seconds) },
+  )
+}
 
 /** Turns anything thrown into an McpError; unknown failures never leak their message. */
 export function toMcpError(error: unknown): McpError {

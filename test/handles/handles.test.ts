@@ -28,7 +28,7 @@ describe('state handles on the basket demo', () => {
   })
 
   it('creates opaque UUIDv4 handles bound to their creator', async () => {
-    const mcp = await live(createDemoServer(), { authenticate: byHeader })
+    const mcp = await live(createDemoServer({ security: { auth: byHeader } }))
     running.push(mcp)
     const created = structured(resultOf(await callTool(mcp, 'basket_create', {}, as('ann'))))
     const id = created.basket_id as string

@@ -43,7 +43,7 @@ describe.runIf(run)('RedisHandleStore across instances', () => {
     return opened
   }
   const instance = async (prefix: string) => {
-    const server = await live(createDemoServer({ store: await store(prefix) }), { authenticate: byHeader })
+    const server = await live(createDemoServer({ store: await store(prefix), security: { auth: byHeader } }))
     servers.push(server)
     return server
   }

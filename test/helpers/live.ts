@@ -1,7 +1,7 @@
 /** Real-socket harness: serveNode on 127.0.0.1 port 0, requests through the global fetch. */
 import { type NodeHandlerOptions, serveNode, type RunningServer } from '../../src/transports/http/node.js'
 import type { Server } from '../../src/server.js'
-import type { AuthResult, HttpRequestView } from '../../src/transports/http/core.js'
+import type { HttpAuthenticator } from '../../src/protocol/handler.js'
 import { type Answer, post, type PostOptions } from './http.js'
 
 export interface Live {
@@ -56,9 +56,11 @@ export function memoryLogger(): {
 }
 
 /** Trusts an `x-user` header as the principal: enough to tell callers apart in tests. */
-export const byHeader = (view: HttpRequestView): AuthResult => {
-  const subject = view.header('x-user')
-  return subject ? { ok: true, auth: { subject, scopes: [] } } : { ok: true }
+export const byHeader: HttpAuthenticator = {
+  authenticate: (request) => {
+    const subject = request.header('x-user')
+    return subject ? { ok: true, auth: { subject, scopes: [] } } : { ok: true }
+  },
 }
 
 /** Request options that present `user` through the `x-user` header. */

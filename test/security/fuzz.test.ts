@@ -26,7 +26,7 @@ const METHODS = [
   'x/y',
   '',
 ]
-const TOOLS = ['echo', 'lookup', 'now', 'missing', '', 'echo\u0000', '../etc/passwd']
+const TOOLS = ['echo', 'lookup', 'now', 'reflect', 'missing', '', 'echo\u0000', '../etc/passwd']
 
 const printable = fc.string({
   unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
@@ -250,6 +250,17 @@ function cases(count: number, seed: number): Case[] {
   })
 }
 
+/** Controls and bidi overrides a terminal or a model must never receive from a result (tab, LF, CRLF aside). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNSAFE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/
+/** Every string of a value, keys included. */
+const stringsOf = (value: unknown): string[] =>
+  typeof value === 'string'
+    ? [value]
+    : typeof value === 'object' && value !== null
+      ? Object.entries(value).flatMap(([key, item]) => [key, ...stringsOf(item)])
+      : []
+
 /**
  * A clear answer: a valid JSON-RPC message whose errors say something. Bad input is the caller's fault,
  * so it must never surface as an internal error (-32603, or a tool that "failed unexpectedly").
@@ -267,6 +278,11 @@ function checkMessage(message: unknown, context: string): Record<string, unknown
   if ('result' in record) {
     const text = JSON.stringify((record.result as { content?: unknown }).content ?? '')
     expect(text, context).not.toMatch(/failed unexpectedly|produced an invalid result|invalid binary content/)
+    // Every string of a result, `_meta`, block `_meta`, annotations and keys included, reaches clients clean.
+    expect(
+      stringsOf(record.result).filter((value) => UNSAFE.test(value)),
+      context,
+    ).toEqual([])
   }
   return record
 }

@@ -18,10 +18,13 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 async function start(tools: ToolDefinition[], security: SecurityOptions): Promise<Live> {
   const server = live(
-    defineServer({ name: 'limits', version: '1', tools, security, logger: memoryLogger() }),
-    {
-      authenticate: byHeader,
-    },
+    defineServer({
+      name: 'limits',
+      version: '1',
+      tools,
+      security: { ...security, auth: byHeader },
+      logger: memoryLogger(),
+    }),
   )
   running.push(await server)
   return server

@@ -10,8 +10,8 @@ import {
   toolResult,
 } from '../../src/index.js'
 import type { SecurityOptions, ToolDefinition } from '../../src/index.js'
-import { PNG_1X1, WAV_SILENCE } from '../../src/fixture/media.js'
-import { sanitizeResult } from '../../src/security/sanitize.js'
+import { PNG_1X1, WAV_SILENCE } from '../fixtures/conformance/media.js'
+import { cleanResult, encodedLength } from '../../src/security/output-guard.js'
 import { errorOf, meta, post, resultOf } from '../helpers/http.js'
 import { callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
 
@@ -54,16 +54,28 @@ describe('text sanitising', () => {
       content: [{ type: 'text' as const, text: 'ok' }],
       structuredContent: { a: ['b', { c: 'd' }] },
     }
-    const limits = { maxBytes: 1000, oversized: 'truncate' as const }
-    expect(sanitizeResult(clean, limits)).toEqual({ result: clean })
-    expect((sanitizeResult(clean, limits) as { result: unknown }).result).toBe(clean)
+    const kept = cleanResult(clean, true, undefined) as { result: unknown; bytes: number }
+    expect(kept.result).toBe(clean)
+    expect(kept.bytes).toBe(Buffer.byteLength(JSON.stringify(clean)))
     const dirty = { content: [], structuredContent: { keep: { x: 'y' }, fix: ['\x1b[1mz'] } }
-    const outcome = sanitizeResult(dirty, limits) as {
+    const outcome = cleanResult(dirty, true, undefined) as {
       result: { structuredContent: Record<string, unknown> }
     }
     expect(outcome.result.structuredContent).toEqual({ keep: { x: 'y' }, fix: ['z'] })
     expect(outcome.result.structuredContent.keep).toBe(dirty.structuredContent.keep)
     expect(dirty.structuredContent.fix).toEqual(['\x1b[1mz'])
+  })
+
+  it('counts the encoded size in UTF-8 bytes, exactly as JSON.stringify writes it', () => {
+    for (const text of ['plain', 'quote " and \\ slash', '\t\n\r\x01', '漢字', '👨‍👩‍👧', '\ud800 lone', 'é']) {
+      expect(encodedLength(text)).toBe(Buffer.byteLength(JSON.stringify(text)))
+    }
+    const mixed = {
+      content: [{ type: 'text' as const, text: '漢字 "q"', _meta: { n: 1.5, ok: true, none: null } }],
+      _meta: { list: [1, 'two', false], empty: {}, none: [] },
+    }
+    const cleaned = cleanResult(mixed, true, undefined) as { bytes: number }
+    expect(cleaned.bytes).toBe(Buffer.byteLength(JSON.stringify(mixed)))
   })
 
   it('sanitises text, structured content and its JSON copy in real results', async () => {
@@ -138,7 +150,7 @@ describe('result size cap', () => {
     const refused = resultOf(await callTool(mcp, 'big_structured'))
     expect(refused.isError).toBe(true)
     expect(textOf(refused)).toMatch(
-      /^Tool big_structured returned about \d+ bytes, over the 1000-byte limit for results/,
+      /^Tool big_structured returned \d+ bytes, over the 1000-byte limit for results/,
     )
   })
 

@@ -1,5 +1,6 @@
 // A server for end-to-end tests, loaded by `toolwire serve` from the built package.
-import { defineServer, defineTool, McpError, ToolError } from '../../dist/index.js'
+import { defineServer, defineTool, ToolError } from '../../dist/index.js'
+import { McpError } from '../../dist/wire/index.js'
 
 const sleep = (ms, signal) =>
   new Promise((resolve, reject) => {

@@ -1,7 +1,8 @@
 /**
  * Answers elicitation requests in the terminal: who asks and why, then one prompt per field (type, enum
  * choices, defaults), and the user may accept, decline or cancel. URL mode shows the full URL and its host
- * and waits; nothing is opened or fetched (ELIC-13, ELIC-16). Without a terminal it declines at once.
+ * and waits; nothing is opened or fetched (client/elicitation §Safe URL Handling). Without a terminal it
+ * declines at once.
  */
 import * as prompts from '@clack/prompts'
 import { SchemaCompiler } from '../../schema/json-schema.js'
@@ -44,7 +45,10 @@ function choices(field: Field): { value: string; label: string }[] | undefined {
   return undefined
 }
 
-/** Checks one answer against its field's schema (format, pattern, length, range), so mistakes are fixed before sending. */
+/**
+ * Checks one answer against its field's schema (format, pattern, length, range), so mistakes are fixed before
+ * sending.
+ */
 function fieldCheck(name: string, field: Field): (value: unknown) => string | undefined {
   let compiled: ReturnType<SchemaCompiler['compile']> | undefined
   try {

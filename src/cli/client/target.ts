@@ -1,5 +1,6 @@
 /** Where the CLI connects: a URL, or (after `--`) a command it spawns and talks to over stdio. */
 import { connect, type Client, type ClientOptions } from '../../client/index.js'
+import { connectStdio } from '../../client/stdio-entry.js'
 import { commandAuth } from '../auth/options.js'
 
 export interface Target {
@@ -29,7 +30,7 @@ export function parseTarget(
     return {
       rest,
       describe: command.join(' '),
-      open: (options) => connect({ command: program, args }, options),
+      open: (options) => connectStdio({ command: program, args }, options),
     }
   }
   const [url, ...rest] = operands

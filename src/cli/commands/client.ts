@@ -11,6 +11,7 @@ import {
   type ClientOptions,
   type Tool,
 } from '../../client/index.js'
+import { auditLogFile } from '../client/audit-log.js'
 import { buildArguments } from '../client/coerce.js'
 import { terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
@@ -22,6 +23,7 @@ export interface CommonFlags {
   header?: string[]
   json?: boolean
   timeout?: string
+  auditLog?: string
 }
 
 interface CallFlags extends CommonFlags {
@@ -42,6 +44,7 @@ function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
     warn: (message) => say(`warning: ${message}`),
     handlers: { elicitation: terminalElicitation(target.describe, interactive(), say) },
     ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(flags.auditLog !== undefined && { onToolCall: auditLogFile(flags.auditLog) }),
   }
 }
 
@@ -67,7 +70,7 @@ const display = (tool: Tool): string => tool.title ?? tool.annotations?.title ??
 function printTools(tools: Tool[]): void {
   if (tools.length === 0) return console.log('(no tools)')
   for (const tool of tools) {
-    const marks = tool.annotations?.readOnlyHint ? ' [read-only, per the server]' : ''
+    const marks = tool.annotations?.readOnlyHint === true ? ' [read-only, per the server]' : ''
     const title = display(tool) !== tool.name ? ` — ${display(tool)}` : ''
     console.log(`${tool.name}${title}${marks}`)
     if (tool.description) console.log(`    ${tool.description.split('\n').join('\n    ')}`)
@@ -200,7 +203,8 @@ export function registerClientCommands(program: Command): void {
       .option('--json-args <json>', 'arguments as a JSON object (key=value pairs override it)')
       .option('-y, --yes', 'call without asking for confirmation')
       .option('--trust-annotations', "don't ask for tools the server marks read-only")
-      .option('--out-dir <dir>', 'where to save images and audio (default: a new temporary folder)'),
+      .option('--out-dir <dir>', 'where to save images and audio (default: a new temporary folder)')
+      .option('--audit-log <file>', 'append a JSON line per tool call (tool, arguments, outcome, timing)'),
   ).action(async (operands: string[], flags: CallFlags) =>
     withClient(operands, flags, (client, target) => call(client, target, flags)),
   )

@@ -2,6 +2,7 @@
 import type { RequestContext } from '../../protocol/context.js'
 import type { ContentBlock, Icon, MetaObject } from '../../wire/types.js'
 import type { CatalogItem } from '../catalog.js'
+import { baseProblems } from '../metadata.js'
 
 /** Suggests values for an argument being typed (`completion/complete`). */
 export type Completer = (
@@ -47,6 +48,18 @@ export interface PromptDefinition {
   readonly config: PromptConfig<readonly PromptArgumentConfig[]>
 }
 
+/**
+ * Defines a prompt; its arguments are checked and completed from `arguments`.
+ *
+ * @example
+ * ```ts
+ * const review = definePrompt({
+ *   name: 'review',
+ *   arguments: [{ name: 'file', required: true }],
+ *   handler: ({ file }) => `Review ${file} for bugs.`,
+ * })
+ * ```
+ */
 export function definePrompt<const A extends readonly PromptArgumentConfig[]>(
   config: PromptConfig<A>,
 ): PromptDefinition {
@@ -81,6 +94,16 @@ export function compilePrompt(definition: PromptDefinition): CompiledPrompt {
       throw new PromptDefinitionError(`Prompt ${name}: argument names must be unique non-empty strings`)
     seen.add(arg.name)
   }
+  const problems = baseProblems(config)
+  args.forEach((arg, index) => {
+    for (const field of ['title', 'description'] as const) {
+      if (arg[field] !== undefined && typeof arg[field] !== 'string')
+        problems.push(`arguments[${index}].${field} must be a string`)
+    }
+    if (arg.required !== undefined && typeof arg.required !== 'boolean')
+      problems.push(`arguments[${index}].required must be true or false`)
+  })
+  if (problems.length > 0) throw new PromptDefinitionError(`Prompt ${name}: ${problems.join('; ')}`)
   const wire: Record<string, unknown> = { name }
   if (config.title !== undefined) wire.title = config.title
   if (config.description !== undefined) wire.description = config.description

@@ -3,6 +3,7 @@ import type { RequestContext } from '../../protocol/context.js'
 import type { Annotations, CacheScope, Icon, MetaObject, ResourceContents } from '../../wire/types.js'
 import { type McpError, notFound } from '../../wire/errors.js'
 import type { CatalogItem } from '../catalog.js'
+import { annotationProblems, baseProblems, cacheScopeProblem } from '../metadata.js'
 import type { Completer } from '../prompts/define.js'
 import { compileUriTemplate, type UriTemplate, type UriTemplateError } from './uri-template.js'
 
@@ -57,7 +58,27 @@ export interface ResourceTemplateDefinition {
   readonly config: ResourceTemplateConfig
 }
 
+/**
+ * Defines a resource at a fixed URI.
+ *
+ * @example
+ * ```ts
+ * const readme = defineResource({ uri: 'docs://readme', name: 'readme', mimeType: 'text/markdown', read: () => text })
+ * ```
+ */
 export const defineResource = (config: ResourceConfig): ResourceDefinition => ({ [RESOURCE]: true, config })
+/**
+ * Defines a family of resources by an RFC 6570 URI template; `read` gets the matched variables.
+ *
+ * @example
+ * ```ts
+ * const page = defineResourceTemplate({
+ *   uriTemplate: 'docs://page/{slug}',
+ *   name: 'page',
+ *   read: (uri, { slug }) => pages.get(slug) ?? Promise.reject(resourceNotFound(uri)),
+ * })
+ * ```
+ */
 export const defineResourceTemplate = (config: ResourceTemplateConfig): ResourceTemplateDefinition => ({
   [TEMPLATE]: true,
   config,
@@ -94,6 +115,12 @@ function baseWire(config: ResourceBase, label: string): Record<string, unknown> 
     throw new ResourceDefinitionError(`${label}: name must be a non-empty string`)
   if (typeof (config as { read?: unknown }).read !== 'function')
     throw new ResourceDefinitionError(`${label}: read must be a function`)
+  const problems = [...baseProblems(config), ...annotationProblems(config.annotations)]
+  if (config.mimeType !== undefined && typeof config.mimeType !== 'string')
+    problems.push('mimeType must be a string')
+  const scope = cacheScopeProblem(config.cache?.scope, 'cache.scope')
+  if (scope) problems.push(scope)
+  if (problems.length > 0) throw new ResourceDefinitionError(`${label}: ${problems.join('; ')}`)
   const wire: Record<string, unknown> = { name: config.name }
   if (config.title !== undefined) wire.title = config.title
   if (config.description !== undefined) wire.description = config.description

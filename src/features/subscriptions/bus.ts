@@ -9,6 +9,23 @@ export type ChangeEvent =
   | { readonly type: 'prompts/list_changed' }
   | { readonly type: 'resources/list_changed' }
   | { readonly type: 'resources/updated'; readonly uri: string }
+  | SessionEvent
+
+/**
+ * What one instance tells the others about a 2025-era HTTP session (sessions are not pinned to an
+ * instance): the client's answer to a server request, a cancellation, a log level, a subscription, or
+ * the session's end. Listen streams ignore these.
+ */
+export interface SessionEvent {
+  readonly type: 'legacy/session'
+  readonly session: string
+  readonly change:
+    | { readonly kind: 'response'; readonly response: Readonly<Record<string, unknown>> }
+    | { readonly kind: 'cancelled'; readonly requestId: string | number; readonly reason?: string }
+    | { readonly kind: 'level'; readonly level: string }
+    | { readonly kind: 'subscribe' | 'unsubscribe'; readonly uri: string }
+    | { readonly kind: 'ended'; readonly expiresAt: number }
+}
 
 export interface ChangeBus {
   /** Announces a change to every subscriber (on every instance, for a distributed bus). */

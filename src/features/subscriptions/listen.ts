@@ -2,7 +2,8 @@
  * `subscriptions/listen`: one long-lived request per subscription. The acknowledgment comes first, then only
  * the notification types asked for and honoured, each tagged with the subscription id (the request's own id).
  * The request ends when the client goes away (its signal aborts), when the server closes (a graceful result,
- * SUB-12), or when the listener cannot keep up (its transport backlog passes a bound, so memory stays bounded).
+ * patterns/subscriptions §Graceful Closure), or when the listener cannot keep up (its transport backlog
+ * passes a bound, so memory stays bounded).
  */
 import type { RequestContext } from '../../protocol/context.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
@@ -27,7 +28,10 @@ interface Listener {
 
 const BOOLEAN_FIELDS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const
 
-/** The part of a requested filter this server honours (SUB-06); malformed filters are -32602. */
+/**
+ * The part of a requested filter this server honours (patterns/subscriptions §Acknowledgment); malformed
+ * filters are -32602.
+ */
 export function honouredFilter(requested: unknown, capabilities: ServerCapabilities): SubscriptionFilter {
   if (!isRecord(requested))
     throw invalidParams('Invalid params: subscriptions/listen needs a notifications object')
@@ -62,6 +66,8 @@ function wants(listener: Listener, event: ChangeEvent): boolean {
       return listener.filter.resourcesListChanged === true
     case 'resources/updated':
       return listener.uris.has(event.uri)
+    default:
+      return false
   }
 }
 

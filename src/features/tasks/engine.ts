@@ -12,8 +12,7 @@ import { InputRequired } from '../../protocol/mrtr/inputs.js'
 import type { RequestStateCodec } from '../../protocol/mrtr/state.js'
 import type { ServerLogger } from '../../protocol/dispatcher.js'
 import { parseRequestMeta } from '../../protocol/request-meta.js'
-import { tooManyRequests } from '../../security/errors.js'
-import { McpError } from '../../wire/errors.js'
+import { ErrorCode, McpError, tooManyRequests } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { InputRequest } from '../../wire/types.js'
 import type { TaskRecord, TaskStore } from './store.js'
@@ -127,7 +126,9 @@ export class TaskEngine implements TaskHooks {
           .transition(taskId, run.principal, {
             from: ['working'],
             to: 'failed',
-            set: { error: { code: -32603, message: 'The server shut down while the task ran' } },
+            set: {
+              error: { code: ErrorCode.InternalError, message: 'The server shut down while the task ran' },
+            },
           })
           .catch(() => undefined),
       ),
@@ -201,7 +202,7 @@ export class TaskEngine implements TaskHooks {
       const failure =
         error instanceof McpError
           ? error.toJSON()
-          : { code: -32603, message: `Internal error (ref ${this.#report(task, error)})` }
+          : { code: ErrorCode.InternalError, message: `Internal error (ref ${this.#report(task, error)})` }
       return {
         kind: 'change',
         change: { from: ['working'], to: 'failed', set: { error: failure, statusMessage: failure.message } },

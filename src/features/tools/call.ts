@@ -1,7 +1,7 @@
 /** `tools/list` and `tools/call`: validate, run the handler, shape and check the result. */
 import type { RequestContext } from '../../protocol/context.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
-import type { ResultPayload } from '../../protocol/encode.js'
+import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
 import { StartTask } from '../../protocol/task-control.js'
 import { internalError, invalidParams, McpError, missingCapability, notFound } from '../../wire/errors.js'
@@ -32,7 +32,10 @@ const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 export interface ToolCallOptions {
   /** Present when the server offers the tasks extension. */
   readonly tasks?: TaskHooks
-  /** Arguments that fail `inputSchema`: an `isError` result (default, requirements §11.2) or -32602. */
+  /**
+   * Arguments that fail `inputSchema`: an `isError` result (default: server/tools §Error Handling calls it a
+   * tool execution error, though the schema's InvalidParamsError example says -32602) or -32602.
+   */
   readonly invalidArguments: 'tool-error' | 'protocol-error'
   readonly errorExposure: ErrorExposure
   /** Which tools a request may see and call; undefined when every caller sees every tool. */
@@ -40,6 +43,8 @@ export interface ToolCallOptions {
   /** Logs an internal failure and returns its correlation id. */
   readonly report: (what: string, error: unknown) => string
   /** Hooks run around the handler (MRTR, timeouts …); innermost last. */
+  /** Sanitising, redaction and the size cap for results (security.output); absent: results go out as returned. */
+  readonly guardResult?: ResultGuard
   readonly wrapHandler?: (
     tool: CompiledTool,
     ctx: RequestContext,
@@ -74,6 +79,13 @@ export function resolveTool(
   const header = ctx.exchange.header
   if (header && tool.headerParams.length > 0) checkParamHeaders(tool.headerParams, args, header)
   return tool
+}
+
+/** The payload sent; marked as already cleaned when the output guard ran, so it is not walked twice. */
+function complete(options: ToolCallOptions, result: CallToolResult): ResultPayload {
+  const payload: Record<string, unknown> = { resultType: 'complete', ...result }
+  if (options.guardResult) Object.defineProperty(payload, CLEANED, { value: true })
+  return payload
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -113,16 +125,14 @@ async function callTool(
     if (error instanceof StartTask && taskable) return taskable.create(tool, ctx, args, ctx.input.answered())
     if (error instanceof McpError || error instanceof InputRequired) throw error
     if (exposesMessage(error, options.errorExposure)) {
-      return {
-        resultType: 'complete',
-        ...errorResult((error as Error).message || `Tool ${tool.name} failed`),
-      }
+      const message = (error as Error).message || `Tool ${tool.name} failed`
+      return complete(options, guardResult(tool, options, errorResult(message)))
     }
     const ref = options.report(`tool ${tool.name} threw`, error)
     return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
   }
   const finished = finishResult(tool, returned, options)
-  return { resultType: 'complete', ...(finished instanceof Promise ? await finished : finished) }
+  return complete(options, finished instanceof Promise ? await finished : finished)
 }
 
 /**
@@ -146,8 +156,23 @@ function taskDecision(
 }
 
 /**
- * Validates the outcome; output that breaks the tool's own contract is a server bug, never sent as valid.
- * Module-level helpers rather than closures: this runs on every call.
+ * What the server's output guard does to a result before it is sent: `clean` returns it with every string
+ * sanitised and redacted plus its encoded size in bytes, `size` measures a value added afterwards, and `fit`
+ * applies the size cap. A refusal becomes an `isError` result; `log` goes to the operator only.
+ */
+export interface ResultGuard {
+  clean(
+    result: CallToolResult,
+  ): { result: CallToolResult; bytes: number } | { refuse: string; log?: string | undefined }
+  size(value: unknown): number
+  fit(result: CallToolResult, bytes: number): { result: CallToolResult } | { refuse: string; log?: string }
+}
+
+/**
+ * The output pipeline: handler value -> parse with the outputSchema (the parsed value is what is sent:
+ * defaults applied, unknown keys dropped) -> clean the structure (guard) -> validate what will be sent ->
+ * JSON text copy -> size cap. Output that breaks the tool's own contract is a server bug, never sent as
+ * valid. Module-level helpers rather than closures: this runs on every call.
  */
 function finishResult(
   tool: CompiledTool,
@@ -161,8 +186,7 @@ function finishResult(
     const problem = index in content ? contentProblem(content[index], index) : undefined // holes: as forEach
     if (problem) invalidResult(tool, options, problem)
   }
-  if (result.isError) return result
-  if (!tool.output) return completeResult(result)
+  if (result.isError || !tool.output) return guardResult(tool, options, result)
   if (result.structuredContent === undefined)
     invalidResult(tool, options, 'structuredContent is required by outputSchema')
   const outcome = tool.output.validateAsync(result.structuredContent)
@@ -178,13 +202,6 @@ function invalidResult(tool: CompiledTool, options: ToolCallOptions, problem: st
   })
 }
 
-function completeResult(result: CallToolResult): CallToolResult {
-  if (result.structuredContent !== undefined && result.content.length === 0) {
-    result.content = [jsonText(result.structuredContent)]
-  }
-  return result
-}
-
 function settleOutput(
   tool: CompiledTool,
   options: ToolCallOptions,
@@ -193,5 +210,55 @@ function settleOutput(
 ): CallToolResult {
   if (!outcome.ok)
     invalidResult(tool, options, `structuredContent breaks outputSchema: ${outcome.issues.join('; ')}`)
-  return completeResult(result)
+  const parsed = outcome.value as Record<string, unknown>
+  return guardResult(
+    tool,
+    options,
+    parsed === result.structuredContent ? result : { ...result, structuredContent: parsed },
+  )
+}
+
+function refusal(tool: CompiledTool, options: ToolCallOptions, refuse: string, log?: string): CallToolResult {
+  if (log === undefined) return errorResult(`Tool ${tool.name} ${refuse}`)
+  const ref = options.report(`tool ${tool.name} output refused: ${log}`, new Error(log))
+  return errorResult(`Tool ${tool.name} ${refuse} (ref ${ref})`)
+}
+
+/** Clean, check what will be sent, add the JSON text copy, cap. */
+function guardResult(tool: CompiledTool, options: ToolCallOptions, result: CallToolResult): CallToolResult {
+  const guard = options.guardResult
+  if (!guard) return withTextCopy(result)
+  const cleaned = guard.clean(result)
+  if ('refuse' in cleaned) return refusal(tool, options, cleaned.refuse, cleaned.log)
+  const sent = cleaned.result
+  const structured = sent.structuredContent
+  // Cleaning changed the structured value: check the changed value, since that is what the client checks.
+  if (tool.output && !sent.isError && structured !== result.structuredContent) {
+    const outcome = tool.output.checkPublished(structured)
+    if (!outcome.ok) {
+      return refusal(
+        tool,
+        options,
+        'returned output that no longer matches its outputSchema once unsafe characters and secrets were removed',
+        outcome.issues.join('; '),
+      )
+    }
+  }
+  let bytes = cleaned.bytes
+  let final = sent
+  if (structured !== undefined && sent.content.length === 0) {
+    const copy = jsonText(structured)
+    final = { ...sent, content: [copy] }
+    bytes += guard.size(copy)
+  }
+  const fitted = guard.fit(final, bytes)
+  return 'refuse' in fitted ? refusal(tool, options, fitted.refuse, fitted.log) : fitted.result
+}
+
+/** Clients that read only `content` still see structured output, as JSON text (server/tools §Structured Content). */
+function withTextCopy(result: CallToolResult): CallToolResult {
+  if (result.structuredContent !== undefined && result.content.length === 0) {
+    return { ...result, content: [jsonText(result.structuredContent)] }
+  }
+  return result
 }

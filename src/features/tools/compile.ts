@@ -3,6 +3,7 @@ import type { SchemaCompiler } from '../../schema/json-schema.js'
 import { type PreparedSchema, prepareSchema } from '../../schema/standard.js'
 import { type HeaderParam, scanHeaderParams } from '../../schema/x-mcp-header.js'
 import type { Tool } from '../../wire/types.js'
+import { baseProblems, toolAnnotationProblems } from '../metadata.js'
 import type { TaskOptions, ToolConfig, ToolDefinition } from './define.js'
 
 export class ToolDefinitionError extends Error {
@@ -11,7 +12,7 @@ export class ToolDefinitionError extends Error {
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
 
-/** A tool with no parameters accepts only an empty object (TOOL-02). */
+/** A tool with no parameters accepts only an empty object (server/tools §Tool with no parameters). */
 const NO_PARAMS = Object.freeze({ type: 'object', additionalProperties: false }) as Record<string, unknown>
 
 export interface CompiledTool {
@@ -55,6 +56,8 @@ export function compileTool(definition: ToolDefinition, compiler: SchemaCompiler
   }
   const { params, problems } = scanHeaderParams(input.jsonSchema)
   if (problems.length > 0) throw new ToolDefinitionError(`${label}: ${problems.join('; ')}`)
+  const shape = [...baseProblems(config), ...toolAnnotationProblems(config.annotations)]
+  if (shape.length > 0) throw new ToolDefinitionError(`${label}: ${shape.join('; ')}`)
   if (config.timeoutMs !== undefined && !(config.timeoutMs > 0)) {
     throw new ToolDefinitionError(`${label}: timeoutMs must be a positive number`)
   }

@@ -73,6 +73,20 @@ export interface ToolDefinition {
   readonly config: ToolConfig<SchemaInput | undefined, SchemaInput | undefined>
 }
 
+/**
+ * Defines a tool. The handler's arguments are typed from `inputSchema` and its return value is checked against
+ * `outputSchema`; both are compiled when the server is defined.
+ *
+ * @example
+ * ```ts
+ * const add = defineTool({
+ *   name: 'add',
+ *   inputSchema: z.object({ a: z.number(), b: z.number() }),
+ *   outputSchema: z.object({ sum: z.number() }),
+ *   handler: ({ a, b }) => ({ sum: a + b }),
+ * })
+ * ```
+ */
 export function defineTool<
   const I extends SchemaInput | undefined = undefined,
   const O extends SchemaInput | undefined = undefined,

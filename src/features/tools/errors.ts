@@ -5,19 +5,16 @@ export class ToolError extends Error {
   override readonly name = 'ToolError'
 }
 
-/** How much of an unexpected error's message reaches the caller. */
-export type ErrorExposure = 'message' | 'safe' | 'none'
-
-const BUG_ERRORS = [TypeError, ReferenceError, SyntaxError, RangeError, EvalError, URIError]
-
 /**
- * 'safe' (default): a plain `Error` a tool author threw keeps its message; programming errors (TypeError …)
- * and system errors (with an errno `code`) become a generic message with a correlation id, details logged.
+ * How much of a failure's message reaches the caller.
+ * - 'safe' (default): only a `ToolError`'s message, which the author wrote for the caller. Anything else
+ *   thrown (a plain `Error`, a driver's error, a bug) may carry hosts, credentials or paths, so the caller
+ *   gets a generic message with a reference id and the details go to the server log.
+ * - 'message': every `Error`'s message is shown (for trusted callers, e.g. local development).
  */
+export type ErrorExposure = 'safe' | 'message'
+
 export function exposesMessage(error: unknown, exposure: ErrorExposure): boolean {
   if (error instanceof ToolError) return true
-  if (!(error instanceof Error) || exposure === 'none') return false
-  if (exposure === 'message') return true
-  if (BUG_ERRORS.some((type) => error instanceof type)) return false
-  return typeof (error as { code?: unknown }).code !== 'string'
+  return exposure === 'message' && error instanceof Error
 }

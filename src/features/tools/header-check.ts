@@ -1,7 +1,16 @@
-/** Server side of `x-mcp-header`: each `Mcp-Param-*` header must match the body value (HTTP-29..38). */
+/**
+ * Server side of `x-mcp-header`: each `Mcp-Param-*` header must match the body value (streamable-http §Server
+ * Behavior for Custom Headers).
+ */
 import { headerMismatch } from '../../wire/errors.js'
 import { HEADER_PARAM_PREFIX } from '../../wire/meta.js'
-import { decodeHeaderValue, type HeaderParam, headerMatches, valueAt } from '../../schema/x-mcp-header.js'
+import {
+  decodeHeaderValue,
+  type HeaderParam,
+  headerMatches,
+  inHeaderRange,
+  valueAt,
+} from '../../schema/x-mcp-header.js'
 
 export function checkParamHeaders(
   params: readonly HeaderParam[],
@@ -18,6 +27,12 @@ export function checkParamHeaders(
     }
     // A value of the wrong JSON type is left to argument validation, which explains it better.
     if (typeof value === 'object') continue
+    // A body integer beyond ±(2^53−1) is not one every parser reads alike: refuse it rather than compare.
+    if (typeof value === 'number' && !inHeaderRange(value)) {
+      throw headerMismatch(
+        `${name}: the argument ${param.path.join('.')} is outside the range x-mcp-header integers allow (±(2^53−1))`,
+      )
+    }
     if (raw === undefined) throw headerMismatch(`${name} header is required because the argument is present`)
     let decoded: string
     try {

@@ -30,7 +30,7 @@ const isCallToolResult = (value: unknown): value is CallToolResult =>
 
 export const textContent = (text: string): ContentBlock => ({ type: 'text', text })
 
-/** Serialized JSON fallback for clients that read only `content` (CALL-05). */
+/** Serialized JSON fallback for clients that read only `content` (server/tools §Structured Content). */
 export function jsonText(value: unknown): ContentBlock {
   return { type: 'text', text: JSON.stringify(value) ?? 'null' }
 }

@@ -26,7 +26,7 @@ export class InputRequired {
   constructor(readonly result: Record<string, unknown>) {}
 }
 
-/** The methods that may answer `input_required` (MRTR-S-01). */
+/** The methods that may answer `input_required` (patterns/mrtr §Supported Requests). */
 export const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read'])
 
 type ResponseOf<R extends InputRequest> = R extends { method: 'elicitation/create' }
@@ -121,6 +121,8 @@ export class RequestInputs {
       const needed = missingCapabilityFor(request, caps)
       if (needed) throw missingCapability(needed)
     }
+    const live = this.#ctx.exchange.request
+    if (live) return this.#askLive(requests, live)
     await this.#load()
     const responses = this.#ctx.params.inputResponses as Record<string, unknown> | undefined
     const missing = Object.create(null) as Record<string, InputRequest>
@@ -138,6 +140,29 @@ export class RequestInputs {
     }
     const out = Object.create(null) as Record<string, unknown>
     for (const key of Object.keys(requests)) out[key] = this.#answers[key]
+    return out as { [K in keyof T]: ResponseOf<T[K]> }
+  }
+
+  /**
+   * A legacy (2025-era) session: each question becomes a server-to-client request on the open stream and
+   * the handler waits for the client's answer (2025-11-25 client/elicitation, client/sampling, client/roots).
+   */
+  async #askLive<const T extends Record<string, InputRequest>>(
+    requests: T,
+    send: (method: string, params: unknown, signal: AbortSignal) => Promise<unknown>,
+  ): Promise<{ [K in keyof T]: ResponseOf<T[K]> }> {
+    const out = Object.create(null) as Record<string, unknown>
+    for (const [key, request] of Object.entries(requests)) {
+      if (Object.hasOwn(this.#answers, key)) {
+        out[key] = this.#answers[key]
+        continue
+      }
+      const response = await send(request.method, request.params ?? {}, this.#ctx.signal)
+      if (!isValidResponse(request, response))
+        throw invalidParams(`The client answered ${request.method} with a malformed result`)
+      this.#answers[key] = response
+      out[key] = response
+    }
     return out as { [K in keyof T]: ResponseOf<T[K]> }
   }
 

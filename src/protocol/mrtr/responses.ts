@@ -1,7 +1,8 @@
 /**
  * What a client may ask for and answer inside a multi-round-trip request: capability checks against this
- * request's `clientCapabilities` (MRTR-S-09, ELIC-02/04) and shape checks of each `inputResponses` entry
- * (MRTR-S-11). A malformed answer counts as missing, so the question is asked again.
+ * request's `clientCapabilities` (patterns/mrtr §Server Requirements; client/elicitation §Capabilities:
+ * `elicitation: {}` means form only) and shape checks of each `inputResponses` entry (patterns/mrtr §Error
+ * Handling). A malformed answer counts as missing, so the question is asked again.
  */
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { ClientCapabilities, InputRequest } from '../../wire/types.js'

@@ -1,7 +1,7 @@
 /**
  * `requestState` sealing: an HMAC-SHA-256 protected, expiring envelope bound to the originating request
- * (method, tool/prompt name or URI, a digest of the arguments) and to the principal (MRTR-S-05, S-06).
- * Web Crypto only, so it runs on every runtime; keys are imported once per secret.
+ * (method, tool/prompt name or URI, a digest of the arguments) and to the principal (patterns/mrtr §Security
+ * Considerations). Web Crypto only, so it runs on every runtime; keys are imported once per secret.
  */
 import { invalidParams } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
@@ -137,6 +137,48 @@ export class RequestStateCodec {
     const body = toBase64Url(encoder.encode(JSON.stringify(envelope)))
     const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), encoder.encode(body))
     return `${body}.${toBase64Url(new Uint8Array(mac))}`
+  }
+
+  /**
+   * Seals any JSON object with the same key (used for legacy session ids). `kind` separates the token
+   * families, so a value sealed for one purpose never opens as another.
+   */
+  async sealToken(
+    kind: string,
+    payload: Record<string, unknown>,
+    ttlMs: number,
+    now = Date.now(),
+  ): Promise<string> {
+    if (this.#ephemeral && this.#onEphemeral) {
+      this.#onEphemeral()
+      this.#onEphemeral = undefined
+    }
+    const body = toBase64Url(encoder.encode(JSON.stringify({ ...payload, kind, exp: now + ttlMs })))
+    const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), encoder.encode(body))
+    return `${body}.${toBase64Url(new Uint8Array(mac))}`
+  }
+
+  /** Opens a token sealed by `sealToken` for `kind`; undefined when forged, expired or of another kind. */
+  async openToken(
+    kind: string,
+    token: string,
+    now = Date.now(),
+  ): Promise<Record<string, unknown> | undefined> {
+    const dot = token.indexOf('.')
+    const macText = token.slice(dot + 1)
+    const mac = dot > 0 ? fromBase64Url(macText) : undefined
+    if (!mac || toBase64Url(mac) !== macText) return undefined
+    const body = token.slice(0, dot)
+    if (!(await crypto.subtle.verify('HMAC', await this.#hmacKey(), mac, encoder.encode(body))))
+      return undefined
+    try {
+      const value: unknown = JSON.parse(decoder.decode(fromBase64Url(body)))
+      if (!isRecord(value) || value.kind !== kind || !(typeof value.exp === 'number' && value.exp > now))
+        return undefined
+      return value
+    } catch {
+      return undefined
+    }
   }
 
   /** Verifies and opens a state; anything forged, expired or bound elsewhere is -32602. */

@@ -5,32 +5,22 @@
  * missing scopes are 403 `insufficient_scope` so clients can step up.
  */
 import type { AuthInfo } from '../../protocol/exchange.js'
+import type { AuthOutcome, AuthRequest, HttpDocument } from '../../protocol/handler.js'
 import { encodeError } from '../../protocol/encode.js'
-import { ErrorCode, McpError } from '../../wire/errors.js'
-import { bearerChallenge, insufficientScope, unauthorized } from '../errors.js'
+import {
+  authUnavailable,
+  insufficientScope,
+  type McpError,
+  tooManyRequests,
+  unauthorized,
+} from '../../wire/errors.js'
+import { bearerChallenge, scopeChallenge } from '../errors.js'
 import { jwtVerifier, type JwtVerifierOptions } from './jwt.js'
 import { InvalidTokenError, type TokenVerifier } from './verifier.js'
 import { addressKey } from '../principal.js'
 import { type Bucket, checkLimit, type Limit, MemoryRateLimitStore } from '../rate-limit.js'
-import { tooManyRequests } from '../errors.js'
 
 const MAX_BLOCKED = 10_000
-
-/** The parts of an HTTP request the authenticator reads (matches the transports' request view). */
-export interface AuthRequest {
-  header(name: string): string | undefined
-  /** The client's address, for the failed-attempt limit (the node adapter provides it). */
-  readonly remoteAddress?: string | undefined
-}
-
-export type AuthOutcome =
-  | { readonly ok: true; readonly auth: AuthInfo }
-  | {
-      readonly ok: false
-      readonly status: number
-      readonly headers: Record<string, string>
-      readonly body: string
-    }
 
 export interface BearerAuthOptions {
   /** Canonical URI of the MCP endpoint, e.g. `https://mcp.example.com/mcp`; tokens must name it in `aud`. */
@@ -59,12 +49,6 @@ export interface BearerAuthOptions {
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
 const WELL_KNOWN = '/.well-known/oauth-protected-resource'
-
-export interface HttpDocument {
-  readonly status: number
-  readonly headers: Record<string, string>
-  readonly body: string
-}
 
 export class BearerAuth {
   readonly resource: string
@@ -157,14 +141,7 @@ export class BearerAuth {
       if (error instanceof InvalidTokenError) return this.#refuse(this.#invalid(error.message))
       // The verifier could not decide (JWKS endpoint unreachable …): not the client's fault, so no 401.
       this.onVerifierFailure?.(error)
-      const unavailable = new McpError(
-        ErrorCode.InternalError,
-        'Authorization is temporarily unavailable; retry shortly',
-        undefined,
-        503,
-        { 'retry-after': '5' },
-      )
-      return this.#refuse(unavailable)
+      return this.#refuse(authUnavailable())
     }
     const aud = auth.claims?.aud
     if (aud !== undefined && !(Array.isArray(aud) ? aud : [aud]).some((a) => this.#audiences.has(String(a))))
@@ -175,7 +152,11 @@ export class BearerAuth {
       return this.#refuse(
         insufficientScope(
           this.requiredScopes,
-          this.metadataUrl,
+          scopeChallenge(
+            this.requiredScopes,
+            this.metadataUrl,
+            `this server needs scope ${missing.join(' ')}`,
+          ),
           `this server needs scope ${missing.join(' ')}`,
         ),
       )
@@ -186,7 +167,8 @@ export class BearerAuth {
   /** 403 for a tool the caller's scopes do not allow, naming everything the call needs. */
   toolRefusal(tool: string, scopes: readonly string[]): McpError {
     const needed = [...new Set([...this.requiredScopes, ...scopes])]
-    return insufficientScope(needed, this.metadataUrl, `tool ${tool} needs scope ${scopes.join(' ')}`)
+    const description = `tool ${tool} needs scope ${scopes.join(' ')}`
+    return insufficientScope(needed, scopeChallenge(needed, this.metadataUrl, description), description)
   }
 
   /** The RFC 9728 document for GETs of the well-known paths; undefined for any other request. */
@@ -204,7 +186,8 @@ export class BearerAuth {
       resource: this.resource,
       authorization_servers: [...this.#options.authorizationServers],
       bearer_methods_supported: ['header'],
-      // offline_access is for authorization servers to offer, not for resources to ask (AUTH-S-08).
+      // offline_access is for authorization servers to offer, not for resources to ask (authorization
+      // §Refresh Tokens).
       scopes_supported: scopes.filter((scope) => scope !== 'offline_access'),
     }
     if (this.#options.resourceName) metadata.resource_name = this.#options.resourceName

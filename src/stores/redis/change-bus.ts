@@ -22,7 +22,9 @@ const TYPES = new Set([
   'prompts/list_changed',
   'resources/list_changed',
   'resources/updated',
+  'legacy/session',
 ])
+const SESSION_CHANGES = new Set(['response', 'cancelled', 'level', 'subscribe', 'unsubscribe', 'ended'])
 
 /** Parses a message from the channel; anything that is not a well-formed change event is refused. */
 export function parseChangeEvent(message: string): ChangeEvent | undefined {
@@ -33,9 +35,21 @@ export function parseChangeEvent(message: string): ChangeEvent | undefined {
     return undefined
   }
   if (typeof value !== 'object' || value === null) return undefined
-  const { type, uri } = value as { type?: unknown; uri?: unknown }
+  const { type, uri, session, change } = value as {
+    type?: unknown
+    uri?: unknown
+    session?: unknown
+    change?: unknown
+  }
   if (typeof type !== 'string' || !TYPES.has(type)) return undefined
   if (type === 'resources/updated') return typeof uri === 'string' ? { type, uri } : undefined
+  if (type === 'legacy/session') {
+    // The engine checks each field again before it uses one; here only the envelope is checked.
+    const kind = (change as { kind?: unknown } | null)?.kind
+    if (typeof session !== 'string' || typeof kind !== 'string' || !SESSION_CHANGES.has(kind))
+      return undefined
+    return { type, session, change } as ChangeEvent
+  }
   return { type } as ChangeEvent
 }
 

@@ -2,15 +2,30 @@
  * Streamable HTTP, framework-free. Adapters (node:http, fetch) supply a request view and a response sink;
  * this file owns every MCP rule: POST only, Origin/Host, body limits, parsing, headers vs body, JSON or SSE.
  */
-import type { Server } from '../../server.js'
-import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
-import type { TransportCheck } from '../../protocol/dispatcher.js'
+import type { AuthInfo } from '../../protocol/exchange.js'
+import type { Reply, TransportCheck } from '../../protocol/dispatcher.js'
+import type { HttpAuthenticator, HttpDocument } from '../../protocol/handler.js'
+import type { DualEraHandler } from '../dual-era.js'
 import { encodeError } from '../../protocol/encode.js'
 import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
-import { headerMismatch, invalidRequest, McpError, parseError } from '../../wire/errors.js'
-import { classify, type JsonRpcNotification } from '../../wire/jsonrpc.js'
+import {
+  forbiddenOrigin,
+  headerMismatch,
+  invalidRequest,
+  type McpError,
+  methodNotAllowed,
+  notAcceptable,
+  streamNotAcceptable,
+  parseError,
+  payloadTooLarge,
+  transportFailure,
+  unsupportedMediaType,
+} from '../../wire/errors.js'
+import { classify } from '../../wire/jsonrpc.js'
 import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
 import { checkOrigin, type OriginPolicy } from './guard.js'
+import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
+import { HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
 
 export interface HttpOptions {
   /** Largest request body accepted, in bytes (default 4 MiB); larger is 413. */
@@ -19,18 +34,7 @@ export interface HttpOptions {
   readonly originPolicy?: OriginPolicy | false
   /** Interval of SSE keep-alive comments on `subscriptions/listen` streams, in ms (default 15 s; 0 = off). */
   readonly keepAliveMs?: number
-  /** Authenticates a request before it is parsed; return a Response-like rejection to refuse it. */
-  readonly authenticate?: (request: HttpRequestView) => Promise<AuthResult> | AuthResult
 }
-
-export type AuthResult =
-  | { readonly ok: true; readonly auth?: AuthInfo }
-  | {
-      readonly ok: false
-      readonly status: number
-      readonly headers?: Record<string, string>
-      readonly body?: string
-    }
 
 /** What the core reads of an HTTP request. */
 export interface HttpRequestView {
@@ -54,16 +58,15 @@ export interface HttpResponseSink {
 }
 
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024
-const JSON_HEADERS = { 'content-type': 'application/json' }
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-}
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-function sendError(out: HttpResponseSink, error: McpError, id?: string | number): void {
-  out.send(error.status, JSON_HEADERS, encodeError(id, error))
+/** Answers with an error from the table: its status, its extra headers and a JSON-RPC error body. */
+export function sendError(out: HttpResponseSink, error: McpError, id?: string | number): void {
+  out.send(
+    error.status,
+    error.headers ? { ...JSON_HEADERS, ...error.headers } : JSON_HEADERS,
+    encodeError(id, error),
+  )
 }
 
 function acceptsResponse(accept: string | undefined): boolean {
@@ -88,7 +91,10 @@ function accepts(accept: string | undefined, mediaType: string): boolean {
   return best !== undefined && best.q > 0
 }
 
-/** Checks on the standard headers against the body (requirements §11.4 order, HTTP-17..21). */
+/**
+ * Checks on the standard headers against the body (streamable-http §Standard Request Headers, §Server
+ * Validation; order: headers before version support).
+ */
 const checkStandardHeaders =
   (view: HttpRequestView): TransportCheck =>
   (request, meta, spec) => {
@@ -123,81 +129,32 @@ const checkStandardHeaders =
     }
   }
 
-/**
- * One request's exchange. A class rather than an object literal with getters or per-request closures, which
- * measurably raised the CPU cost of a small tools/call. `header` and `notify` are handed out as bound
- * functions only when read, since callers may pass them around.
- */
-class HttpExchange implements Exchange {
-  readonly transport = 'http' as const
-  /** Set once the first notification turned the answer into an SSE stream. */
-  streaming = false
-  readonly remoteAddress: string | undefined
-
-  constructor(
-    private readonly view: HttpRequestView,
-    private readonly out: HttpResponseSink,
-    readonly auth: AuthInfo | undefined,
-    /** Whether the client's Accept allows an SSE answer; without it the answer stays one JSON body. */
-    private readonly eventStream: boolean,
-  ) {
-    this.remoteAddress = view.remoteAddress
-  }
-
-  get header(): (name: string) => string | undefined {
-    return (name) => this.view.header(name)
-  }
-
-  get notify(): (message: JsonRpcNotification) => void {
-    return (message) => {
-      // A client that accepts only JSON gets one JSON body (streamable-http §Sending Messages, item 6): its
-      // progress and log notifications are dropped, as they are when it did not ask for them.
-      if (this.aborted || !this.eventStream) return
-      if (!this.streaming) {
-        this.streaming = true
-        this.out.startStream(SSE_HEADERS)
-      }
-      this.out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
-    }
-  }
-
-  get signal(): AbortSignal {
-    return this.view.signal
-  }
-
-  get aborted(): boolean {
-    return this.view.aborted ?? this.view.signal.aborted
-  }
-
-  /** Bytes written for this request that the peer has not taken yet (bounds slow listen streams). */
-  backlog(): number {
-    return this.out.pending?.() ?? 0
-  }
-}
-
 export class HttpCore {
-  readonly server: Server
+  readonly server: DualEraHandler
   readonly maxBodyBytes: number
   readonly #policy: OriginPolicy | false
-  readonly #authenticate: HttpOptions['authenticate']
+  readonly #authenticator: HttpAuthenticator | undefined
   readonly #keepAliveMs: number
+  /** 2025-era sessions; undefined when the server serves 2026-07-28 only. */
+  readonly #legacy: LegacyHttp | undefined
 
-  constructor(server: Server, options: HttpOptions = {}) {
+  constructor(server: DualEraHandler, options: HttpOptions = {}) {
     this.server = server
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
+    if (server.legacy && server.sessions)
+      this.#legacy = new LegacyHttp(server.legacy, server.sessions, this.#keepAliveMs)
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
     this.#policy = options.originPolicy ?? {}
-    this.#authenticate = options.authenticate ?? server.auth?.authenticate
+    this.#authenticator = server.authenticator
   }
 
-  /** A document the server publishes beside its endpoint (RFC 9728 metadata when auth is on), or undefined. */
-  wellKnown(
-    method: string,
-    path: string,
-  ): { status: number; headers: Record<string, string>; body: string } | undefined {
-    const auth = this.server.auth
-    if (!auth || !path.startsWith('/.well-known/')) return undefined
-    return auth.document(method, path, this.server.tools.scopes())
+  /**
+   * A document the server publishes beside its endpoint (RFC 9728 metadata when auth is on), or undefined.
+   */
+  wellKnown(method: string, path: string): HttpDocument | undefined {
+    const auth = this.server.authenticator
+    if (!auth?.document || !path.startsWith('/.well-known/')) return undefined
+    return auth.document(method, path)
   }
 
   /**
@@ -205,54 +162,69 @@ export class HttpCore {
    * `contentLength` is the declared length, when there is one.
    */
   precheck(view: HttpRequestView, out: HttpResponseSink, contentLength: number | undefined): boolean {
-    if (view.method !== 'POST') {
-      out.send(
-        405,
-        { allow: 'POST', ...JSON_HEADERS },
-        encodeError(undefined, invalidRequest('only POST is supported')),
-      )
+    if (
+      this.#legacy &&
+      (view.method === 'GET' || view.method === 'DELETE') &&
+      view.header(HEADER_SESSION_ID) !== undefined
+    ) {
+      this.#legacySession(view, out).catch((error: unknown) => this.fail(out, error))
       return false
     }
+    const refusal = this.#refusal(view, contentLength)
+    if (refusal === undefined) return true
+    sendError(out, refusal)
+    return false
+  }
+
+  #refusal(view: HttpRequestView, contentLength: number | undefined): McpError | undefined {
+    if (view.method !== 'POST') return methodNotAllowed()
+    if (this.#policy) {
+      const reason = checkOrigin(this.#policy, view.header('host'), view.header('origin'))
+      if (reason) return forbiddenOrigin(reason)
+    }
+    if (contentLength !== undefined && contentLength > this.maxBodyBytes)
+      return payloadTooLarge(this.maxBodyBytes)
+    const type = view.header('content-type')
+    if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type.trim())) return unsupportedMediaType()
+    if (!acceptsResponse(view.header('accept'))) return notAcceptable()
+    return undefined
+  }
+
+  /** Refuses a body that turned out larger than the limit while it was read (413). */
+  refuseTooLarge(out: HttpResponseSink): void {
+    sendError(out, payloadTooLarge(this.maxBodyBytes, true))
+  }
+
+  /** Answers when the adapter itself failed; the detail goes only to the server log (500). */
+  fail(out: HttpResponseSink, error: unknown): void {
+    this.server.logger.error('HTTP handler failed', { error: String(error) })
+    sendError(out, transportFailure())
+  }
+
+  /** GET or DELETE of a 2025-era session (after the Origin check and authentication). */
+  async #legacySession(view: HttpRequestView, out: HttpResponseSink): Promise<void> {
+    const legacy = this.#legacy as LegacyHttp
     if (this.#policy) {
       const refusal = checkOrigin(this.#policy, view.header('host'), view.header('origin'))
-      if (refusal) {
-        out.send(403, JSON_HEADERS, encodeError(undefined, new McpError(-32600, `Forbidden: ${refusal}`)))
-        return false
+      if (refusal) return sendError(out, forbiddenOrigin(refusal))
+    }
+    let auth: AuthInfo | undefined
+    if (this.#authenticator) {
+      const outcome = await this.#authenticator.authenticate(view)
+      if (!outcome.ok) {
+        out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
+        return
       }
+      auth = outcome.auth
     }
-    if (contentLength !== undefined && contentLength > this.maxBodyBytes) {
-      out.send(
-        413,
-        JSON_HEADERS,
-        encodeError(undefined, invalidRequest(`body exceeds ${this.maxBodyBytes} bytes`)),
-      )
-      return false
-    }
-    const type = view.header('content-type')
-    if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type.trim())) {
-      out.send(
-        415,
-        JSON_HEADERS,
-        encodeError(undefined, invalidRequest('Content-Type must be application/json')),
-      )
-      return false
-    }
-    if (!acceptsResponse(view.header('accept'))) {
-      out.send(
-        406,
-        JSON_HEADERS,
-        encodeError(undefined, invalidRequest('Accept must allow application/json')),
-      )
-      return false
-    }
-    return true
+    await (view.method === 'GET' ? legacy.stream(view, out, auth) : legacy.end(view, out, auth))
   }
 
   /** Answers a POST whose body has been read (at most maxBodyBytes). */
   async handle(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): Promise<void> {
     let auth: AuthInfo | undefined
-    if (this.#authenticate) {
-      const outcome = await this.#authenticate(view)
+    if (this.#authenticator) {
+      const outcome = await this.#authenticator.authenticate(view)
       if (!outcome.ok) {
         out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
         return
@@ -267,6 +239,7 @@ export class HttpCore {
       return
     }
     const inbound = classify(parsed)
+    if (this.#legacy && LegacyHttp.claims(view, inbound)) return this.#legacy.post(view, inbound, out, auth)
     if (inbound.kind === 'invalid') return sendError(out, invalidRequest(inbound.reason), inbound.id)
     if (inbound.kind === 'response') return sendError(out, invalidRequest('clients must not send responses'))
     if (inbound.kind === 'notification') {
@@ -275,22 +248,11 @@ export class HttpCore {
     }
     const request = inbound.message
     const eventStream = accepts(view.header('accept'), 'text/event-stream')
-    if (!eventStream && request.method === 'subscriptions/listen') {
-      // The answer to subscriptions/listen is a stream (streamable-http §Receiving Messages): nothing else fits.
-      out.send(
-        406,
-        JSON_HEADERS,
-        encodeError(
-          request.id,
-          invalidRequest(
-            'subscriptions/listen answers with an SSE stream: Accept must allow text/event-stream',
-          ),
-        ),
-      )
-      return
-    }
+    if (!eventStream && request.method === 'subscriptions/listen')
+      return sendError(out, streamNotAcceptable(), request.id)
     const exchange = new HttpExchange(view, out, auth, eventStream)
-    // Long-lived listen streams get periodic SSE comments so proxies keep them open (SUB-17).
+    // Long-lived listen streams get periodic SSE comments so proxies keep them open (streamable-http
+    // §Receiving Messages).
     const keepAlive =
       request.method === 'subscriptions/listen' && this.#keepAliveMs > 0
         ? setInterval(() => {
@@ -298,21 +260,12 @@ export class HttpCore {
           }, this.#keepAliveMs)
         : undefined
     keepAlive?.unref?.()
-    let reply: Awaited<ReturnType<Server['handle']>>
+    let reply: Reply | null
     try {
       reply = await this.server.handle(request, exchange, checkStandardHeaders(view))
     } finally {
       if (keepAlive) clearInterval(keepAlive)
     }
-    if (exchange.aborted || reply === null) {
-      if (exchange.streaming) out.end()
-      return
-    }
-    if (exchange.streaming) {
-      out.write(`event: message\ndata: ${reply.body}\n\n`)
-      out.end()
-    } else {
-      out.send(reply.status, reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS, reply.body)
-    }
+    writeReply(exchange, reply, out)
   }
 }

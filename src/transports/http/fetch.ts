@@ -1,5 +1,5 @@
 /** Web-standard adapter: `(Request) => Promise<Response>`, for Workers, Deno, Bun, Hono, Next … and tests. */
-import type { Server } from '../../server.js'
+import type { RequestHandler } from '../../protocol/handler.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 
 /** Bytes a response stream buffers before its reader is considered behind. */
@@ -32,18 +32,28 @@ async function readCapped(request: Request, max: number): Promise<Uint8Array | u
   return body
 }
 
-export function createFetchHandler(server: Server, options: HttpOptions = {}): FetchHandler {
+/**
+ * A web-standard handler for the server's Streamable HTTP endpoint: `(Request) => Promise<Response>`.
+ *
+ * @example
+ * ```ts
+ * const handle = createFetchHandler(defineServer({ name: 'calc', version: '1.0.0', tools: [add] }))
+ * export default { fetch: handle } // Workers, Bun, Deno …
+ * ```
+ */
+export function createFetchHandler(server: RequestHandler, options: HttpOptions = {}): FetchHandler {
   const core = new HttpCore(server, options)
   const encoder = new TextEncoder()
   return async (request) => {
-    if (server.auth && request.url.includes('/.well-known/')) {
+    if (server.authenticator && request.url.includes('/.well-known/')) {
       const document = core.wellKnown(request.method, new URL(request.url).pathname)
       if (document) return new Response(request.method === 'HEAD' ? null : document.body, document)
     }
     let settle!: (response: Response) => void
     const answered = new Promise<Response>((resolve) => (settle = resolve))
     let controller: ReadableStreamDefaultController<Uint8Array> | undefined
-    // Cancelled when the client aborts the request or stops reading the stream (HTTP-41).
+    // Cancelled when the client aborts the request or stops reading the stream (streamable-http
+    // §Cancellation).
     const cancel = new AbortController()
     if (request.signal.aborted) cancel.abort()
     else request.signal.addEventListener('abort', () => cancel.abort(), { once: true })
@@ -81,17 +91,10 @@ export function createFetchHandler(server: Server, options: HttpOptions = {}): F
     if (!core.precheck(view, sink, declared === null ? undefined : Number(declared))) return answered
     const body = await readCapped(request, core.maxBodyBytes)
     if (!body) {
-      sink.send(
-        413,
-        { 'content-type': 'application/json' },
-        `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: body exceeds ${core.maxBodyBytes} bytes"}}`,
-      )
+      core.refuseTooLarge(sink)
       return answered
     }
-    core.handle(view, body, sink).catch((error: unknown) => {
-      server.logger.error('HTTP handler failed', { error: String(error) })
-      sink.send(500, {})
-    })
+    core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
     return answered
   }
 }

@@ -1,9 +1,11 @@
-/** DNS-rebinding defence: Host and Origin checks (HTTP-02, HTTP-03). */
+/** DNS-rebinding defence: Host and Origin checks (streamable-http §Security & Endpoint). */
 
 export interface OriginPolicy {
   /** Host header values accepted (host or host:port). Undefined accepts any Host. */
   readonly allowedHosts?: readonly string[]
-  /** Origins accepted (scheme://host[:port]). Undefined accepts an Origin only when it names the Host itself. */
+  /**
+   * Origins accepted (scheme://host[:port]). Undefined accepts an Origin only when it names the Host itself.
+   */
   readonly allowedOrigins?: readonly string[]
 }
 

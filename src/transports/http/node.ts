@@ -6,7 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Server } from '../../server.js'
+import type { RequestHandler } from '../../protocol/handler.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
@@ -81,7 +81,16 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? url : url.slice(0, q)
 }
 
-export function createNodeHandler(server: Server, options: NodeHandlerOptions = {}): NodeHandler {
+/**
+ * A `node:http` request listener serving the MCP endpoint at `options.path` (default `/mcp`).
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http'
+ * createServer(createNodeHandler(server, { originPolicy: { allowedHosts: ['mcp.example.com'] } })).listen(8080)
+ * ```
+ */
+export function createNodeHandler(server: RequestHandler, options: NodeHandlerOptions = {}): NodeHandler {
   const core = new HttpCore(server, options)
   const endpoint = options.path ?? '/mcp'
   return (req, res) => {
@@ -99,7 +108,8 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
       return
     }
     const controller = new LazyAbort()
-    // A client that goes away before the answer is written cancels the request (HTTP-41).
+    // A client that goes away before the answer is written cancels the request (streamable-http
+    // §Cancellation).
     res.on('close', () => {
       if (!res.writableFinished) controller.abort()
     })
@@ -118,11 +128,7 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
       size += chunk.length
       if (size > core.maxBodyBytes) {
         refused = true
-        sink.send(
-          413,
-          { 'content-type': 'application/json', connection: 'close' },
-          `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: body exceeds ${core.maxBodyBytes} bytes"}}`,
-        )
+        core.refuseTooLarge(sink)
         return
       }
       chunks.push(chunk)
@@ -131,10 +137,7 @@ export function createNodeHandler(server: Server, options: NodeHandlerOptions = 
     req.on('end', () => {
       if (refused) return
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
-      core.handle(view, body, sink).catch((error: unknown) => {
-        server.logger.error('HTTP handler failed', { error: String(error) })
-        sink.send(500, { 'content-type': 'application/json' })
-      })
+      core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
     })
   }
 }
@@ -153,7 +156,7 @@ export interface RunningServer {
 }
 
 /** Listens on host:port and serves the MCP endpoint. Loopback binds get the loopback Host/Origin policy. */
-export async function serveNode(server: Server, options: ServeOptions = {}): Promise<RunningServer> {
+export async function serveNode(server: RequestHandler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const policy = options.originPolicy ?? (isLoopbackHost(host) ? loopbackPolicy() : {})
   const httpServer = createServer(createNodeHandler(server, { ...options, originPolicy: policy }))
@@ -171,7 +174,8 @@ export async function serveNode(server: Server, options: ServeOptions = {}): Pro
     url: `http://${shownHost}:${address.port}${options.path ?? '/mcp'}`,
     httpServer,
     close: async () => {
-      // Listen streams first get their graceful closing result (SUB-12), then connections go.
+      // Listen streams first get their graceful closing result (patterns/subscriptions §Graceful Closure),
+      // then connections go.
       server.close()
       await new Promise((resolve) => setTimeout(resolve, 10))
       await new Promise<void>((resolve) => {

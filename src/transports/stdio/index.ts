@@ -3,18 +3,23 @@
  * `notifications/cancelled` aborts a request (and then nothing is sent for it), logs only on stderr.
  */
 import type { Readable, Writable } from 'node:stream'
-import type { Server } from '../../server.js'
+import type { DualEraHandler } from '../dual-era.js'
 import type { Exchange } from '../../protocol/exchange.js'
 import { LazyAbort } from '../../protocol/lazy-abort.js'
-import { encodeError } from '../../protocol/encode.js'
-import { invalidRequest, parseError } from '../../wire/errors.js'
+import { encodeError, encodeResult } from '../../protocol/encode.js'
+import type { Reply } from '../../protocol/dispatcher.js'
+import { invalidRequest, McpError, parseError } from '../../wire/errors.js'
+import { PeerState } from '../../legacy/engine.js'
+import { hasModernMeta } from '../../legacy/versions.js'
 import {
   classify,
   isRecord,
   isRequestId,
   type JsonRpcNotification,
+  type JsonRpcRequest,
   type RequestId,
 } from '../../wire/jsonrpc.js'
+import type { ClientCapabilities, Implementation } from '../../wire/types.js'
 
 export interface StdioOptions {
   readonly input?: Readable
@@ -46,6 +51,8 @@ class StdioExchange implements Exchange {
   constructor(
     private readonly send: (line: string) => void,
     private readonly pending: () => number,
+    /** Asks the client directly; set only for 2025-era connections (see Exchange.request). */
+    readonly request?: (method: string, params: unknown, signal: AbortSignal) => Promise<unknown>,
   ) {}
 
   /** Bytes written but not yet taken by the reader of stdout (bounds slow listen streams). */
@@ -68,7 +75,14 @@ class StdioExchange implements Exchange {
   }
 }
 
-export function serveStdio(server: Server, options: StdioOptions = {}): StdioConnection {
+/** A connection that opened with `initialize` (2025-11-25 basic/lifecycle): its negotiated terms. */
+interface LegacyConnection {
+  readonly session: { version: string; capabilities: ClientCapabilities; clientInfo?: Implementation }
+  readonly peer: PeerState
+  readonly detach: () => void
+}
+
+export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): StdioConnection {
   const input = options.input ?? process.stdin
   const output = options.output ?? process.stdout
   const maxLine = options.maxLineBytes ?? 4 * 1024 * 1024
@@ -79,6 +93,9 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
   let pendingSize = 0
   let discarding = false
   let ended = false
+  const engine = server.legacy
+  let legacy: LegacyConnection | undefined
+  const connectionKey = `stdio-${crypto.randomUUID()}`
   let resolveClosed!: () => void
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
 
@@ -136,7 +153,9 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
         send(encodeError(inbound.id, invalidRequest(inbound.reason)))
         return
       case 'response':
-        return // servers send no requests, so there is nothing a response could answer
+        // Only 2025-era connections get server-to-client requests; other responses answer nothing.
+        if (legacy && engine) engine.answer(connectionKey, inbound.message)
+        return
       case 'notification': {
         const { method, params } = inbound.message
         if (method === 'notifications/cancelled' && isRecord(params) && isRequestId(params.requestId)) {
@@ -157,17 +176,53 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
       )
       return
     }
+    // 2025-era traffic: an `initialize`, then everything without the current revision's `_meta`.
+    if (engine && (legacy || request.method === 'initialize') && !hasModernMeta(request.params)) {
+      if (!legacy) return initialize(request)
+      const exchange = new StdioExchange(send, backlog, (method, params, signal) =>
+        engine.ask(connectionKey, (message) => send(JSON.stringify(message)), method, params, signal),
+      )
+      return track(request, exchange, engine.request(legacy.session, legacy.peer, request, exchange))
+    }
     const exchange = new StdioExchange(send, backlog)
+    if (request.method === 'subscriptions/listen') listens.add(request.id)
+    track(request, exchange, server.handle(request, exchange))
+  }
+
+  /** A 2025-era client's handshake: from now on this connection speaks its negotiated revision. */
+  const initialize = (request: JsonRpcRequest): void => {
+    if (!engine) return
+    try {
+      const negotiated = engine.negotiate(request.params ?? {})
+      const session: LegacyConnection['session'] = {
+        version: negotiated.version,
+        capabilities: negotiated.capabilities,
+      }
+      if (negotiated.clientInfo) session.clientInfo = negotiated.clientInfo
+      const peer = new PeerState()
+      const detach = engine.attach(
+        peer,
+        (message) => send(JSON.stringify(message)),
+        () => {},
+      )
+      legacy = { session, peer, detach }
+      send(encodeResult(request.id, negotiated.result))
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error
+      send(encodeError(request.id, error))
+    }
+  }
+
+  const track = (request: JsonRpcRequest, exchange: StdioExchange, handled: Promise<Reply | null>): void => {
     const controller = exchange.controller
     inFlight.set(request.id, controller)
-    if (request.method === 'subscriptions/listen') listens.add(request.id)
-    server
-      .handle(request, exchange)
+    handled
       .then((reply) => {
         if (!reply || controller.aborted) return
         send(reply.body)
         // A listen stream the server ended is also torn down with notifications/cancelled on stdio
-        // (cancellation.mdx; requirements §11.1): the result first, then the cancel.
+        // (patterns/cancellation asks for a cancel, patterns/subscriptions §Graceful Closure for a result; we
+        // send both): the result first, then the cancel.
         if (request.method === 'subscriptions/listen' && reply.status === 200) {
           send(
             JSON.stringify({
@@ -229,6 +284,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
     ended = true
     if (pendingSize > 0) onLine(Buffer.concat(pending))
     pending = []
+    legacy?.detach()
     for (const id of listens) inFlight.get(id)?.abort('input ended')
     maybeClosed()
     if (inFlight.size > 0) setTimeout(abortAll, options.drainMs ?? 5_000).unref()

@@ -1,13 +1,13 @@
 /**
  * Runs the benchmark server (`npm run bench:server`):
  *
- *   PORT=3000 TOOLS=1000 node dist/bench/main.js      Streamable HTTP on 127.0.0.1:PORT/mcp
- *   TOOLS=1 node dist/bench/main.js --stdio            stdio
+ *   PORT=3000 TOOLS=1000 node bench/.build/main.js      Streamable HTTP on 127.0.0.1:PORT/mcp
+ *   TOOLS=1 node bench/.build/main.js --stdio            stdio
  *
  * PAGE_SIZE sets the `tools/list` page size (default 1000: a client building its tool list wants them all).
  */
-import { serveNode } from '../transports/http/node.js'
-import { serveStdio } from '../transports/stdio/index.js'
+import { serveNode } from 'toolwire/node'
+import { serveStdio } from 'toolwire/stdio'
 import { createBenchServer } from './server.js'
 
 function positiveInt(value: string | undefined, fallback: number, label: string): number {

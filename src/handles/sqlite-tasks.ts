@@ -10,7 +10,7 @@ import {
   type TaskRecord,
   type TaskStore,
   type TaskTransition,
-} from '../../features/tasks/store.js'
+} from '../features/tasks/store.js'
 
 export interface SqliteTaskStoreOptions {
   /** Clock, for tests (default Date.now). */

@@ -5,7 +5,7 @@
  * and call limits and the concurrency cap: the load generator is a single anonymous principal, and the
  * benchmark measures serving, not refusing.
  */
-import { defineServer, defineTool, jsonSchema, type Server, type ToolDefinition } from '../index.js'
+import { defineServer, defineTool, jsonSchema, type Server, type ToolDefinition } from 'toolwire'
 
 const add = defineTool({
   name: 'add',

@@ -1,0 +1,50 @@
+/**
+ * The 2025-era revisions served beside the current one, and how their answers differ: version
+ * negotiation at `initialize` and result shapes without the fields those revisions do not define.
+ */
+import { isRecord } from '../wire/jsonrpc.js'
+import { META_PROTOCOL_VERSION, META_SERVER_INFO } from '../wire/meta.js'
+import type { ServerCapabilities } from '../wire/types.js'
+
+/** Initialization-based revisions this server speaks, newest first. */
+export const LEGACY_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26']
+
+/**
+ * The version a legacy client gets: its own when we speak it, else our newest, which the client may refuse
+ * (2025-11-25 basic/lifecycle §Version Negotiation).
+ */
+export function negotiateVersion(requested: unknown): string {
+  return typeof requested === 'string' && LEGACY_VERSIONS.includes(requested)
+    ? requested
+    : (LEGACY_VERSIONS[0] as string)
+}
+
+/** True when a request carries the current revision's `_meta` envelope (then it is never legacy). */
+export function hasModernMeta(params: Record<string, unknown> | undefined): boolean {
+  const meta = params?._meta
+  return isRecord(meta) && meta[META_PROTOCOL_VERSION] !== undefined
+}
+
+/** The capabilities object of an `initialize` result: the 2025-era members only. */
+export function legacyCapabilities(capabilities: ServerCapabilities): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const key of ['experimental', 'logging', 'completions', 'prompts', 'resources', 'tools'] as const) {
+    if (capabilities[key] !== undefined) out[key] = capabilities[key]
+  }
+  return out
+}
+
+/**
+ * A result in a 2025-era shape: no `resultType`, `ttlMs` or `cacheScope` (2026-07-28 additions) and no
+ * `serverInfo` in `_meta` (those revisions send it once, in the `initialize` result).
+ */
+export function legacyResult(result: Record<string, unknown>): Record<string, unknown> {
+  const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, ...rest } = result
+  const meta = rest._meta
+  if (isRecord(meta) && META_SERVER_INFO in meta) {
+    const { [META_SERVER_INFO]: _info, ...others } = meta
+    if (Object.keys(others).length > 0) rest._meta = others
+    else delete rest._meta
+  }
+  return rest
+}

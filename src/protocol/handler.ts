@@ -1,0 +1,48 @@
+/**
+ * The one interface transports depend on. A transport turns bytes into requests and replies back into bytes;
+ * everything else (methods, features, security) sits behind `handle`. `Server` implements it.
+ */
+import type { JsonRpcRequest } from '../wire/jsonrpc.js'
+import type { Reply, ServerLogger, TransportCheck } from './dispatcher.js'
+import type { AuthInfo, Exchange } from './exchange.js'
+
+/** The parts of an HTTP request an authenticator reads. */
+export interface AuthRequest {
+  header(name: string): string | undefined
+  /** The client's address, for limits on failed attempts. */
+  readonly remoteAddress?: string | undefined
+}
+
+/** Accepted (with the caller's identity, or anonymous), or refused with a ready HTTP answer. */
+export type AuthOutcome =
+  | { readonly ok: true; readonly auth?: AuthInfo }
+  | {
+      readonly ok: false
+      readonly status: number
+      readonly headers: Record<string, string>
+      readonly body: string
+    }
+
+/** A document served beside the endpoint, such as RFC 9728 protected-resource metadata. */
+export interface HttpDocument {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+/** HTTP authentication as a transport sees it: a verdict per request and the documents it publishes. */
+export interface HttpAuthenticator {
+  authenticate(request: AuthRequest): Promise<AuthOutcome> | AuthOutcome
+  /** The document for `method path`, or undefined when the path is not one of its own. */
+  document?(method: string, path: string): HttpDocument | undefined
+}
+
+export interface RequestHandler {
+  /** Answers one request; null when there is nothing to send (the request was cancelled). */
+  handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null>
+  readonly logger: ServerLogger
+  /** Present when HTTP requests must authenticate. */
+  readonly authenticator?: HttpAuthenticator | undefined
+  /** Ends every long-lived stream gracefully; transports call it before closing their connections. */
+  close(): Promise<void>
+}

@@ -1,0 +1,239 @@
+/**
+ * The output guard for tool results. One walk over the whole result cleans every string (values and keys,
+ * including the result's `_meta`, each block's `_meta` and `annotations`): terminal escapes and invisible
+ * controls are removed, and configured secrets in string values are replaced. The same walk counts the
+ * result's size as JSON text in UTF-8 bytes, so the cap measures what goes on the wire, not characters.
+ * Numbers, keys' meaning and JSON syntax are never rewritten: the result is cleaned as a structure and
+ * encoded afterwards.
+ */
+import type { CallToolResult, ContentBlock } from '../wire/types.js'
+import { binaryProblem, stripControls } from './sanitize.js'
+
+export interface OutputLimits {
+  /** Largest result, in bytes of its JSON encoding (default 1 MiB). */
+  readonly maxBytes: number
+  /** Over the cap: cut text with a marker (default), or refuse with a tool error. */
+  readonly oversized: 'truncate' | 'refuse'
+}
+
+/** Replaces secrets inside one string value. */
+export type Redact = (text: string) => string
+
+/** What the guard decided: the result to send, or why it cannot be sent (`log` is for the operator only). */
+export type Guarded = { result: CallToolResult } | { refuse: string; log?: string }
+
+/** Encoded size of what was walked, in bytes. */
+export interface Tally {
+  n: number
+}
+
+/** Characters JSON writes as themselves and UTF-8 writes in one byte. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
+
+/** Bytes the UTF-16 code unit at `index` adds to the JSON text, and how many units it consumed. */
+function unitBytes(text: string, index: number): [bytes: number, units: number] {
+  const code = text.charCodeAt(index)
+  if (code < 0x80) {
+    if (code === 0x22 || code === 0x5c) return [2, 1]
+    if (code >= 0x20) return [1, 1]
+    return code === 8 || code === 9 || code === 10 || code === 12 || code === 13 ? [2, 1] : [6, 1]
+  }
+  if (code < 0x800) return [2, 1]
+  if (code >= 0xd800 && code <= 0xdbff) {
+    const next = text.charCodeAt(index + 1)
+    return next >= 0xdc00 && next <= 0xdfff ? [4, 2] : [6, 1] // a lone surrogate is written as \udxxx
+  }
+  return code >= 0xdc00 && code <= 0xdfff ? [6, 1] : [3, 1]
+}
+
+/** Size of `JSON.stringify(text)` in UTF-8 bytes, quotes included. */
+export function encodedLength(text: string): number {
+  if (PLAIN.test(text)) return text.length + 2
+  let bytes = 2
+  for (let index = 0; index < text.length;) {
+    const [add, units] = unitBytes(text, index)
+    bytes += add
+    index += units
+  }
+  return bytes
+}
+
+/** The longest prefix of `text` whose JSON string (quotes included) fits in `budget` bytes. */
+function prefixWithin(text: string, budget: number): string {
+  let bytes = 2
+  let index = 0
+  while (index < text.length) {
+    const [add, units] = unitBytes(text, index)
+    if (bytes + add > budget) break
+    bytes += add
+    index += units
+  }
+  return text.slice(0, index)
+}
+
+/**
+ * A JSON value with every string cleaned (and string values redacted); adds its encoded size to `tally`.
+ * Copy-on-write: a value with nothing to clean comes back as the same reference, so a clean result costs a
+ * scan and no allocation.
+ */
+export function cleanValue(value: unknown, tally: Tally = { n: 0 }, redact?: Redact): unknown {
+  switch (typeof value) {
+    case 'string': {
+      let text = stripControls(value)
+      if (redact) text = redact(text)
+      tally.n += encodedLength(text)
+      return text
+    }
+    case 'number':
+      tally.n += Number.isFinite(value) ? String(value).length : 4
+      return value
+    case 'boolean':
+      tally.n += value ? 4 : 5
+      return value
+    case 'object':
+      break
+    default:
+      return value // undefined and functions: JSON leaves them out
+  }
+  if (value === null) {
+    tally.n += 4
+    return value
+  }
+  if (Array.isArray(value)) {
+    tally.n += value.length > 0 ? value.length + 1 : 2 // brackets and commas
+    let copy: unknown[] | undefined
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index]
+      if (item === undefined) tally.n += 4 // written as null
+      const cleaned = cleanValue(item, tally, redact)
+      if (cleaned !== item) (copy ??= [...(value as unknown[])])[index] = cleaned
+    }
+    return copy ?? value
+  }
+  const record = value as Record<string, unknown>
+  let copy: Record<string, unknown> | undefined
+  let members = 0
+  for (const key of Object.keys(record)) {
+    const item = record[key]
+    if (item === undefined) continue
+    members++
+    const cleanKey = stripControls(key)
+    tally.n += encodedLength(cleanKey) + 1 // the key and its colon
+    const cleaned = cleanValue(item, tally, redact)
+    if (cleanKey === key && cleaned === item) continue
+    copy ??= { ...record }
+    if (cleanKey !== key) delete copy[key]
+    copy[cleanKey] = cleaned
+  }
+  tally.n += members > 0 ? members + 1 : 2 // braces and commas
+  return copy ?? value
+}
+
+/** Encoded size of a JSON value in bytes, without changing anything. */
+export function jsonBytes(value: unknown): number {
+  const tally = { n: 0 }
+  cleanValue(value, tally)
+  return tally.n
+}
+
+function binaryBlockProblem(block: ContentBlock): string | undefined {
+  if (block.type === 'image' || block.type === 'audio') {
+    const problem = binaryProblem(block.data, block.mimeType, block.type)
+    return problem && `${block.type} content: ${problem}`
+  }
+  if (block.type === 'resource') {
+    const resource = block.resource as unknown as Record<string, unknown>
+    if (typeof resource.blob !== 'string') return undefined
+    const problem = binaryProblem(resource.blob, resource.mimeType)
+    return problem && `resource ${String(resource.uri)}: ${problem}`
+  }
+  return undefined
+}
+
+export interface Cleaned {
+  readonly result: CallToolResult
+  readonly bytes: number
+}
+
+/**
+ * Cleans a whole result: every string, everywhere in it. `strip: false` (sanitising switched off) still
+ * redacts. Never throws; unusable binary content becomes a refusal.
+ */
+export function cleanResult(
+  result: CallToolResult,
+  strip: boolean,
+  redact: Redact | undefined,
+): Cleaned | { refuse: string; log: string } {
+  if (strip) {
+    for (const block of result.content) {
+      const problem = binaryBlockProblem(block)
+      if (problem) return { refuse: 'produced invalid binary content', log: problem }
+    }
+  }
+  const tally = { n: 0 }
+  const cleaned = strip ? cleanValue(result, tally, redact) : redactValue(result, redact)
+  if (!strip) tally.n = jsonBytes(cleaned)
+  return { result: cleaned as CallToolResult, bytes: tally.n }
+}
+
+/** Redaction alone (string values only; copy-on-write): for errors, other results, and unsanitised output. */
+export function redactValue(value: unknown, redact: Redact | undefined): unknown {
+  if (!redact) return value
+  if (typeof value === 'string') return redact(value)
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined
+    value.forEach((item: unknown, index) => {
+      const cleaned = redactValue(item, redact)
+      if (cleaned !== item) (copy ??= [...(value as unknown[])])[index] = cleaned
+    })
+    return copy ?? value
+  }
+  let copy: Record<string, unknown> | undefined
+  for (const [key, item] of Object.entries(value)) {
+    const cleaned = redactValue(item, redact)
+    if (cleaned !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = cleaned
+  }
+  return copy ?? value
+}
+
+const marker = (max: number): string => `\n[truncated: the result exceeded the ${max}-byte limit]`
+
+/** Cuts text so the content array fits in `budget` bytes, drops the blocks after the cut, and says so. */
+function truncate(content: readonly ContentBlock[], budget: number, max: number): ContentBlock[] | undefined {
+  const note = marker(max)
+  const noteBlock: ContentBlock = { type: 'text', text: note.trimStart() }
+  const noteCost = jsonBytes(noteBlock) + 1
+  let left = budget - 2 // the brackets; each block below also pays for one comma
+  const kept: ContentBlock[] = []
+  for (const block of content) {
+    const weight = jsonBytes(block) + 1
+    if (weight + noteCost <= left) {
+      kept.push(block)
+      left -= weight
+      continue
+    }
+    if (block.type === 'text') {
+      const room = left - (weight - encodedLength(block.text)) - encodedLength(note) + 2
+      if (room > 2) {
+        kept.push({ ...block, text: prefixWithin(block.text, room) + note })
+        return kept
+      }
+    }
+    break
+  }
+  if (left < noteCost) return undefined
+  kept.push(noteBlock)
+  return kept
+}
+
+/** Fits a cleaned result under the cap: unchanged, with its text cut (default), or refused. */
+export function fitResult(result: CallToolResult, bytes: number, limits: OutputLimits): Guarded {
+  if (bytes <= limits.maxBytes) return { result }
+  const over = `returned ${bytes} bytes, over the ${limits.maxBytes}-byte limit for results; ask for less (narrow the query or page through it)`
+  // Structured content cannot be cut without breaking its schema, and `_meta` cannot be cut at all.
+  if (limits.oversized === 'refuse' || result.structuredContent !== undefined) return { refuse: over }
+  const rest = bytes - jsonBytes(result.content)
+  const content = truncate(result.content, limits.maxBytes - rest, limits.maxBytes)
+  return content ? { result: { ...result, content } } : { refuse: over }
+}

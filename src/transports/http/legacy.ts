@@ -1,0 +1,215 @@
+/**
+ * Streamable HTTP as 2025-era clients speak it (2025-11-25 basic/transports §Streamable HTTP): `initialize`
+ * mints a sealed `Mcp-Session-Id`, POSTs carry requests, notifications and the client's responses to our
+ * requests, GET opens the session's notification stream, DELETE ends the session.
+ */
+import type { AuthInfo } from '../../protocol/exchange.js'
+import type { LegacyEngine } from '../../legacy/engine.js'
+import type { LegacySession, SessionCodec } from '../../legacy/session.js'
+import { encodeError, encodeResult } from '../../protocol/encode.js'
+import { ErrorCode, invalidRequest, McpError } from '../../wire/errors.js'
+import { type Inbound, isRecord, isRequestId, type JsonRpcRequest } from '../../wire/jsonrpc.js'
+import { HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
+import { hasModernMeta } from '../../legacy/versions.js'
+import type { HttpRequestView, HttpResponseSink } from './core.js'
+import { HttpExchange, JSON_HEADERS, SSE_HEADERS, writeReply } from './exchange.js'
+
+export const HEADER_SESSION_ID = 'mcp-session-id'
+
+/** A legacy request's exchange: it can also ask the client (elicitation, sampling, roots) on its stream. */
+class LegacyHttpExchange extends HttpExchange {
+  readonly #cancel = new AbortController()
+  #signal: AbortSignal | undefined
+
+  constructor(
+    view: HttpRequestView,
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+    private readonly engine: LegacyEngine,
+    private readonly sessionId: string,
+  ) {
+    super(view, out, auth)
+  }
+
+  /** Aborted by a client disconnect or by `notifications/cancelled` on another POST. */
+  override get signal(): AbortSignal {
+    this.#signal ??= AbortSignal.any([this.view.signal, this.#cancel.signal])
+    return this.#signal
+  }
+
+  override get aborted(): boolean {
+    return this.#cancel.signal.aborted || (this.view.aborted ?? this.view.signal.aborted)
+  }
+
+  cancel(reason: unknown): void {
+    this.#cancel.abort(reason)
+  }
+
+  get request(): (method: string, params: unknown, signal: AbortSignal) => Promise<unknown> {
+    return (method, params, signal) =>
+      this.engine.ask(this.sessionId, (message) => this.send(message), method, params, signal)
+  }
+}
+
+function sendError(out: HttpResponseSink, status: number, error: McpError, id?: JsonRpcRequest['id']): void {
+  out.send(status, JSON_HEADERS, encodeError(id, error))
+}
+
+export class LegacyHttp {
+  constructor(
+    private readonly engine: LegacyEngine,
+    private readonly sessions: SessionCodec,
+    private readonly keepAliveMs: number,
+  ) {}
+
+  /** True when a POST belongs to the legacy era: an `initialize` or a session's message without `_meta`. */
+  static claims(view: HttpRequestView, inbound: Inbound): boolean {
+    if (inbound.kind === 'invalid') return false
+    const message = inbound.message
+    if ('method' in message && hasModernMeta(message.params)) return false
+    if (inbound.kind === 'request' && inbound.message.method === 'initialize') return true
+    return view.header(HEADER_SESSION_ID) !== undefined
+  }
+
+  async post(
+    view: HttpRequestView,
+    inbound: Inbound,
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
+    if (inbound.kind === 'request' && inbound.message.method === 'initialize') {
+      return this.#initialize(inbound.message, out, auth)
+    }
+    const session = await this.#session(view, out, auth)
+    if (!session) return
+    if (inbound.kind === 'notification') {
+      const { method, params } = inbound.message
+      if (method === 'notifications/cancelled' && isRecord(params) && isRequestId(params.requestId)) {
+        // The cancelled request may run on another instance: the change bus carries the cancellation.
+        const change: { kind: 'cancelled'; requestId: string | number; reason?: string } = {
+          kind: 'cancelled',
+          requestId: params.requestId,
+        }
+        if (typeof params.reason === 'string') change.reason = params.reason
+        this.engine.share(session.id, change)
+      }
+      out.send(202, {})
+      return
+    }
+    if (inbound.kind === 'response') {
+      this.engine.answer(session.id, inbound.message, true)
+      out.send(202, {})
+      return
+    }
+    if (inbound.kind !== 'request') return
+    const request = inbound.message
+    const exchange = new LegacyHttpExchange(view, out, auth, this.engine, session.id)
+    const untrack = this.engine.track(session.id, request.id, (reason) => exchange.cancel(reason))
+    try {
+      const peer = this.engine.peer(session.id)
+      const reply = await this.engine.request(session, peer, request, exchange, session.id)
+      // A request cancelled before anything was streamed still needs its HTTP exchange closed.
+      if ((reply === null || exchange.aborted) && !exchange.streaming) out.send(202, {})
+      else writeReply(exchange, reply, out)
+    } finally {
+      untrack()
+    }
+  }
+
+  /** GET: the session's stream of list changes and subscribed resource updates. */
+  async stream(view: HttpRequestView, out: HttpResponseSink, auth: AuthInfo | undefined): Promise<void> {
+    if (!/text\/event-stream|\*\/\*/i.test(view.header('accept') ?? '*/*')) {
+      sendError(out, 406, invalidRequest('Accept must allow text/event-stream'))
+      return
+    }
+    const session = await this.#session(view, out, auth)
+    if (!session) return
+    out.startStream(SSE_HEADERS)
+    out.write(':\n\n')
+    let open = true
+    const keepAlive =
+      this.keepAliveMs > 0 ? setInterval(() => open && out.write(':\n\n'), this.keepAliveMs) : undefined
+    keepAlive?.unref?.()
+    const finish = (): void => {
+      if (!open) return
+      open = false
+      if (keepAlive) clearInterval(keepAlive)
+      detach()
+      out.end()
+    }
+    const detach = this.engine.attach(
+      this.engine.peer(session.id),
+      (message) => {
+        if (open) out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+      },
+      finish,
+    )
+    if (view.aborted ?? view.signal.aborted) finish()
+    else view.signal.addEventListener('abort', finish, { once: true })
+  }
+
+  /** DELETE: ends the session (2025-11-25 §Session Management). */
+  async end(view: HttpRequestView, out: HttpResponseSink, auth: AuthInfo | undefined): Promise<void> {
+    const session = await this.#session(view, out, auth)
+    if (!session) return
+    this.engine.end(session)
+    out.send(200, {})
+  }
+
+  async #initialize(
+    request: JsonRpcRequest,
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
+    try {
+      const negotiated = this.engine.negotiate(request.params ?? {})
+      const token = await this.sessions.mint(
+        negotiated.version,
+        negotiated.capabilities,
+        negotiated.clientInfo,
+        auth?.subject,
+      )
+      out.send(
+        200,
+        { ...JSON_HEADERS, [HEADER_SESSION_ID]: token },
+        encodeResult(request.id, negotiated.result),
+      )
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error
+      sendError(out, 400, error, request.id)
+    }
+  }
+
+  /** The request's open session, or undefined after answering 400 (no id) or 404 (unknown, ended, expired). */
+  async #session(
+    view: HttpRequestView,
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+  ): Promise<LegacySession | undefined> {
+    const token = view.header(HEADER_SESSION_ID)
+    if (token === undefined) {
+      sendError(out, 400, invalidRequest('Mcp-Session-Id header is required; send initialize first'))
+      return undefined
+    }
+    const session = await this.sessions.open(token.trim())
+    // Another user's session id is treated like an unknown one.
+    if (!session || this.engine.isEnded(session.id) || session.principal !== auth?.subject) {
+      sendError(
+        out,
+        404,
+        new McpError(ErrorCode.SessionNotFound, 'Session not found: initialize a new session'),
+      )
+      return undefined
+    }
+    const version = view.header(HEADER_PROTOCOL_VERSION)?.trim()
+    if (version !== undefined && version !== session.version) {
+      sendError(
+        out,
+        400,
+        invalidRequest(`MCP-Protocol-Version '${version}' does not match the session's ${session.version}`),
+      )
+      return undefined
+    }
+    return session
+  }
+}

@@ -1,0 +1,92 @@
+/** Definition-time checks of descriptive fields: what a server publishes must have the spec schema's shape. */
+import { describe, expect, it } from 'vitest'
+import {
+  definePrompt,
+  defineResource,
+  defineServer,
+  defineTool,
+  PromptDefinitionError,
+  ResourceDefinitionError,
+  ToolDefinitionError,
+} from '../src/index.js'
+
+const toolWith = (extra: Record<string, unknown>) =>
+  defineServer({
+    name: 't',
+    version: '1',
+    tools: [defineTool({ name: 'x', handler: () => '', ...(extra as object) })],
+  })
+
+describe('tool metadata', () => {
+  it('accepts well-formed icons, annotations and titles', () => {
+    expect(() =>
+      toolWith({
+        title: 'X',
+        icons: [
+          { src: 'https://example.com/x.png', mimeType: 'image/png', sizes: ['48x48'], theme: 'dark' },
+          { src: 'data:image/png;base64,iVBORw0KGgo=' },
+        ],
+        annotations: { title: 'X', readOnlyHint: true, openWorldHint: false },
+        _meta: { 'example.com/k': 1 },
+      }),
+    ).not.toThrow()
+  })
+
+  it.each([
+    [{ icons: 'x' }, /icons must be an array/],
+    [{ icons: [{ src: 5 }] }, /icons\[0\]\.src must be an https: URL or a data: URI/],
+    [{ icons: [{ src: 'javascript:alert(1)' }] }, /icons\[0\]\.src/],
+    [{ icons: [{ src: 'file:///etc/passwd' }] }, /icons\[0\]\.src/],
+    [{ icons: [{ src: 'http://example.com/x.png' }] }, /icons\[0\]\.src/],
+    [{ icons: [{ src: 'https://example.com/x.png', theme: 'purple' }] }, /theme must be "light" or "dark"/],
+    [{ icons: [{ src: 'https://example.com/x.png', sizes: '48x48' }] }, /sizes must be an array of strings/],
+    [{ annotations: { readOnlyHint: 'yes' } }, /annotations\.readOnlyHint must be true or false/],
+    [{ annotations: 'read-only' }, /annotations must be an object/],
+    [{ title: 5 }, /title must be a string/],
+    [{ description: ['a'] }, /description must be a string/],
+    [{ _meta: 'x' }, /_meta must be an object/],
+  ])('refuses %j', (extra, message) => {
+    expect(() => toolWith(extra)).toThrow(ToolDefinitionError)
+    expect(() => toolWith(extra)).toThrow(message)
+  })
+})
+
+describe('prompt, resource and server metadata', () => {
+  it('refuses malformed prompt fields', () => {
+    const prompt = (extra: Record<string, unknown>) =>
+      defineServer({
+        name: 't',
+        version: '1',
+        prompts: [definePrompt({ name: 'p', handler: () => 'hi', ...(extra as object) })],
+      })
+    expect(() => prompt({ icons: [{ src: 'ftp://x/y.png' }] })).toThrow(PromptDefinitionError)
+    expect(() => prompt({ title: 5 })).toThrow(/title must be a string/)
+    expect(() => prompt({ arguments: [{ name: 'a', required: 'yes' }] })).toThrow(
+      /required must be true or false/,
+    )
+  })
+
+  it('refuses malformed resource fields, including its cache scope', () => {
+    const resource = (extra: Record<string, unknown>) =>
+      defineServer({
+        name: 't',
+        version: '1',
+        resources: [defineResource({ uri: 'notes://a', name: 'a', read: () => 'x', ...(extra as object) })],
+      })
+    expect(() => resource({ cache: { scope: 'everyone' } })).toThrow(ResourceDefinitionError)
+    expect(() => resource({ annotations: { priority: 2 } })).toThrow(/priority must be a number from 0 to 1/)
+    expect(() => resource({ annotations: { audience: ['admin'] } })).toThrow(/audience/)
+    expect(() => resource({ icons: [{ src: 'javascript:alert(1)' }] })).toThrow(/icons\[0\]\.src/)
+  })
+
+  it("refuses a bad cache scope or server icon in defineServer's own options", () => {
+    const base = { name: 't', version: '1' }
+    expect(() => defineServer({ ...base, cache: { scope: 'everyone' as 'public' } })).toThrow(
+      /cache\.scope must be "public" or "private"/,
+    )
+    expect(() => defineServer({ ...base, discoverCache: { scope: 'all' as 'public' } })).toThrow(
+      /discoverCache\.scope/,
+    )
+    expect(() => defineServer({ ...base, icons: [{ src: 'javascript:x' }] })).toThrow(/icons\[0\]\.src/)
+  })
+})
