@@ -129,6 +129,19 @@ export const CLIENT_SCENARIOS = [
   'json-schema-2020-12-preservation',
 ]
 
+/**
+ * 2025-11-25 client scenarios without authorization: the suite's mock servers are 2025-era, so these test
+ * the client's fallback to initialize, the session's GET stream and SSE resumption. (`initialize` is left
+ * out: its mock answers the client's first 2026-07-28 request, so the client rightly stays modern and the
+ * scenario records no check.)
+ */
+export const CLIENT_SCENARIOS_2025 = [
+  'tools_call',
+  'elicitation-sep1034-client-defaults',
+  'sse-retry',
+  'json-schema-2020-12-preservation',
+]
+
 /** The command the suite spawns as the client under test (it appends the mock server's URL). */
 const CLIENT_COMMAND = `cd '${root.replaceAll("'", "'\\''")}' && npm run --silent conformance:client --`
 
@@ -209,9 +222,13 @@ async function main() {
     }
     for (const run of ALWAYS_RUNS)
       runs.push({ label: run.label, args: ['server', '--url', url, ...run.args, '-o', OUT] })
-    for (const scenario of CLIENT_SCENARIOS) {
+    const clientRuns = [
+      ...CLIENT_SCENARIOS.map((scenario) => [scenario, '2026-07-28']),
+      ...CLIENT_SCENARIOS_2025.map((scenario) => [scenario, '2025-11-25']),
+    ]
+    for (const [scenario, version] of clientRuns) {
       runs.push({
-        label: `client ${scenario}`,
+        label: `client ${scenario}${version === '2026-07-28' ? '' : ` (${version})`}`,
         args: [
           'client',
           '--command',
@@ -219,7 +236,7 @@ async function main() {
           '--scenario',
           scenario,
           '--spec-version',
-          '2026-07-28',
+          version,
           '-o',
           OUT,
         ],

@@ -1,15 +1,9 @@
 /**
  * toolwire's client over real transports: toolwire's server as a child process on stdio and on a real
- * loopback socket; a 2025-11-25-only server on both, which must fail with a clear version error.
+ * loopback socket; a 2025-11-25-only server on both, which the client uses through `initialize`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  connect,
-  RequestCancelledError,
-  TransportError,
-  VersionMismatchError,
-  type Client,
-} from '../src/client/index.js'
+import { connect, RequestCancelledError, TransportError, type Client } from '../src/client/index.js'
 import { connectStdio, type StdioTransport } from '../src/client/stdio-entry.js'
 import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 import { createToolwireTestServer } from './fixtures/toolwire-server.js'
@@ -83,14 +77,14 @@ describe('toolwire server over stdio', () => {
     await expect(other.listTools()).rejects.toBeInstanceOf(TransportError)
   })
 
-  it('fails fast and clearly when a stdio server never answers server/discover', async () => {
+  it('fails fast and clearly when a stdio server answers neither era', async () => {
     const silent = connectStdio(
       { command: process.execPath, args: ['-e', 'process.stdin.resume()'] },
       { discoverTimeoutMs: 200 },
     )
     const started = Date.now()
     await expect(silent.listTools()).rejects.toThrow(
-      /did not answer server\/discover; it may speak only an older MCP revision .* no answer within 200 ms/,
+      /answered neither server\/discover \(2026-07-28\) nor initialize \(2025-era\): no answer within 200 ms/,
     )
     expect(Date.now() - started).toBeLessThan(5_000)
     await silent.close()
@@ -135,24 +129,26 @@ describe('toolwire server on a real socket', () => {
   })
 })
 
-describe('a server that speaks only 2025-11-25', () => {
-  it('gets a clear error naming both versions over HTTP', async () => {
+describe('a server that speaks only 2025-11-25 (SDK v2 without its 2026-07-28 entry)', () => {
+  it('is used through initialize over HTTP with sessions', async () => {
     const client = connect({ url: 'http://127.0.0.1/mcp', fetch: (await createLegacyFetch()) as never })
-    const error = await client.listTools().catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(VersionMismatchError)
-    expect((error as Error).message).toMatch(/server speaks MCP 2025-11-25; this client speaks 2026-07-28/)
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['hello'])
+    expect(client.legacy).toBe(true)
+    expect(client.protocolVersion).toBe('2025-11-25')
+    expect((await client.callTool('hello')).content).toEqual([{ type: 'text', text: 'hello' }])
+    await client.close()
   })
 
-  it('gets a clear error naming both versions over stdio', async () => {
+  it('is used through initialize over stdio', async () => {
     const client = connectStdio({
       command: process.execPath,
       args: [fixture('legacy-server.mjs')],
       stderr: 'ignore',
     })
     try {
-      const error = await client.callTool('hello').catch((e: unknown) => e)
-      expect(error).toBeInstanceOf(VersionMismatchError)
-      expect((error as VersionMismatchError).serverVersions).toEqual(['2025-11-25'])
+      expect((await client.callTool('hello')).content).toEqual([{ type: 'text', text: 'hello' }])
+      expect(client.legacy).toBe(true)
+      expect((await client.discover()).supportedVersions).toEqual(['2025-11-25'])
     } finally {
       await client.close()
     }

@@ -1,5 +1,7 @@
 /**
- * `Client`: uses any MCP 2026-07-28 server. It needs only fetch-era web APIs (stdio lives in connect.ts).
+ * `Client`: uses any MCP server, 2026-07-28 or 2025-era (2025-03-26 to 2025-11-25), through one API. It
+ * needs only fetch-era web APIs (stdio lives in `toolwire/client/stdio`). The era is found as basic/versioning
+ * §Backward Compatibility with Initialization-Based Versions says (see legacy.ts).
  *
  *   const client = connect({ url: 'http://127.0.0.1:3000/mcp' })
  *   const { tools } = await client.listTools()
@@ -18,9 +20,11 @@ import type {
 } from '../wire/types.js'
 import { OAuthProvider } from './auth/provider.js'
 import type { OAuthOptions } from './auth/types.js'
-import { InvalidResponseError, ProtocolError, RequestTimeoutError } from './errors.js'
+import { InvalidResponseError, ProtocolError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
-import { looksLegacy, probeLegacy } from './legacy.js'
+import { EraGate } from './era.js'
+import { answerServerRequest, discoverResultOf } from './legacy.js'
+import { type NotificationTap, openLegacySubscription } from './legacy-listen.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
 import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
@@ -117,8 +121,8 @@ export class Client {
   #discovered: Promise<DiscoverResult> | undefined
   #discoveredUntil = Infinity
   readonly #discoverTimeoutMs: number
-  #probed = false
-  #probedDiscover = false
+  readonly #era: EraGate
+  readonly #taps = new Set<(notification: JsonRpcNotification) => void>()
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
     this.transport = isTransport(target) ? target : new HttpTransport(withAuth(target, options.auth))
@@ -141,8 +145,22 @@ export class Client {
       protocolVersion: PROTOCOL_VERSION,
       timeoutMs: options.timeoutMs ?? 60_000,
     })
-    if (options.onNotification) this.transport.onNotification = options.onNotification
     this.#audit = options.onToolCall
+    this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs)
+    const onNotification = options.onNotification
+    this.transport.onNotification = (notification) => {
+      for (const tap of this.#taps) tap(notification)
+      onNotification?.(notification)
+    }
+    // Only 2025-era servers send requests; a 2026-07-28 server's would be a protocol violation, left unanswered.
+    this.transport.onRequest = (request, origin) => {
+      if (this.#era.legacy) void answerServerRequest(this.#session, request, origin, this.#handlers)
+    }
+  }
+
+  /** Whether the server turned out to be 2025-era (after the first request). */
+  get legacy(): boolean {
+    return this.#era.legacy !== undefined
   }
 
   /** The protocol version requests are sent with. */
@@ -156,6 +174,7 @@ export class Client {
 
   /** `server/discover`: the server's versions, capabilities and identity (cached while its `ttlMs` lasts). */
   discover(options: { signal?: AbortSignal } = {}): Promise<DiscoverResult> {
+    if (this.#era.legacy) return Promise.resolve(discoverResultOf(this.#era.legacy))
     if (this.#discovered && Date.now() >= this.#discoveredUntil) this.#discovered = undefined
     this.#discovered ??= this.#discover(options.signal).then(
       (result) => {
@@ -172,23 +191,10 @@ export class Client {
   }
 
   async #discover(signal: AbortSignal | undefined): Promise<DiscoverResult> {
-    let result: Record<string, unknown>
-    try {
-      const timeoutMs = this.#discoverTimeoutMs
-      result = await this.#session.request('server/discover', {}, { timeoutMs, ...(signal && { signal }) })
-    } catch (error) {
-      if (error instanceof RequestTimeoutError) {
-        throw new RequestTimeoutError(
-          error.timeoutMs,
-          'The server did not answer server/discover; it may speak only an older MCP revision (this client speaks 2026-07-28)',
-        )
-      }
-      throw await this.#explain(error, true)
-    }
-    if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
-      throw new InvalidResponseError('server/discover: the result lacks supportedVersions or capabilities')
-    }
-    return result as unknown as DiscoverResult
+    const timeoutMs = this.#discoverTimeoutMs
+    const result = await this.#request('server/discover', {}, { timeoutMs, ...(signal && { signal }) })
+    if (this.#era.legacy) return discoverResultOf(this.#era.legacy)
+    return checkDiscover(result)
   }
 
   /**
@@ -201,28 +207,12 @@ export class Client {
     return isRecord(info) ? (info as unknown as Implementation) : undefined
   }
 
-  async #explain(error: unknown, fromDiscover: boolean): Promise<unknown> {
-    if (this.#probed || !looksLegacy(error, fromDiscover)) return error
-    this.#probed = true
-    return probeLegacy(this.#session, error, CLIENT_INFO)
-  }
-
-  async #request(
+  #request(
     method: string,
     params: Record<string, unknown>,
-    options: Parameters<Session['request']>[2] = {},
+    options: CallOptions = {},
   ): Promise<Record<string, unknown>> {
-    // A modern-only client still probes stdio servers first (stdio §Backward Compatibility), so a legacy one
-    // fails clearly.
-    if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
-      await this.discover()
-      this.#probedDiscover = true
-    }
-    try {
-      return await this.#session.request(method, params, options)
-    } catch (error) {
-      throw await this.#explain(error, false)
-    }
+    return this.#era.request(method, params, options)
   }
 
   /** Every tool, following cursors; pages are served from the cache while their `ttlMs` lasts. */
@@ -266,8 +256,11 @@ export class Client {
         if (result.resultType === 'input_required' || !Array.isArray(result.tools)) {
           throw new InvalidResponseError('tools/list: the result has no tools array')
         }
-        const accepted = this.#book.accept(result.tools, this.transport.kind === 'http', this.#warn)
-        page = this.#book.store(credential, version, cursor, result, accepted)
+        // Mcp-Param-* headers are 2026-07-28 only: a 2025-era server's tools are accepted as on stdio.
+        const http = this.transport.kind === 'http' && !this.#era.legacy
+        const accepted = this.#book.accept(result.tools, http, this.#warn)
+        // Keyed by the version the page was fetched with: the first request may have settled a 2025-era one.
+        page = this.#book.store(credential, this.#session.version, cursor, result, accepted)
       }
       for (const tool of page.tools) tools.set(tool.name, tool)
       if (page.nextCursor === undefined) break
@@ -349,7 +342,7 @@ export class Client {
     let refreshedHeaders = false
     const result = await this.#withInputs('tools/call', name, base, {
       ...(options.signal && { signal: options.signal }),
-      headers: () => this.#book.paramHeaders(name, args),
+      headers: () => (this.#era.legacy ? {} : this.#book.paramHeaders(name, args)),
       onNotification,
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
       ...(options.resetTimeoutOnProgress && { resetTimeoutOnProgress: true }),
@@ -466,10 +459,9 @@ export class Client {
    * `onToolsChanged` the client refetches by itself, once per burst of changes.
    */
   async subscribe(filter: SubscriptionFilter, options: SubscribeOptions = {}): Promise<Subscription> {
-    if (this.transport.kind === 'stdio' && !this.#probedDiscover) {
-      await this.discover()
-      this.#probedDiscover = true
-    }
+    if (!this.#era.settled) await this.discover()
+    await this.#era.ready()
+    const legacy = this.#era.legacy
     const { onToolsChanged } = options
     let timer: ReturnType<typeof setTimeout> | undefined
     const refresh = (): void => {
@@ -479,13 +471,16 @@ export class Client {
         () => {}, // the cache stays dropped: the next listTools() retries and reports the error
       )
     }
-    const subscription = await openSubscription(this.#session, filter, options, (notification) => {
+    const onEvent = (notification: JsonRpcNotification): void => {
       if (notification.method !== 'notifications/tools/list_changed') return
       this.#book.invalidate()
       if (!onToolsChanged) return
       if (timer) clearTimeout(timer)
       timer = setTimeout(refresh, options.refreshDebounceMs ?? 100)
-    })
+    }
+    const subscription = legacy
+      ? await openLegacySubscription(this.#session, legacy, this.#tap, filter, options, onEvent)
+      : await openSubscription(this.#session, filter, options, onEvent)
     void subscription.ended.then(() => timer && clearTimeout(timer))
     return subscription
   }
@@ -508,10 +503,22 @@ export class Client {
     })
   }
 
-  /** Closes the connection (stdio: ends the server process). */
+  readonly #tap: NotificationTap = (listener) => {
+    this.#taps.add(listener)
+    return () => this.#taps.delete(listener)
+  }
+
+  /** Closes the connection (stdio: ends the server process; a 2025-era HTTP session is ended with DELETE). */
   close(): Promise<void> {
     return this.transport.close()
   }
 }
 
 const CLIENT_INFO: Implementation = { name: 'toolwire', version: '0.1.0' }
+
+function checkDiscover(result: Record<string, unknown>): DiscoverResult {
+  if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
+    throw new InvalidResponseError('server/discover: the result lacks supportedVersions or capabilities')
+  }
+  return result as unknown as DiscoverResult
+}

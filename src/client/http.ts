@@ -2,9 +2,14 @@
  * Streamable HTTP, client side: one POST per message (streamable-http §Sending Messages), the standard
  * headers on every request (streamable-http §Standard Request Headers), a JSON or SSE answer, and an abort
  * closes the stream (streamable-http §Cancellation).
+ * Against a 2025-era server (`legacy` set) it speaks that revision's transport instead: the negotiated
+ * `MCP-Protocol-Version` and the `Mcp-Session-Id` on every message, the server's own requests on SSE
+ * streams, a GET stream for notifications and DELETE to end the session (2025-11-25
+ * basic/transports §Streamable HTTP).
  */
 import {
   isRecord,
+  type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -13,8 +18,16 @@ import { META_PROTOCOL_VERSION } from '../wire/meta.js'
 import { encodeHeaderValue } from '../schema/x-mcp-header.js'
 import { AuthorizationError } from './auth/errors.js'
 import { TransportError } from './errors.js'
-import { OversizedError, readSse } from './sse.js'
-import type { ClientTransport, SendOptions } from './transport.js'
+import { OversizedError, readSse, type SseCursor } from './sse.js'
+import type { ClientTransport, SendOptions, ServerRequestHandler } from './transport.js'
+
+/** The 2025-era session this transport speaks for, once `initialize` chose that era. */
+export interface LegacyHttpSession {
+  /** The negotiated revision, sent as `MCP-Protocol-Version` on every later message. */
+  readonly version: string
+  /** Assigned by the server's answer to `initialize`, if it keeps sessions. */
+  sessionId?: string
+}
 
 export type HeadersInput =
   | Readonly<Record<string, string>>
@@ -58,6 +71,9 @@ export class HttpTransport implements ClientTransport {
   readonly kind = 'http'
   readonly url: URL
   onNotification: ((notification: JsonRpcNotification) => void) | undefined
+  onRequest: ServerRequestHandler | undefined
+  /** Set when the server turned out to be 2025-era (see legacy.ts). */
+  legacy: LegacyHttpSession | undefined
   readonly #headers: HeadersInput | undefined
   readonly #fetch: (request: Request) => Promise<Response>
   readonly #maxBytes: number
@@ -102,19 +118,44 @@ export class HttpTransport implements ClientTransport {
     return headers
   }
 
-  async #post(message: JsonRpcRequest | JsonRpcNotification, options: SendOptions): Promise<Response> {
+  async #post(message: JsonRpcMessage, options: SendOptions): Promise<Response> {
     const headers = new Headers(await this.#userHeaders())
-    for (const [name, value] of Object.entries(HttpTransport.standardHeaders(message)))
-      headers.set(name, value)
-    for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
+    const legacy = this.legacy
+    if (legacy) {
+      this.#legacyHeaders(headers, legacy)
+    } else if ('method' in message) {
+      for (const [name, value] of Object.entries(HttpTransport.standardHeaders(message)))
+        headers.set(name, value)
+      for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
+    }
     headers.set('content-type', 'application/json')
     headers.set('accept', 'application/json, text/event-stream')
-    const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
-    if (options.signal) init.signal = options.signal
+    const response = await this.#exchange('POST', headers, JSON.stringify(message), options.signal)
+    // 2025-11-25 basic/transports §Session Management: the server assigns the session on initialize.
+    const assigned = response.headers.get('mcp-session-id')
+    if (legacy && assigned && legacy.sessionId === undefined) legacy.sessionId = assigned
+    options.onStatus?.(response.status)
+    return response
+  }
+
+  #legacyHeaders(headers: Headers, legacy: LegacyHttpSession): void {
+    headers.set('mcp-protocol-version', legacy.version)
+    if (legacy.sessionId !== undefined) headers.set('mcp-session-id', legacy.sessionId)
+  }
+
+  async #exchange(
+    method: string,
+    headers: Headers,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> {
+    const init: RequestInit = { method, headers }
+    if (body !== undefined) init.body = body
+    if (signal) init.signal = signal
     try {
-      return await untilAborted(this.#fetch(new Request(this.url, init)), options.signal)
+      return await untilAborted(this.#fetch(new Request(this.url, init)), signal)
     } catch (error) {
-      if (options.signal?.aborted) throw options.signal.reason
+      if (signal?.aborted) throw signal.reason
       if (error instanceof AuthorizationError) throw error
       throw new TransportError(`Cannot reach ${this.url.href}: ${describe(error)}`, { cause: error })
     }
@@ -150,21 +191,48 @@ export class HttpTransport implements ClientTransport {
 
   async #readStream(
     message: JsonRpcRequest,
-    response: Response,
+    first: Response,
     options: SendOptions,
   ): Promise<JsonRpcResponse> {
+    const cursor: SseCursor = {}
+    let response = first
+    for (let resumed = 0; ; resumed++) {
+      const answer = await this.#readEvents(response, options, cursor, message)
+      if (answer) return answer
+      if (options.signal?.aborted) throw options.signal.reason
+      // 2025-11-25 basic/transports §Resumability and Redelivery: a stream that ends before its response
+      // is resumed with GET and Last-Event-ID after `retry`. Only a server that numbers its events offers
+      // that; 2026-07-28 streams are not resumable, so their servers send no ids.
+      if (cursor.lastEventId === undefined || resumed >= MAX_RESUMES) {
+        throw new TransportError(`The response stream for ${message.method} ended without a response`)
+      }
+      await pause(cursor.retryMs ?? DEFAULT_RETRY_MS, options.signal)
+      response = await this.#openGet(cursor.lastEventId, options.signal)
+    }
+  }
+
+  /** Reads one SSE body: notifications and server requests are dispatched; resolves with the response, if any. */
+  async #readEvents(
+    response: Response,
+    options: SendOptions,
+    cursor: SseCursor,
+    message: JsonRpcRequest | undefined,
+  ): Promise<JsonRpcResponse | undefined> {
     const body = response.body as ReadableStream<Uint8Array>
     try {
-      for await (const data of readSse(body, this.#maxBytes)) {
+      for await (const data of readSse(body, this.#maxBytes, cursor)) {
         const parsed = parseJson(data)
         if (isRecord(parsed) && typeof parsed.method === 'string' && !('id' in parsed)) {
           const notification = parsed as unknown as JsonRpcNotification
           if (options.onNotification) options.onNotification(notification)
           else this.onNotification?.(notification)
-        } else if (isResponseTo(parsed, message.id) || isIdlessError(parsed)) {
+        } else if (message && (isResponseTo(parsed, message.id) || isIdlessError(parsed))) {
           return parsed as JsonRpcResponse
+        } else if (isServerRequest(parsed)) {
+          // Only 2025-era servers ask on a stream; the answer is POSTed back, so reading goes on.
+          this.onRequest?.(parsed, message)
         }
-        // Anything else (a server-to-client request, garbage) is ignored: 2026-07-28 servers send none.
+        // Anything else is ignored.
       }
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
@@ -173,17 +241,125 @@ export class HttpTransport implements ClientTransport {
         throw new TransportError(`The response stream was refused: ${error.message}`)
       throw new TransportError(`The response stream broke: ${describe(error)}`, { cause: error })
     }
-    if (options.signal?.aborted) throw options.signal.reason
-    throw new TransportError(`The response stream for ${message.method} ended without a response`)
+    return undefined
   }
 
-  /** Sends a notification (202 expected). */
-  async notify(message: JsonRpcNotification): Promise<void> {
+  /** A GET for the session's stream (2025-era), resuming after `lastEventId` if given. */
+  async #openGet(lastEventId: string | undefined, signal: AbortSignal | undefined): Promise<Response> {
+    const headers = new Headers(await this.#userHeaders())
+    if (this.legacy) this.#legacyHeaders(headers, this.legacy)
+    headers.set('accept', 'text/event-stream')
+    if (lastEventId !== undefined) headers.set('last-event-id', lastEventId)
+    const response = await this.#exchange('GET', headers, undefined, signal)
+    const type = response.headers.get('content-type') ?? ''
+    if (!response.ok || !/^text\/event-stream/i.test(type) || !response.body) {
+      await response.body?.cancel()
+      throw new TransportError(`${this.url.href} refused the GET stream with HTTP ${response.status}`, {
+        status: response.status,
+      })
+    }
+    return response
+  }
+
+  /** Sends a notification or a response to a server's request (202 expected). */
+  async send(message: JsonRpcNotification | JsonRpcResponse): Promise<void> {
     const response = await this.#post(message, {})
     await response.body?.cancel()
+    if (!response.ok) {
+      throw new TransportError(`${this.url.href} refused a message with HTTP ${response.status}`, {
+        status: response.status,
+      })
+    }
   }
 
-  async close(): Promise<void> {}
+  /**
+   * Keeps the 2025-era session's GET stream open in the background, where the server sends what belongs to
+   * no request: list changes, resource updates, its own requests (2025-11-25 basic/transports §Listening
+   * for Messages from the Server). A server without one answers 405; a stream the server ends is reopened.
+   * Resolves whether the stream is open.
+   */
+  listenToSession(): Promise<boolean> {
+    if (this.legacy?.sessionId === undefined) return Promise.resolve(false)
+    if (this.#sessionStream) return this.#sessionStream.opened
+    const controller = new AbortController()
+    let opened!: (open: boolean) => void
+    const stream = { controller, opened: new Promise<boolean>((resolve) => (opened = resolve)) }
+    this.#sessionStream = stream
+    void (async () => {
+      const cursor: SseCursor = {}
+      let everOpen = false
+      for (let failures = 0; failures < MAX_RESUMES && !controller.signal.aborted;) {
+        try {
+          const response = await this.#openGet(cursor.lastEventId, controller.signal)
+          opened(true)
+          everOpen = true
+          failures = 0
+          await this.#readEvents(response, {}, cursor, undefined)
+        } catch {
+          opened(false)
+          if (!everOpen) return // no stream offered (405 …): nothing to reopen
+          failures++
+        }
+        if (!controller.signal.aborted) await pause(cursor.retryMs ?? DEFAULT_RETRY_MS, controller.signal)
+      }
+    })().catch(() => opened(false))
+    return stream.opened
+  }
+
+  #sessionStream: { controller: AbortController; opened: Promise<boolean> } | undefined
+
+  /** Ends a 2025-era session with DELETE; a server that does not allow it (405) keeps it until it expires. */
+  /** Drops a 2025-era session the server no longer knows (404): its stream stops, a new one may start. */
+  forgetSession(): void {
+    this.#sessionStream?.controller.abort()
+    this.#sessionStream = undefined
+    if (this.legacy) this.legacy = { version: this.legacy.version }
+  }
+
+  async close(): Promise<void> {
+    this.#sessionStream?.controller.abort()
+    this.#sessionStream = undefined
+    const legacy = this.legacy
+    if (legacy?.sessionId === undefined) return
+    const headers = new Headers(await this.#userHeaders())
+    this.#legacyHeaders(headers, legacy)
+    try {
+      const response = await this.#exchange('DELETE', headers, undefined, AbortSignal.timeout(5_000))
+      await response.body?.cancel()
+    } catch {
+      // the server is gone or slow: the session expires on its side
+    }
+    this.legacy = { version: legacy.version }
+  }
+}
+
+/** How often a stream that ends early is resumed in a row, and the wait when the server gave no `retry`. */
+const MAX_RESUMES = 5
+const DEFAULT_RETRY_MS = 1_000
+
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+function isServerRequest(value: unknown): value is JsonRpcRequest {
+  return (
+    isRecord(value) &&
+    value.jsonrpc === '2.0' &&
+    typeof value.method === 'string' &&
+    (typeof value.id === 'string' || typeof value.id === 'number')
+  )
 }
 
 /** Reads a body up to `max` bytes; a larger one is cancelled and refused. */

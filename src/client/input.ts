@@ -18,7 +18,10 @@ import { InvalidResponseError } from './errors.js'
 
 /** What a handler learns about the request it answers. */
 export interface InputContext {
-  /** The request that asked: e.g. `tools/call` of tool `name`. */
+  /**
+   * The request that asked: e.g. `tools/call` of tool `name`. A 2025-era server that asks over stdio does not
+   * say which call it serves; then it is the server request itself (`elicitation/create` …).
+   */
   readonly method: string
   readonly name?: string | undefined
   /** The key the server gave this input request. */

@@ -1,63 +1,192 @@
 /**
- * Telling a server that speaks only an older revision apart (versioning §Backward Compatibility with
- * Initialization-Based Versions; the probe differs per transport): after a failure that a modern server would
- * not produce, one `initialize` probe learns its version, so the error can name both sides.
+ * 2025-era servers (revisions 2025-03-26 to 2025-11-25, which open with `initialize`): telling them apart
+ * from 2026-07-28 servers, the handshake, and answering their own requests (basic/versioning §Backward
+ * Compatibility with Initialization-Based Versions; 2025-11-25 basic/lifecycle §Initialization).
  */
-import type { Implementation } from '../wire/types.js'
+import { isRecord, type JsonRpcRequest, type JsonRpcResponse } from '../wire/jsonrpc.js'
+import { ErrorCode } from '../wire/errors.js'
 import { SUPPORTED_VERSIONS } from '../wire/meta.js'
-import { ProtocolError, TransportError, VersionMismatchError } from './errors.js'
+import type { ClientCapabilities, DiscoverResult, Implementation, ServerCapabilities } from '../wire/types.js'
+import {
+  InvalidResponseError,
+  ProtocolError,
+  RequestTimeoutError,
+  TransportError,
+  VersionMismatchError,
+} from './errors.js'
+import { HttpTransport } from './http.js'
+import { answerInputs, type InputHandlers } from './input.js'
 import type { Session } from './session.js'
-import { ErrorCode, isPreRevisionServerError } from '../wire/errors.js'
 
-/** The revision the probe offers; this client speaks none of the legacy ones. */
-const LEGACY_PROBE_VERSION = '2025-11-25'
+/** The 2025-era revisions this client speaks, newest first (2024-11-05 used the older HTTP+SSE transport). */
+export const LEGACY_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26']
 
-/** Whether a failure may come from a legacy server (modern servers answer with a known JSON-RPC error). */
-export function looksLegacy(error: unknown, fromDiscover: boolean): boolean {
-  if (error instanceof VersionMismatchError) return false
-  if (error instanceof TransportError) {
-    // 401/403 are about credentials, not versions: surface them as they are.
-    const status = error.status
-    return status !== undefined && status >= 400 && status !== 401 && status !== 403
-  }
-  if (error instanceof ProtocolError) {
-    return (
-      error.code === ErrorCode.InvalidRequest ||
-      isPreRevisionServerError(error.code) ||
-      (fromDiscover && (error.code === ErrorCode.MethodNotFound || error.code === ErrorCode.InvalidParams))
-    )
-  }
-  return false
+/** Error codes only a 2026-07-28 server sends: header mismatch, missing capability, unsupported version. */
+const MODERN_CODES = new Set<number>([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
+])
+
+/** What `initialize` told about a 2025-era server. */
+export interface LegacyServer {
+  readonly version: string
+  readonly capabilities: ServerCapabilities
+  readonly serverInfo: Implementation | undefined
+  readonly instructions: string | undefined
 }
 
 /**
- * Probes with `initialize`; returns a VersionMismatchError when the server answers it, else the original
- * error.
+ * stdio §Backward Compatibility: the `server/discover` probe failed. A recognised modern error (or no shared
+ * version) means a modern server, so no fallback; any other error or no answer means legacy. Never keyed to
+ * one specific code.
  */
-export async function probeLegacy(
+export function stdioProbeSaysLegacy(error: unknown): boolean {
+  if (error instanceof ProtocolError) return !MODERN_CODES.has(error.code)
+  return error instanceof RequestTimeoutError || error instanceof InvalidResponseError
+}
+
+/**
+ * streamable-http §Backward Compatibility: a modern request failed. A 4xx whose body is no recognised modern
+ * JSON-RPC error means legacy. 401/403 are about credentials and a 404 carrying -32601 is a modern "method
+ * not found" (basic/transports/streamable-http §Protocol Version Header), so those are not a fallback.
+ */
+export function httpAnswerSaysLegacy(error: unknown): boolean {
+  const status = error instanceof ProtocolError || error instanceof TransportError ? error.status : undefined
+  if (status === undefined || status < 400 || status >= 500 || status === 401 || status === 403) return false
+  if (!(error instanceof ProtocolError)) return true
+  if (MODERN_CODES.has(error.code)) return false
+  return !(status === 404 && error.code === ErrorCode.MethodNotFound)
+}
+
+/** Endpoints found to be 2025-era in this process: the era is a property of the server, so it is cached. */
+const legacyEndpoints = new Set<string>()
+
+export function knownLegacy(url: URL): boolean {
+  return legacyEndpoints.has(url.href)
+}
+
+export function rememberEra(url: URL, legacy: boolean): void {
+  if (legacy) legacyEndpoints.add(url.href)
+  else legacyEndpoints.delete(url.href)
+}
+
+/** The 2025-era names of the capabilities a client declares (2025-11-25 schema ClientCapabilities). */
+function legacyCapabilities(capabilities: ClientCapabilities): Record<string, unknown> {
+  const declared: Record<string, unknown> = {}
+  if (capabilities.elicitation) declared.elicitation = capabilities.elicitation
+  if (capabilities.sampling) declared.sampling = capabilities.sampling
+  if (capabilities.roots) declared.roots = {}
+  if (capabilities.experimental) declared.experimental = capabilities.experimental
+  return declared
+}
+
+/**
+ * The 2025-era handshake: `initialize` offering the newest legacy revision, then
+ * `notifications/initialized`. Switches the session (and an HTTP transport) to that era.
+ */
+export async function initializeLegacy(
   session: Session,
-  error: unknown,
-  clientInfo: Implementation,
-): Promise<unknown> {
+  clientInfo: Implementation | undefined,
+  timeoutMs: number,
+): Promise<LegacyServer> {
+  const transport = session.transport
+  const offered = LEGACY_VERSIONS[0] as string
+  session.legacy = true
+  session.version = offered
+  if (transport instanceof HttpTransport) transport.legacy = { version: offered }
   try {
-    const response = await session.transport.request(
+    const result = await session.request(
+      'initialize',
       {
-        jsonrpc: '2.0',
-        id: session.nextId(),
-        method: 'initialize',
-        params: { protocolVersion: LEGACY_PROBE_VERSION, capabilities: {}, clientInfo },
+        protocolVersion: offered,
+        capabilities: legacyCapabilities(session.options.capabilities),
+        clientInfo: clientInfo ?? { name: 'toolwire', version: '0.1.0' },
       },
-      { signal: AbortSignal.timeout(5_000) },
+      { timeoutMs },
     )
-    if ('result' in response && typeof response.result.protocolVersion === 'string') {
-      return new VersionMismatchError(
-        SUPPORTED_VERSIONS,
-        [response.result.protocolVersion],
-        `it answered a 2026-07-28 request with "${(error as Error).message}"`,
+    const version = result.protocolVersion
+    if (typeof version !== 'string' || !LEGACY_VERSIONS.includes(version)) {
+      // lifecycle §Version Negotiation: a version the client does not support ends the connection.
+      throw new VersionMismatchError(
+        [...SUPPORTED_VERSIONS, ...LEGACY_VERSIONS],
+        typeof version === 'string' ? [version] : [],
       )
     }
-  } catch {
-    // the probe failed too: keep the original error
+    session.version = version
+    if (transport instanceof HttpTransport && transport.legacy)
+      transport.legacy = { ...transport.legacy, version }
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    // The server may ask (elicitation …) or announce changes outside any request: listen from the start.
+    if (transport instanceof HttpTransport) void transport.listenToSession()
+    return {
+      version,
+      capabilities: isRecord(result.capabilities) ? (result.capabilities as ServerCapabilities) : {},
+      serverInfo: isRecord(result.serverInfo) ? (result.serverInfo as unknown as Implementation) : undefined,
+      instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+    }
+  } catch (error) {
+    session.legacy = false
+    session.version = session.options.protocolVersion
+    if (transport instanceof HttpTransport) transport.legacy = undefined
+    throw error
   }
-  return error
+}
+
+/** What `server/discover` would have said, from the `initialize` answer (never cached beyond the session). */
+export function discoverResultOf(server: LegacyServer): DiscoverResult {
+  const result: DiscoverResult = {
+    resultType: 'complete',
+    supportedVersions: [server.version],
+    capabilities: server.capabilities,
+    ttlMs: 0,
+    cacheScope: 'private',
+  }
+  if (server.instructions !== undefined) result.instructions = server.instructions
+  if (server.serverInfo) result._meta = { 'io.modelcontextprotocol/serverInfo': { ...server.serverInfo } }
+  return result
+}
+
+/**
+ * Answers a 2025-era server's own request with the same handlers that answer `input_required` questions,
+ * so an application writes them once (2025-11-25 client/elicitation, client/sampling, client/roots).
+ */
+export async function answerServerRequest(
+  session: Session,
+  request: JsonRpcRequest,
+  origin: JsonRpcRequest | undefined,
+  handlers: InputHandlers,
+): Promise<void> {
+  let response: JsonRpcResponse
+  if (request.method === 'ping') {
+    response = { jsonrpc: '2.0', id: request.id, result: {} }
+  } else if (
+    request.method !== 'elicitation/create' &&
+    request.method !== 'sampling/createMessage' &&
+    request.method !== 'roots/list'
+  ) {
+    const error = { code: ErrorCode.MethodNotFound, message: `Method not found: ${request.method}` }
+    response = { jsonrpc: '2.0', id: request.id, error }
+  } else {
+    const name = origin?.params?.name ?? origin?.params?.uri
+    try {
+      const answers = await answerInputs(
+        { request: { method: request.method, params: request.params ?? {} } },
+        handlers,
+        session.options.capabilities,
+        {
+          method: origin?.method ?? request.method,
+          name: typeof name === 'string' ? name : undefined,
+          signal: AbortSignal.timeout(session.options.timeoutMs),
+        },
+      )
+      response = { jsonrpc: '2.0', id: request.id, result: answers.request as Record<string, unknown> }
+    } catch (error) {
+      const refused = error instanceof InvalidResponseError
+      const message = error instanceof Error ? error.message : String(error)
+      const code = refused ? ErrorCode.InvalidParams : ErrorCode.InternalError
+      response = { jsonrpc: '2.0', id: request.id, error: { code, message } }
+    }
+  }
+  await session.transport.send(response).catch(() => undefined)
 }

@@ -33,6 +33,8 @@ export interface CallOptions {
   /** Extra HTTP headers. */
   readonly headers?: Readonly<Record<string, string>>
   readonly onNotification?: (notification: JsonRpcNotification) => void
+  /** The HTTP status of the answer (era detection). */
+  readonly onStatus?: (status: number) => void
   /**
    * Each progress notification restarts the timeout (patterns/cancellation §Timeouts); `maxTotalTimeoutMs`
    * still applies.
@@ -62,6 +64,11 @@ export class Session {
   readonly options: SessionOptions
   /** The version requests are sent with; changes once if the server asks for another one. */
   version: string
+  /**
+   * Set once `initialize` chose a 2025-era revision: requests then carry no 2026-07-28 `_meta` envelope
+   * (the session holds what it said), and a cancelled HTTP request is announced with `notifications/cancelled`.
+   */
+  legacy = false
   readonly #prefix = `${Date.now().toString(36)}-${(++sequence).toString(36)}`
   #nextId = 1
 
@@ -85,6 +92,7 @@ export class Session {
   }
 
   meta(extra?: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    if (this.legacy) return { ...extra }
     const meta: Record<string, unknown> = {
       ...extra,
       [META_PROTOCOL_VERSION]: this.version,
@@ -103,11 +111,16 @@ export class Session {
     params: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<Record<string, unknown>> {
+    let status: number | undefined
+    const onStatus = (value: number): void => {
+      status = value
+      options.onStatus?.(value)
+    }
     for (let attempt = 0; ; attempt++) {
-      const response = await this.send(method, params, options)
+      const response = await this.send(method, params, { ...options, onStatus })
       if ('result' in response) return checkResult(response.result, method)
       const { code, message, data } = response.error
-      if (code === ErrorCode.UnsupportedProtocolVersion && attempt === 0) {
+      if (code === ErrorCode.UnsupportedProtocolVersion && attempt === 0 && !this.legacy) {
         const offered = isRecord(data) && Array.isArray(data.supported) ? data.supported.map(String) : []
         const shared = SUPPORTED_VERSIONS.find((version) => offered.includes(version))
         // Retry once with the shared version, even the one just sent: the server says it speaks it.
@@ -117,7 +130,7 @@ export class Session {
         }
         if (shared === undefined) throw new VersionMismatchError(SUPPORTED_VERSIONS, offered, message)
       }
-      throw new ProtocolError(code, message, data)
+      throw new ProtocolError(code, message, data, status)
     }
   }
 
@@ -160,19 +173,29 @@ export class Session {
             forward(notification)
           }
         : forward
+    const meta = this.meta({ ...options.meta, ...(params._meta as object | undefined) })
     const message = {
       jsonrpc: '2.0' as const,
       id: this.nextId(),
       method,
-      params: { ...params, _meta: this.meta({ ...options.meta, ...(params._meta as object | undefined) }) },
+      params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params,
     }
     try {
       return await this.transport.request(message, {
         signal: controller.signal,
         ...(options.headers && { headers: options.headers }),
         ...(onNotification && { onNotification }),
+        ...(options.onStatus && { onStatus: options.onStatus }),
       })
     } catch (error) {
+      // 2025-11-25 basic/transports §Sending Messages to the Server: a disconnect is not a cancellation
+      // there, so a legacy HTTP server is told (stdio sends it in the transport).
+      if (controller.signal.aborted && this.legacy && this.transport.kind === 'http') {
+        const cancelled = { requestId: message.id, reason: String(controller.signal.reason) }
+        void this.transport
+          .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: cancelled })
+          .catch(() => undefined)
+      }
       if (expired) throw expired
       if (caller?.aborted) {
         const reason: unknown = caller.reason

@@ -8,9 +8,16 @@ export class OversizedError extends Error {
   override readonly name = 'OversizedError'
 }
 
+/** The `id:` and `retry:` fields seen so far: what a 2025-era stream needs to be resumed. */
+export interface SseCursor {
+  lastEventId?: string
+  retryMs?: number
+}
+
 export async function* readSse(
   body: ReadableStream<Uint8Array>,
   maxEventBytes = Infinity,
+  cursor?: SseCursor,
 ): AsyncGenerator<string> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
@@ -36,9 +43,14 @@ export async function* readSse(
           data.push(line.slice(line.startsWith('data: ') ? 6 : 5))
           size += line.length
           if (size > maxEventBytes) throw new OversizedError(`an event exceeds ${maxEventBytes} bytes`)
+        } else if (cursor && line.startsWith('id:')) {
+          cursor.lastEventId = line.slice(line.startsWith('id: ') ? 4 : 3)
+        } else if (cursor && /^retry: ?\d+$/.test(line)) {
+          cursor.retryMs = Number(line.slice(6))
         }
-        // `event:`, `id:`, `retry:` and `:` comment lines carry nothing the client needs (streamable-http
-        // §Receiving Messages: comments are keep-alives).
+        // `event:` and `:` comment lines carry nothing the client needs (streamable-http §Receiving Messages:
+        // comments are keep-alives); `id:` and `retry:` matter only to resume a 2025-era stream (2025-11-25
+        // basic/transports §Resumability and Redelivery).
       }
     }
     const last = buffer.replace(/\r$/, '')

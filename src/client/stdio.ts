@@ -15,7 +15,7 @@ import {
 } from '../wire/jsonrpc.js'
 import { META_SUBSCRIPTION_ID } from '../wire/meta.js'
 import { TransportError } from './errors.js'
-import type { ClientTransport, SendOptions } from './transport.js'
+import type { ClientTransport, SendOptions, ServerRequestHandler } from './transport.js'
 
 export interface StdioTransportOptions {
   readonly command: string
@@ -41,6 +41,7 @@ export class StdioTransport implements ClientTransport {
   readonly kind = 'stdio'
   readonly process: ChildProcess
   onNotification: ((notification: JsonRpcNotification) => void) | undefined
+  onRequest: ServerRequestHandler | undefined
   readonly #pending = new Map<RequestId, Pending>()
   readonly #byToken = new Map<string | number, Pending>()
   readonly #exitGraceMs: number
@@ -103,7 +104,7 @@ export class StdioTransport implements ClientTransport {
     this.#byToken.clear()
   }
 
-  #write(message: JsonRpcRequest | JsonRpcNotification): void {
+  #write(message: JsonRpcRequest | JsonRpcNotification | JsonRpcResponse): void {
     if (this.#failure) throw this.#failure
     this.process.stdin?.write(`${JSON.stringify(message)}\n`)
   }
@@ -124,6 +125,11 @@ export class StdioTransport implements ClientTransport {
         this.#forget(id, pending)
         pending.resolve(inbound.message)
       }
+      return
+    }
+    if (inbound.kind === 'request') {
+      // Only 2025-era servers send requests (elicitation, sampling, roots, ping); the answer is written back.
+      this.onRequest?.(inbound.message, undefined)
       return
     }
     if (inbound.kind !== 'notification') return
@@ -196,7 +202,7 @@ export class StdioTransport implements ClientTransport {
     })
   }
 
-  async notify(message: JsonRpcNotification): Promise<void> {
+  async send(message: JsonRpcNotification | JsonRpcResponse): Promise<void> {
     this.#write(message)
   }
 

@@ -1,0 +1,179 @@
+/**
+ * Which era the server speaks, found as basic/versioning §Backward Compatibility with Initialization-Based
+ * Versions says, and every request sent in that era. The era is a property of the server: it is kept for
+ * the connection, and for the endpoint in this process (legacy.ts).
+ */
+import { HttpTransport } from './http.js'
+import {
+  discoverResultOf,
+  httpAnswerSaysLegacy,
+  initializeLegacy,
+  knownLegacy,
+  type LegacyServer,
+  rememberEra,
+  stdioProbeSaysLegacy,
+} from './legacy.js'
+import { ProtocolError, RequestTimeoutError, TransportError } from './errors.js'
+import type { Implementation } from '../wire/types.js'
+import type { CallOptions, Session } from './session.js'
+
+export class EraGate {
+  readonly #session: Session
+  readonly #clientInfo: Implementation | undefined
+  /** How long the probe and `initialize` may take. */
+  readonly #timeoutMs: number
+  /** The server's era once known: a LegacyServer for a 2025-era one, undefined for 2026-07-28. */
+  #era: Promise<LegacyServer | undefined> | undefined
+  #legacy: LegacyServer | undefined
+  /** The stdio probe's `server/discover` result, handed to the discover() that may follow it. */
+  #probeResult: Record<string, unknown> | undefined
+
+  constructor(session: Session, clientInfo: Implementation | undefined, timeoutMs: number) {
+    this.#session = session
+    this.#clientInfo = clientInfo
+    this.#timeoutMs = timeoutMs
+  }
+
+  /** What `initialize` said, once the server turned out to be 2025-era. */
+  get legacy(): LegacyServer | undefined {
+    return this.#legacy
+  }
+
+  /** Whether the era is known or being found. */
+  get settled(): boolean {
+    return this.#era !== undefined
+  }
+
+  /** Waits until the era is known (after the first request started). */
+  async ready(): Promise<void> {
+    await this.#era
+  }
+
+  /**
+   * Sends a request in the server's era. Before the era is known: on stdio `server/discover` probes first
+   * (stdio §Backward Compatibility); on HTTP this request itself is the probe, and an answer that says
+   * "legacy" leads to `initialize` and a resend (streamable-http §Backward Compatibility).
+   */
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.#era === undefined) {
+      const http = this.#session.transport instanceof HttpTransport ? this.#session.transport : undefined
+      if (http && !knownLegacy(http.url)) return this.#probeHttp(http, method, params, options)
+      this.#era = this.#settle(http ? this.#initializeCached(http) : this.#probeStdio())
+    }
+    await this.#era
+    const probed = this.#probeResult
+    if (method === 'server/discover') {
+      this.#probeResult = undefined
+      if (this.#legacy) return { ...discoverResultOf(this.#legacy) }
+      if (probed) return probed
+    }
+    const session = this.#legacy && this.#session.transport instanceof HttpTransport
+    const sessionId = session ? (this.#session.transport as HttpTransport).legacy?.sessionId : undefined
+    try {
+      return await this.#session.request(method, params, options)
+    } catch (error) {
+      // 2025-11-25 basic/transports §Session Management: a 404 to a request with a session id means the
+      // session is over, and the client starts a new one with initialize.
+      const status =
+        error instanceof ProtocolError || error instanceof TransportError ? error.status : undefined
+      if (sessionId === undefined || status !== 404) throw error
+      const transport = this.#session.transport as HttpTransport
+      if (transport.legacy?.sessionId === sessionId) {
+        transport.forgetSession()
+        this.#era = this.#settle(this.#initialize())
+      }
+      await this.#era
+      return this.#session.request(method, params, options)
+    }
+  }
+
+  /** HTTP, era unknown: this request is the probe; requests sent meanwhile wait for its outcome. */
+  async #probeHttp(
+    http: HttpTransport,
+    method: string,
+    params: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Record<string, unknown>> {
+    let settle!: (legacy: Promise<LegacyServer | undefined>) => void
+    this.#era = this.#settle(new Promise((resolve) => (settle = resolve)))
+    try {
+      const result = await this.#session.request(method, params, options)
+      settle(Promise.resolve(undefined))
+      return result
+    } catch (error) {
+      if (!httpAnswerSaysLegacy(error)) {
+        // A modern error proves a modern server; an unreachable one proves nothing yet.
+        const modern = error instanceof ProtocolError && error.status !== undefined
+        settle(modern ? Promise.resolve(undefined) : Promise.reject(toError(error)))
+        throw error
+      }
+      // When `initialize` fails too, its own answer says more only if it is a JSON-RPC error.
+      settle(
+        this.#initialize().catch((failure: unknown) =>
+          Promise.reject(failure instanceof ProtocolError ? failure : error),
+        ),
+      )
+    }
+    await this.#era
+    rememberEra(http.url, true)
+    return this.request(method, params, options)
+  }
+
+  /** Keeps the era once known; a failure leaves it unknown, so the next request probes again. */
+  #settle(era: Promise<LegacyServer | undefined>): Promise<LegacyServer | undefined> {
+    const settled = era.then(
+      (legacy) => {
+        this.#legacy = legacy
+        return legacy
+      },
+      (error: unknown) => {
+        if (this.#era === settled) this.#era = undefined
+        throw error
+      },
+    )
+    settled.catch(() => undefined) // the requests that wait on it see the failure; none is left unhandled
+    return settled
+  }
+
+  #initialize(): Promise<LegacyServer> {
+    return initializeLegacy(this.#session, this.#clientInfo, this.#timeoutMs)
+  }
+
+  /** stdio: `server/discover` first; a recognised modern error stays modern, anything else is legacy. */
+  async #probeStdio(): Promise<LegacyServer | undefined> {
+    try {
+      const result = await this.#session.request('server/discover', {}, { timeoutMs: this.#timeoutMs })
+      this.#probeResult = result
+      return undefined
+    } catch (error) {
+      if (!stdioProbeSaysLegacy(error)) throw error
+      try {
+        return await this.#initialize()
+      } catch (failure) {
+        if (!(failure instanceof RequestTimeoutError)) throw failure
+        throw new RequestTimeoutError(
+          failure.timeoutMs,
+          'The server answered neither server/discover (2026-07-28) nor initialize (2025-era)',
+        )
+      }
+    }
+  }
+
+  /** HTTP, era cached as legacy: `initialize` straight away; if that fails, forget the era and probe anew. */
+  async #initializeCached(http: HttpTransport): Promise<LegacyServer | undefined> {
+    try {
+      return await this.#initialize()
+    } catch {
+      rememberEra(http.url, false)
+      return undefined
+    }
+  }
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error))
+}
