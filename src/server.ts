@@ -41,6 +41,11 @@ import { resourceMethods } from './features/resources/methods.js'
 import { type ChangeBus, type ChangeEvent, InProcessChangeBus } from './features/subscriptions/bus.js'
 import { ListenHub, type ListenOptions } from './features/subscriptions/listen.js'
 import { RequestStateCodec, type RequestStateOptions } from './protocol/mrtr/state.js'
+import { TaskEngine } from './features/tasks/engine.js'
+import { MemoryTaskStore } from './features/tasks/memory-store.js'
+import { taskMethods } from './features/tasks/methods.js'
+import type { TaskStore } from './features/tasks/store.js'
+import { TASKS_EXTENSION } from './features/tasks/wire.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
 import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
 import { SessionCodec } from './legacy/session.js'
@@ -69,6 +74,16 @@ export interface FeatureHost {
   readonly cache: Required<CacheHints>
 }
 
+/** The tasks extension (io.modelcontextprotocol/tasks): where tasks live and how many one principal may run. */
+export interface TasksOptions {
+  /** Default: in memory (lost on restart). `toolwire/sqlite` and `toolwire/redis` keep them. */
+  store?: TaskStore
+  /** Unfinished tasks per principal (default 100); more creations are refused with a protocol error. */
+  maxLivePerPrincipal?: number
+  /** How often a running task looks for a cancel that reached another instance (default 1 s). */
+  watchIntervalMs?: number
+}
+
 export interface ServerOptions {
   name: string
   version: string
@@ -87,6 +102,8 @@ export interface ServerOptions {
   requestState?: RequestStateOptions
   /** Where list changes and resource updates are published (default: in-process). */
   changes?: ChangeBus
+  /** Long-running tools: enabled when a tool has `task`, or when this is given. */
+  tasks?: TasksOptions
   /** Limits of `subscriptions/listen` streams. */
   listen?: ListenOptions
   /** Tools per `tools/list` page (default 100). */
@@ -140,6 +157,8 @@ export class Server implements RequestHandler {
   /** The JSON Schema validator compiling this server's schemas: `ajv`, or `interpreted` where code generation is forbidden. */
   readonly schemaValidator: 'ajv' | 'interpreted'
   readonly #hub: ListenHub
+  /** Runs task-capable tool calls; undefined when the server offers no tasks. */
+  readonly taskEngine: TaskEngine | undefined
   readonly supportedVersions: readonly string[] = SUPPORTED_VERSIONS
   /** Authentication the HTTP transports apply (from `security.auth`). */
   readonly auth: BearerAuth | HttpAuthenticator | undefined
@@ -238,16 +257,44 @@ export class Server implements RequestHandler {
       for (const [method, spec] of Object.entries(completionMethods(this.prompts, this.resourceTemplates)))
         methods.set(method, spec)
     }
+    const codec = new RequestStateCodec(options.requestState, () =>
+      this.logger.warn(
+        'requestState and legacy session ids are sealed with a random per-process secret: configure ' +
+          'requestState.secret when several instances serve this server, or they will reject each other',
+      ),
+    )
+    const offersTasks = options.tasks !== undefined || (options.tools ?? []).some((t) => t.config.task)
+    const toolCall: { current?: MethodSpec | undefined } = {}
+    const engine = offersTasks
+      ? new TaskEngine({
+          store: options.tasks?.store ?? new MemoryTaskStore(),
+          maxLivePerPrincipal: options.tasks?.maxLivePerPrincipal ?? 100,
+          watchIntervalMs: options.tasks?.watchIntervalMs ?? 1000,
+          codec,
+          logger: this.logger,
+          call: async (ctx) => {
+            if (!toolCall.current) throw new Error('tools/call is not ready')
+            return (await toolCall.current.handler(ctx)) as Record<string, unknown>
+          },
+        })
+      : undefined
+    this.taskEngine = engine
     const toolOptions: ToolCallOptions = {
       invalidArguments: options.invalidArguments ?? 'tool-error',
       errorExposure: options.errorExposure ?? 'safe',
       report,
       ...(security.toolVisibility && { visible: security.toolVisibility }),
       wrapHandler: security.wrapToolHandler,
+      ...(engine && { tasks: engine }),
       ...(security.guardResult && { guardResult: security.guardResult }),
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)
+    toolCall.current = methods.get('tools/call')
+    if (engine) {
+      capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} }
+      for (const [method, spec] of Object.entries(taskMethods(engine))) methods.set(method, spec)
+    }
     const host: FeatureHost = { info, tools: this.tools, compiler, logger: this.logger, cache }
     for (const entry of options.features ?? []) {
       const feature = typeof entry === 'function' ? entry(host) : entry
@@ -283,12 +330,7 @@ export class Server implements RequestHandler {
     const discoverJson = rawJson(JSON.stringify(discover))
     methods.set('server/discover', { handler: () => discoverJson })
 
-    const stateCodec = new RequestStateCodec(options.requestState, () =>
-      this.logger.warn(
-        'requestState and legacy session ids are sealed with a random per-process secret: configure ' +
-          'requestState.secret when several instances serve this server, or they will reject each other',
-      ),
-    )
+    const stateCodec = codec
     this.#dispatcher = new Dispatcher({
       methods,
       middleware: security.middleware,
@@ -349,10 +391,10 @@ export class Server implements RequestHandler {
    * Closure) and new ones close at once. Transports call this before they close their connections; calling it
    * again does nothing.
    */
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.#hub.close()
     this.legacy?.close()
-    return Promise.resolve()
+    await this.taskEngine?.close()
   }
 
   /** A publish that fails (e.g. a remote bus is down) is logged, never thrown into the caller's edit. */

@@ -178,7 +178,8 @@ describe('toolwire without a terminal', () => {
     expect(badValue.stderr).toContain('n=many: expected a number')
     const protocol = await run('call', scripted.url, 'task_result', '--yes')
     expect(protocol.status).toBe(2)
-    expect(protocol.stderr).toContain('unknown resultType "task"')
+    // "task" needs a real task (the tasks extension is declared by default).
+    expect(protocol.stderr).toContain('not a task')
     const unreachable = await run('list', 'http://127.0.0.1:9/mcp')
     expect(unreachable.status).toBe(2)
     expect(unreachable.stderr).toContain('Cannot reach http://127.0.0.1:9/mcp')

@@ -40,7 +40,10 @@ describe('requests', () => {
     for (const { headers, body } of recorder.requests) {
       const meta = (body.params as Record<string, Record<string, unknown>>)._meta!
       expect(meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28')
-      expect(meta['io.modelcontextprotocol/clientCapabilities']).toEqual({})
+      // The tasks extension is declared by default (extensions/tasks §Capability Negotiation).
+      expect(meta['io.modelcontextprotocol/clientCapabilities']).toEqual({
+        extensions: { 'io.modelcontextprotocol/tasks': {} },
+      })
       expect(meta['io.modelcontextprotocol/clientInfo']).toMatchObject({ name: 'toolwire' })
       expect(headers.get('mcp-protocol-version')).toBe('2026-07-28')
       expect(headers.get('mcp-method')).toBe(body.method)
@@ -325,7 +328,11 @@ describe('a server that breaks rules or asks for input', () => {
     const { client } = scripted({
       handlers: { elicitation: () => ({ action: 'cancel' }), roots: [{ uri: 'file:///tmp' }] },
     })
-    expect(client.capabilities).toEqual({ elicitation: { form: {}, url: {} }, roots: {} })
+    expect(client.capabilities).toEqual({
+      elicitation: { form: {}, url: {} },
+      roots: {},
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
+    })
   })
 
   it('validates structuredContent against the outputSchema', async () => {
@@ -370,6 +377,9 @@ describe('a server that breaks rules or asks for input', () => {
     expect((await client.callTool('no_result_type')).content).toEqual([
       { type: 'text', text: 'legacy-shaped result' },
     ])
-    await expect(client.callTool('task_result')).rejects.toThrow(/unknown resultType "task"/)
+    // "task" is known only with the tasks extension, and then needs a real task.
+    await expect(client.callTool('task_result')).rejects.toThrow(/not a task/)
+    const { client: plain } = scripted({ tasks: false })
+    await expect(plain.callTool('task_result')).rejects.toThrow(/did not declare tasks/)
   })
 })

@@ -28,6 +28,7 @@ import { type NotificationTap, openLegacySubscription } from './legacy-listen.js
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
 import { type CallOptions, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
+import { parseTask, TaskHandle, TASKS_EXTENSION, type TaskHost, type TaskState } from './tasks.js'
 import { type ToolCallAuditor, outcomeOf } from './audit.js'
 import { ToolBook } from './tools.js'
 import {
@@ -71,6 +72,8 @@ export interface ClientOptions {
   readonly onToolCall?: ToolCallAuditor
   /** OAuth for a protected HTTP server (basic/authorization): options, or a provider to share. */
   readonly auth?: OAuthOptions | OAuthProvider
+  /** Declare the tasks extension, so long-running tools may answer with a task (default true). */
+  readonly tasks?: boolean
 }
 
 /** What a Client talks through: HTTP options, or any transport (see `connect()` for stdio commands). */
@@ -89,6 +92,13 @@ export interface ToolCallOptions {
   readonly resetTimeoutOnProgress?: boolean
   readonly maxTotalTimeoutMs?: number
   readonly meta?: Readonly<Record<string, unknown>>
+  /** When the server answers with a task: each status change while `callTool` polls it. */
+  readonly onTaskStatus?: (task: TaskState) => void
+  /**
+   * Return the task handle instead of waiting (to come back later); a call the server answers at once
+   * still resolves to its result.
+   */
+  readonly task?: boolean
 }
 
 export interface ListToolsResult {
@@ -127,7 +137,11 @@ export class Client {
   constructor(target: ClientTarget, options: ClientOptions = {}) {
     this.transport = isTransport(target) ? target : new HttpTransport(withAuth(target, options.auth))
     this.#handlers = options.handlers ?? {}
-    this.#capabilities = capabilitiesFor(this.#handlers, options.capabilities)
+    const declared = capabilitiesFor(this.#handlers, options.capabilities)
+    this.#capabilities =
+      options.tasks === false
+        ? declared
+        : { ...declared, extensions: { [TASKS_EXTENSION]: {}, ...declared.extensions } }
     this.#maxRounds = options.maxInputRounds ?? 10
     this.#discoverTimeoutMs = options.discoverTimeoutMs ?? 10_000
     // Dropped tools must be reported somewhere (streamable-http §Client Behavior); the application can
@@ -268,12 +282,21 @@ export class Client {
     return { tools: [...tools.values()], cached }
   }
 
-  /** Calls a tool: runs the input_required loop, checks `structuredContent` against the `outputSchema`. */
+  /**
+   * Calls a tool: runs the input_required loop, checks `structuredContent` against the `outputSchema`. When
+   * the server answers with a task, polls it to the end (or, with `task: true`, returns its handle).
+   */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions & { task: true },
+  ): Promise<CallToolResult | TaskHandle>
+  callTool(name: string, args?: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult>
   async callTool(
     name: string,
     args: Record<string, unknown> = {},
     options: ToolCallOptions = {},
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | TaskHandle> {
     const audit = this.#audit
     if (!audit) return this.#callTool(name, args, options)
     const started = Date.now()
@@ -293,7 +316,8 @@ export class Client {
     }
     try {
       const result = await this.#callTool(name, args, options)
-      record({ result })
+      // A returned task handle is not an outcome yet; the caller follows it.
+      if (!(result instanceof TaskHandle)) record({ result })
       return result
     } catch (error) {
       record({ error })
@@ -311,7 +335,7 @@ export class Client {
     name: string,
     args: Record<string, unknown>,
     options: ToolCallOptions,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | TaskHandle> {
     const wantsProgress = options.onProgress !== undefined || options.resetTimeoutOnProgress === true
     const progressToken = wantsProgress ? this.#session.nextToken() : undefined
     const onNotification = (notification: JsonRpcNotification): void => {
@@ -350,7 +374,42 @@ export class Client {
         return true
       },
     })
+    if (result.resultType === 'task') {
+      if (!this.#capabilities.extensions?.[TASKS_EXTENSION])
+        throw new InvalidResponseError(
+          `tools/call ${name}: a task answer, but this client did not declare tasks`,
+        )
+      const handle = new TaskHandle(this.#taskHost(name, options), parseTask(result, `tools/call ${name}`))
+      if (options.task) return handle
+      return handle.result({
+        ...(options.signal && { signal: options.signal }),
+        ...(options.onTaskStatus && { onStatus: options.onTaskStatus }),
+      })
+    }
     return this.#book.checkCall(name, result, options.throwOnToolError === true)
+  }
+
+  /** A handle on a task created earlier (e.g. by another process), to poll, answer or cancel it. */
+  task(taskId: string, options: { tool?: string } = {}): TaskHandle {
+    const now = new Date().toISOString()
+    const created: TaskState = { taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: null }
+    return new TaskHandle(this.#taskHost(options.tool, {}), created)
+  }
+
+  #taskHost(tool: string | undefined, options: ToolCallOptions): TaskHost {
+    return {
+      request: (method, params, signal) => this.#request(method, params, signal ? { signal } : {}),
+      answer: (inputRequests, signal) =>
+        answerInputs(inputRequests, this.#handlers, this.#capabilities, {
+          method: 'tools/call',
+          name: tool,
+          signal,
+        }),
+      finish: (result) =>
+        tool === undefined
+          ? result
+          : this.#book.checkCall(tool, { ...result }, options.throwOnToolError === true),
+    }
   }
 
   /**

@@ -61,12 +61,16 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 /**
  * Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri` (streamable-http §Standard Request
+ * Headers), and the tasks methods, which mirror `params.taskId` (extensions/tasks §Streamable HTTP: Routing
  * Headers).
  */
 const NAME_PARAM: Record<string, string> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 }
 
 export class HttpTransport implements ClientTransport {

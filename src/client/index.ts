@@ -26,6 +26,8 @@ export {
 export { HttpTransport } from './http.js'
 export type { HeadersInput, HttpTransportOptions } from './http.js'
 export type { InputContext, InputHandlers } from './input.js'
+export { TaskHandle, TASKS_EXTENSION } from './tasks.js'
+export type { TaskState, TaskStatus, WaitOptions } from './tasks.js'
 export type { SubscribeOptions, Subscription, SubscriptionEnd } from './subscription.js'
 export type { ClientTransport, SendOptions } from './transport.js'
 export type * from '../wire/types.js'

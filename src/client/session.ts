@@ -216,7 +216,9 @@ export class Session {
 export function checkResult(result: unknown, method: string): Record<string, unknown> {
   if (!isRecord(result)) throw new InvalidResponseError(`${method}: the result is not an object`)
   const type = result.resultType
-  if (type !== undefined && (typeof type !== 'string' || !RESULT_TYPES.has(type))) {
+  // A task handle answers only tools/call (extensions/tasks §Supported Methods).
+  const taskOk = type === 'task' && method === 'tools/call'
+  if (type !== undefined && !taskOk && (typeof type !== 'string' || !RESULT_TYPES.has(type))) {
     throw new InvalidResponseError(`${method}: unknown resultType ${JSON.stringify(type)}`)
   }
   return result

@@ -124,3 +124,6 @@ export class SqliteHandleStore implements HandleStore {
     if (this.#db.open) this.#db.close()
   }
 }
+
+export { SqliteTaskStore } from './sqlite-tasks.js'
+export type { SqliteTaskStoreOptions } from './sqlite-tasks.js'

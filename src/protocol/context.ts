@@ -8,6 +8,7 @@ import type { RequestMeta } from '../wire/types.js'
 import { type AuthInfo, type Exchange, isAborted } from './exchange.js'
 import { RequestInputs } from './mrtr/inputs.js'
 import type { RequestStateCodec } from './mrtr/state.js'
+import { NO_TASK, type TaskControl } from './task-control.js'
 
 const SEVERITY: Record<string, number> = Object.fromEntries(LOG_LEVELS.map((level, index) => [level, index]))
 
@@ -29,6 +30,7 @@ export class RequestContext {
   #log: RequestLogger | undefined
   readonly #stateCodec: RequestStateCodec | undefined
   #input: RequestInputs | undefined
+  #task: TaskControl = NO_TASK
 
   constructor(
     id: RequestId,
@@ -56,6 +58,16 @@ export class RequestContext {
       this.#input = new RequestInputs(this, this.#stateCodec)
     }
     return this.#input
+  }
+
+  /** The task this call runs in, and `start()` to move it into one (tasks extension). */
+  get task(): TaskControl {
+    return this.#task
+  }
+
+  /** Set by the tasks feature before the handler runs. */
+  attachTask(control: TaskControl): void {
+    this.#task = control
   }
 
   /** Aborted when the peer cancels, or when a limit this request runs under (a tool timeout) fires. */

@@ -17,7 +17,7 @@ import { parseRequestMeta } from './request-meta.js'
 export interface MethodSpec {
   readonly handler: MethodHandler
   /** The param mirrored into the HTTP `Mcp-Name` header, for methods that have one. */
-  readonly nameParam?: 'name' | 'uri'
+  readonly nameParam?: 'name' | 'uri' | 'taskId'
 }
 
 /** Where toolwire reports what only operators should see (stack traces, internal failures). */

@@ -60,6 +60,35 @@ const inputRequired = z
     message: 'needs inputRequests or requestState',
   })
 
+/** The tasks extension's `Task` fields (extensions/tasks §Tasks); timestamps are ISO 8601. */
+const task = z.object({
+  taskId: z.string().min(1),
+  status: z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']),
+  statusMessage: z.string().optional(),
+  createdAt: z.iso.datetime(),
+  lastUpdatedAt: z.iso.datetime(),
+  ttlMs: z.number().int().positive().nullable(),
+  pollIntervalMs: z.number().int().positive().optional(),
+  _meta: ResultSchema.shape._meta,
+})
+/** `CreateTaskResult`: flat, and nothing but the task (no result, error, inputRequests or requestState). */
+const createTask = task.extend({ resultType: z.literal('task') }).strict()
+/** `tasks/get`: the task with its status-specific payload inlined. */
+const detailedTask = task
+  .extend({
+    resultType: z.literal('complete'),
+    inputRequests: z
+      .record(z.string(), z.union([CreateMessageRequestSchema, ListRootsRequestSchema, elicitRequest]))
+      .optional(),
+    result: CallToolResultSchema.optional(),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+  })
+  .strict()
+  .refine((t) => (t.result !== undefined) === (t.status === 'completed'), 'result exactly when completed')
+  .refine((t) => (t.error !== undefined) === (t.status === 'failed'), 'error exactly when failed')
+/** `tasks/update` and `tasks/cancel` acknowledge with an empty complete result. */
+const ack = z.object({ resultType: z.literal('complete'), _meta: ResultSchema.shape._meta }).strict()
+
 type Check = z.ZodType
 /** The successful result of each method: the SDK's schema and the 2026-07-28 envelope fields. */
 const RESULT: Record<string, readonly Check[]> = {
@@ -73,6 +102,9 @@ const RESULT: Record<string, readonly Check[]> = {
   'resources/templates/list': [ListResourceTemplatesResultSchema, cacheable],
   'completion/complete': [CompleteResultSchema, resultType],
   'subscriptions/listen': [SubscriptionsListenResultSchema, resultType],
+  'tasks/get': [detailedTask],
+  'tasks/update': [ack],
+  'tasks/cancel': [ack],
 }
 
 const INPUT_REQUIRED = new Set(['tools/call', 'prompts/get', 'resources/read'])
@@ -89,6 +121,9 @@ function resultProblems(result: unknown, method: string | undefined): string[] {
   // Without the method (a tap on a stdio pipe), any result may be the input_required kind.
   if (record.resultType === 'input_required' && (method === undefined || INPUT_REQUIRED.has(method))) {
     return problemsOf(inputRequired, result)
+  }
+  if (record.resultType === 'task' && (method === undefined || method === 'tools/call')) {
+    return problemsOf(createTask, result)
   }
   const checks = (method !== undefined ? RESULT[method] : undefined) ?? [ResultSchema, resultType]
   return checks.flatMap((check) => problemsOf(check, result))

@@ -22,6 +22,7 @@ import { parseTarget, type Target, UsageError } from '../client/target.js'
 import { forTerminal, jsonForTerminal } from '../terminal-text.js'
 import { describeSchema } from '../client/schema-summary.js'
 import { loginHint } from './login.js'
+import { registerTaskCommands, taskStatusLine } from './task.js'
 
 export interface CommonFlags {
   header?: string[]
@@ -40,7 +41,7 @@ interface CallFlags extends CommonFlags {
   outDir?: string
 }
 
-const say = (line: string): void => void process.stderr.write(`${line}\n`)
+export const say = (line: string): void => void process.stderr.write(`${line}\n`)
 const interactive = (): boolean => Boolean(process.stdin.isTTY && process.stderr.isTTY)
 
 function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
@@ -143,6 +144,8 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
     const result = await client.callTool(name, args, {
       signal: controller.signal,
       onProgress: progress.update,
+      // A long-running tool answers with a task: its status changes are shown like progress.
+      onTaskStatus: (task) => say(taskStatusLine(task)),
     })
     progress.stop()
     if (flags.json) {
@@ -230,6 +233,8 @@ export function registerClientCommands(program: Command): void {
   ).action(async (operands: string[], flags: CallFlags) =>
     withClient(operands, flags, (client, target) => call(client, target, flags)),
   )
+
+  registerTaskCommands(program, common)
 }
 
 /** Exit status 2 for protocol, transport and usage errors, with the server's message made safe to print. */

@@ -3,7 +3,8 @@ import type { RequestContext } from '../../protocol/context.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
-import { internalError, invalidParams, McpError, notFound } from '../../wire/errors.js'
+import { StartTask } from '../../protocol/task-control.js'
+import { internalError, invalidParams, McpError, missingCapability, notFound } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { CallToolResult } from '../../wire/types.js'
 import type { ValidationOutcome } from '../../schema/json-schema.js'
@@ -13,7 +14,24 @@ import { checkParamHeaders } from './header-check.js'
 import type { ToolRegistry } from './registry.js'
 import { contentProblem, jsonText, normalizeReturn } from './result.js'
 
+/** The tasks extension's part in tools/call (see features/tasks/engine.ts). */
+export interface TaskHooks {
+  /** True when this request's client capabilities declare the tasks extension. */
+  declared(ctx: RequestContext): boolean
+  /** Stores a task for this call and starts it; resolves to the `CreateTaskResult`. */
+  create(
+    tool: CompiledTool,
+    ctx: RequestContext,
+    args: Record<string, unknown>,
+    answers: Record<string, unknown>,
+  ): Promise<ResultPayload>
+}
+
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
 export interface ToolCallOptions {
+  /** Present when the server offers the tasks extension. */
+  readonly tasks?: TaskHooks
   /**
    * Arguments that fail `inputSchema`: an `isError` result (default: server/tools §Error Handling calls it a
    * tool execution error, though the schema's InvalidParamsError example says -32602) or -32602.
@@ -83,6 +101,7 @@ async function callTool(
   ctx: RequestContext,
 ): Promise<ResultPayload> {
   const tool = resolveTool(registry, options, ctx)
+  const taskable = taskDecision(tool, options.tasks, ctx)
   const validated = tool.input.validateAsync(ctx.params.arguments ?? {})
   const checked = validated instanceof Promise ? await validated : validated
   if (!checked.ok) {
@@ -90,9 +109,11 @@ async function callTool(
     if (options.invalidArguments === 'protocol-error') throw invalidParams(message)
     return { resultType: 'complete', ...errorResult(message) }
   }
+  const args = checked.value as Record<string, never>
+  if (taskable && tool.task?.start === 'immediate') return taskable.create(tool, ctx, args, {})
+  if (taskable) ctx.attachTask({ id: undefined, start: () => Promise.reject(new StartTask()) })
   let returned: unknown
   try {
-    const args = checked.value as Record<string, never>
     if (options.wrapHandler) {
       returned = await options.wrapHandler(tool, ctx, async () => tool.handler(args, ctx))
     } else {
@@ -100,6 +121,8 @@ async function callTool(
       if (isThenable(returned)) returned = await returned
     }
   } catch (error) {
+    // The handler asked to continue as a task: keep what it was told so far for its replay (§MRTR composition).
+    if (error instanceof StartTask && taskable) return taskable.create(tool, ctx, args, ctx.input.answered())
     if (error instanceof McpError || error instanceof InputRequired) throw error
     if (exposesMessage(error, options.errorExposure)) {
       const message = (error as Error).message || `Tool ${tool.name} failed`
@@ -110,6 +133,26 @@ async function callTool(
   }
   const finished = finishResult(tool, returned, options)
   return complete(options, finished instanceof Promise ? await finished : finished)
+}
+
+/**
+ * Whether this call may become a task: the tool supports tasks, the server offers them, the request is not
+ * already a task's run, and the client declared the extension. A tool that runs only as a task fails for a
+ * client without it (extensions/tasks §Capability Negotiation: -32021 naming the extension).
+ */
+function taskDecision(
+  tool: CompiledTool,
+  tasks: TaskHooks | undefined,
+  ctx: RequestContext,
+): TaskHooks | undefined {
+  if (!tool.task || !tasks || ctx.task.id !== undefined) return undefined
+  if (tasks.declared(ctx)) return tasks
+  if (tool.task.support === 'required')
+    throw missingCapability(
+      { extensions: { [TASKS_EXTENSION]: {} } },
+      `Tool ${tool.name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
+    )
+  return undefined
 }
 
 /**

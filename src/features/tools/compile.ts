@@ -4,7 +4,7 @@ import { type PreparedSchema, prepareSchema } from '../../schema/standard.js'
 import { type HeaderParam, scanHeaderParams } from '../../schema/x-mcp-header.js'
 import type { Tool } from '../../wire/types.js'
 import { baseProblems, toolAnnotationProblems } from '../metadata.js'
-import type { ToolConfig, ToolDefinition } from './define.js'
+import type { TaskOptions, ToolConfig, ToolDefinition } from './define.js'
 
 export class ToolDefinitionError extends Error {
   override readonly name = 'ToolDefinitionError'
@@ -26,6 +26,8 @@ export interface CompiledTool {
   readonly headerParams: readonly HeaderParam[]
   readonly scopes: readonly string[]
   readonly timeoutMs: number | undefined
+  /** Task support, normalised; undefined for tools that always answer in the request. */
+  readonly task: Required<TaskOptions> | undefined
   readonly handler: ToolConfig<undefined, undefined>['handler']
 }
 
@@ -77,6 +79,30 @@ export function compileTool(definition: ToolDefinition, compiler: SchemaCompiler
     headerParams: params,
     scopes: config.scopes ?? [],
     timeoutMs: config.timeoutMs,
+    task: compileTask(config.task, label),
     handler: config.handler as CompiledTool['handler'],
   }
+}
+
+const HOUR = 3_600_000
+
+function compileTask(
+  task: ToolConfig<undefined, undefined>['task'],
+  label: string,
+): Required<TaskOptions> | undefined {
+  if (task === undefined) return undefined
+  const options = typeof task === 'string' ? { support: task } : task
+  if (options.support !== 'optional' && options.support !== 'required')
+    throw new ToolDefinitionError(`${label}: task support must be 'optional' or 'required'`)
+  const ttlMs = options.ttlMs ?? HOUR
+  const pollIntervalMs = options.pollIntervalMs ?? 1000
+  // Integers on the wire (extensions/tasks §Tasks: ttlMs, pollIntervalMs are milliseconds).
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0)
+    throw new ToolDefinitionError(`${label}: task ttlMs must be a positive integer`)
+  if (!Number.isInteger(pollIntervalMs) || pollIntervalMs <= 0)
+    throw new ToolDefinitionError(`${label}: task pollIntervalMs must be a positive integer`)
+  const start = options.start ?? 'immediate'
+  if (start !== 'immediate' && start !== 'explicit')
+    throw new ToolDefinitionError(`${label}: task start must be 'immediate' or 'explicit'`)
+  return { support: options.support, ttlMs, pollIntervalMs, start }
 }

@@ -18,6 +18,26 @@ export type ToolReturn<O> = [O] extends [undefined]
     | void
   : InferSchema<O, unknown> | ToolResult
 
+/**
+ * `'optional'`: a client that declares the tasks extension gets a task, others a plain result.
+ * `'required'`: a client without the extension gets -32021 (extensions/tasks §Capability Negotiation).
+ */
+export type TaskSupport = 'optional' | 'required'
+
+export interface TaskOptions {
+  support: TaskSupport
+  /** How long the task and its result stay readable (default 1 hour). */
+  ttlMs?: number
+  /** The polling interval suggested to clients (default 1 s). */
+  pollIntervalMs?: number
+  /**
+   * `'immediate'` (default): the task is created before the handler runs. `'explicit'`: the handler runs in
+   * the request (it may ask for input there, through multi-round-trip requests) until it calls
+   * `await ctx.task.start()`.
+   */
+  start?: 'immediate' | 'explicit'
+}
+
 /** The context a tool handler receives: signal, progress, logger, auth and the request's `_meta`. */
 export type ToolContext = RequestContext
 
@@ -37,6 +57,8 @@ export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaI
   scopes?: readonly string[]
   /** Aborts the handler's signal and answers a tool error after this long. */
   timeoutMs?: number
+  /** Lets calls run as tasks (the tasks extension): `'optional'`, `'required'`, or the details. */
+  task?: TaskSupport | TaskOptions
   handler: (
     args: I extends undefined ? Record<string, never> : InferSchema<I>,
     ctx: ToolContext,

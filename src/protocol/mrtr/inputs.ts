@@ -80,6 +80,11 @@ export class RequestInputs {
     return missingCapabilityFor(PROBES[capability], this.#ctx.meta.clientCapabilities) === undefined
   }
 
+  /** Every answer accepted so far (earlier rounds and this one); a task started now keeps them. */
+  answered(): Record<string, unknown> {
+    return { ...this.#answers }
+  }
+
   /** Handler data from the previous round (set with `keep`), verified like the rest of the state. */
   async data<T = unknown>(): Promise<T | undefined> {
     await this.#load()

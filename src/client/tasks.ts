@@ -1,0 +1,143 @@
+/**
+ * The client side of the tasks extension (io.modelcontextprotocol/tasks): a handle on a task the server
+ * created for a tools/call. It polls tasks/get at the server's suggested interval, backing off while nothing
+ * changes, answers `input_required` with the client's input handlers through tasks/update, and resolves to
+ * the tool's result once the task completes.
+ */
+import { ErrorCode } from '../wire/errors.js'
+import { isRecord } from '../wire/jsonrpc.js'
+import type { CallToolResult } from '../wire/types.js'
+import { InvalidResponseError, ProtocolError, RequestCancelledError } from './errors.js'
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
+
+/** A task as tasks/get reports it (extensions/tasks §Tasks). */
+export interface TaskState {
+  readonly taskId: string
+  readonly status: TaskStatus
+  readonly statusMessage?: string
+  readonly createdAt: string
+  readonly lastUpdatedAt: string
+  readonly ttlMs: number | null
+  readonly pollIntervalMs?: number
+  readonly inputRequests?: Record<string, unknown>
+  readonly result?: CallToolResult
+  readonly error?: { code: number; message: string; data?: unknown }
+}
+
+/** What a handle needs from its client. */
+export interface TaskHost {
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>>
+  /** Answers input requests with the client's handlers. */
+  answer(inputRequests: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>
+  /** Checks a completed task's result like a direct call's (output schema, tool errors). */
+  finish(result: CallToolResult): CallToolResult
+}
+
+export interface WaitOptions {
+  readonly signal?: AbortSignal
+  /** Called whenever the status (or its message) changes. */
+  readonly onStatus?: (task: TaskState) => void
+  /** Longest pause between polls while nothing changes (default 30 s, or the server's interval if longer). */
+  readonly maxPollIntervalMs?: number
+}
+
+const STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled'])
+const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
+
+export function parseTask(value: Record<string, unknown>, what: string): TaskState {
+  if (typeof value.taskId !== 'string' || typeof value.status !== 'string' || !STATUSES.has(value.status))
+    throw new InvalidResponseError(`${what}: not a task (taskId and a known status are required)`)
+  return value as unknown as TaskState
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new RequestCancelledError(signal.reason))
+    const timer = setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), ms)
+    const stop = (): void => (clearTimeout(timer), reject(new RequestCancelledError(signal.reason)))
+    signal.addEventListener('abort', stop, { once: true })
+  })
+
+export class TaskHandle {
+  readonly #host: TaskHost
+  /** What the creating call returned. */
+  readonly created: TaskState
+
+  constructor(host: TaskHost, created: TaskState) {
+    this.#host = host
+    this.created = created
+  }
+
+  get id(): string {
+    return this.created.taskId
+  }
+
+  async get(signal?: AbortSignal): Promise<TaskState> {
+    return parseTask(await this.#host.request('tasks/get', { taskId: this.id }, signal), 'tasks/get')
+  }
+
+  /** Asks the server to stop; cancellation is cooperative, so poll to see it settle. */
+  async cancel(signal?: AbortSignal): Promise<void> {
+    await this.#host.request('tasks/cancel', { taskId: this.id }, signal)
+  }
+
+  async update(inputResponses: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
+    await this.#host.request('tasks/update', { taskId: this.id, inputResponses }, signal)
+  }
+
+  /** Polls until the task ends: its result when completed; a ProtocolError when failed or cancelled. */
+  async result(options: WaitOptions = {}): Promise<CallToolResult> {
+    const signal = options.signal ?? new AbortController().signal
+    const answered = new Set<string>()
+    let last = this.created
+    let delay = last.pollIntervalMs ?? 1000
+    options.onStatus?.(last)
+    for (;;) {
+      const suggested = last.pollIntervalMs ?? 1000
+      await sleep(delay, signal)
+      const task = await this.get(signal)
+      const changed = task.status !== last.status || task.lastUpdatedAt !== last.lastUpdatedAt
+      if (task.status !== last.status || task.statusMessage !== last.statusMessage) options.onStatus?.(task)
+      // Back off while nothing moves; the server's interval is the floor (extensions/tasks §Polling).
+      const ceiling = Math.max(options.maxPollIntervalMs ?? 30_000, task.pollIntervalMs ?? suggested)
+      delay = changed ? (task.pollIntervalMs ?? suggested) : Math.min(Math.ceil(delay * 1.5), ceiling)
+      last = task
+      if (TERMINAL.has(task.status)) return this.#settle(task)
+      if (task.status === 'input_required' && isRecord(task.inputRequests)) {
+        // Each question is answered once, even if a poll still shows it (§Updating Tasks).
+        const open = Object.fromEntries(
+          Object.entries(task.inputRequests).filter(([key]) => !answered.has(key)),
+        )
+        if (Object.keys(open).length === 0) continue
+        const responses = await this.#host.answer(open, signal)
+        await this.update(responses, signal)
+        for (const key of Object.keys(open)) answered.add(key)
+        delay = 0
+      }
+    }
+  }
+
+  #settle(task: TaskState): CallToolResult {
+    if (task.status === 'completed') {
+      if (!isRecord(task.result) || !Array.isArray(task.result.content))
+        throw new InvalidResponseError(`task ${this.id}: completed without a tool result`)
+      return this.#host.finish(task.result)
+    }
+    if (task.status === 'failed') {
+      const error = task.error
+      throw new ProtocolError(
+        error?.code ?? ErrorCode.InternalError,
+        error?.message ?? `task ${this.id} failed`,
+        error?.data,
+      )
+    }
+    throw new RequestCancelledError(task.statusMessage ?? `task ${this.id} was cancelled`)
+  }
+}

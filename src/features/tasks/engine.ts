@@ -1,0 +1,220 @@
+/**
+ * Runs tool calls as tasks. A task's handler is replayed like a multi-round-trip request: every run starts
+ * from the stored arguments and every answer given so far, so whichever instance receives the last answer
+ * (tasks/update) can resume it, and nothing but the store is shared between instances.
+ */
+import type { CompiledTool } from '../tools/compile.js'
+import type { TaskHooks } from '../tools/call.js'
+import { RequestContext } from '../../protocol/context.js'
+import type { ResultPayload } from '../../protocol/encode.js'
+import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
+import { InputRequired } from '../../protocol/mrtr/inputs.js'
+import type { RequestStateCodec } from '../../protocol/mrtr/state.js'
+import type { ServerLogger } from '../../protocol/dispatcher.js'
+import { parseRequestMeta } from '../../protocol/request-meta.js'
+import { ErrorCode, McpError, tooManyRequests } from '../../wire/errors.js'
+import { isRecord } from '../../wire/jsonrpc.js'
+import type { InputRequest } from '../../wire/types.js'
+import type { TaskRecord, TaskStore } from './store.js'
+import { createTaskResult, TASKS_EXTENSION } from './wire.js'
+
+export interface TaskEngineOptions {
+  readonly store: TaskStore
+  /** Unfinished tasks one principal may have at once (default 100). */
+  readonly maxLivePerPrincipal: number
+  /** How often a running task checks the store for a cancel that arrived at another instance. */
+  readonly watchIntervalMs: number
+  readonly codec: RequestStateCodec
+  readonly logger: ServerLogger
+  /** Runs a tools/call in the given context (the server's tools/call, task decision included). */
+  readonly call: (ctx: RequestContext) => Promise<ResultPayload>
+}
+
+/** The principal a request acts for: tasks are bound to it like handles. */
+export const principalOf = (auth: AuthInfo | undefined): string => auth?.subject ?? ''
+
+/** The channel of a background run: no peer to notify, aborted by tasks/cancel. */
+class TaskExchange implements Exchange {
+  readonly transport = 'memory' as const
+  constructor(
+    readonly signal: AbortSignal,
+    readonly auth: AuthInfo | undefined,
+  ) {}
+  notify(): void {}
+}
+
+export class TaskEngine implements TaskHooks {
+  readonly #options: TaskEngineOptions
+  /** Runs on this instance, so a local cancel aborts at once. */
+  readonly #running = new Map<string, { controller: AbortController; principal: string }>()
+  #closed = false
+
+  constructor(options: TaskEngineOptions) {
+    this.#options = options
+  }
+
+  get store(): TaskStore {
+    return this.#options.store
+  }
+
+  declared(ctx: RequestContext): boolean {
+    return ctx.meta.clientCapabilities.extensions?.[TASKS_EXTENSION] !== undefined
+  }
+
+  async create(
+    tool: CompiledTool,
+    ctx: RequestContext,
+    args: Record<string, unknown>,
+    answers: Record<string, unknown>,
+  ): Promise<ResultPayload> {
+    const task = tool.task
+    if (!task) throw new Error(`tool ${tool.name} does not run as a task`)
+    const now = Date.now()
+    const auth = ctx.auth
+    const record: TaskRecord = {
+      taskId: crypto.randomUUID(),
+      principal: principalOf(auth),
+      ...(auth && {
+        auth: {
+          subject: auth.subject,
+          scopes: [...auth.scopes],
+          ...(auth.clientId !== undefined && { clientId: auth.clientId }),
+        },
+      }),
+      tool: tool.name,
+      arguments: args,
+      meta: ctx.meta.raw,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: task.ttlMs,
+      pollIntervalMs: task.pollIntervalMs,
+      answers,
+    }
+    // Stored before the handle is returned, so an immediate tasks/get finds it (extensions/tasks §Tasks).
+    const created = await this.store.create(record, this.#options.maxLivePerPrincipal)
+    if (!created) throw tooManyRequests(task.pollIntervalMs, 'too many unfinished tasks for this principal')
+    this.resume(record.taskId, record.principal)
+    return createTaskResult(record)
+  }
+
+  /** Starts (or restarts, after new answers) a task's handler in the background on this instance. */
+  resume(taskId: string, principal: string): void {
+    if (this.#closed || this.#running.has(taskId)) return
+    const controller = new AbortController()
+    this.#running.set(taskId, { controller, principal })
+    void this.#run(taskId, principal, controller)
+      .catch((error: unknown) =>
+        this.#options.logger.error(`task ${taskId} failed`, { error: String(error) }),
+      )
+      .finally(() => this.#running.delete(taskId))
+  }
+
+  /** Aborts the handler if it runs here; other instances notice through the store. */
+  abortLocal(taskId: string): void {
+    this.#running.get(taskId)?.controller.abort(new Error('task cancelled'))
+  }
+
+  /** Stops local runs; their tasks are marked failed so that no client waits for them forever. */
+  async close(): Promise<void> {
+    this.#closed = true
+    const running = [...this.#running.entries()]
+    for (const [, run] of running) run.controller.abort(new Error('server shutting down'))
+    await Promise.all(
+      running.map(([taskId, run]) =>
+        this.store
+          .transition(taskId, run.principal, {
+            from: ['working'],
+            to: 'failed',
+            set: {
+              error: { code: ErrorCode.InternalError, message: 'The server shut down while the task ran' },
+            },
+          })
+          .catch(() => undefined),
+      ),
+    )
+  }
+
+  async #run(taskId: string, principal: string, controller: AbortController): Promise<void> {
+    const store = this.store
+    const task = await store.get(taskId, principal)
+    if (!task || task.status !== 'working') return
+    const watch = setInterval(() => {
+      store.get(taskId, principal).then(
+        (current) => {
+          if (!current || current.status === 'cancelled') controller.abort(new Error('task cancelled'))
+        },
+        () => undefined,
+      )
+    }, this.#options.watchIntervalMs)
+    watch.unref()
+    try {
+      const outcome = await this.#execute(task, controller.signal)
+      if (outcome.kind === 'again') {
+        // `retryLater()` inside a task: run again after the suggested polling interval.
+        setTimeout(() => this.resume(taskId, principal), task.pollIntervalMs).unref()
+        return
+      }
+      await store.transition(taskId, principal, outcome.change)
+    } finally {
+      clearInterval(watch)
+    }
+  }
+
+  async #execute(
+    task: TaskRecord,
+    signal: AbortSignal,
+  ): Promise<{ kind: 'again' } | { kind: 'change'; change: Parameters<TaskStore['transition']>[2] }> {
+    const params: Record<string, unknown> = {
+      name: task.tool,
+      arguments: task.arguments,
+      inputResponses: task.answers,
+      _meta: task.meta,
+    }
+    const auth: AuthInfo | undefined = task.auth && { ...task.auth }
+    const ctx = new RequestContext(
+      `task-${task.taskId}`,
+      'tools/call',
+      params,
+      parseRequestMeta(params),
+      new TaskExchange(signal, auth),
+      this.#options.codec,
+    )
+    ctx.attachTask({ id: task.taskId, start: () => Promise.resolve() })
+    try {
+      const payload = await this.#options.call(ctx)
+      const result = { ...(payload as Record<string, unknown>) }
+      delete result.resultType
+      return { kind: 'change', change: { from: ['working'], to: 'completed', set: { result } } }
+    } catch (error) {
+      if (error instanceof InputRequired) {
+        const inputRequests = error.result.inputRequests
+        if (!isRecord(inputRequests)) return { kind: 'again' }
+        return {
+          kind: 'change',
+          change: {
+            from: ['working'],
+            to: 'input_required',
+            set: { inputRequests: inputRequests as Record<string, InputRequest> },
+          },
+        }
+      }
+      const failure =
+        error instanceof McpError
+          ? error.toJSON()
+          : { code: ErrorCode.InternalError, message: `Internal error (ref ${this.#report(task, error)})` }
+      return {
+        kind: 'change',
+        change: { from: ['working'], to: 'failed', set: { error: failure, statusMessage: failure.message } },
+      }
+    }
+  }
+
+  #report(task: TaskRecord, error: unknown): string {
+    const ref = crypto.randomUUID().slice(0, 8)
+    this.#options.logger.error(`task ${task.taskId} (tool ${task.tool}) failed (ref ${ref})`, {
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    })
+    return ref
+  }
+}

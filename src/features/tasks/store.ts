@@ -1,0 +1,106 @@
+/**
+ * Where tasks live between polls (extensions/tasks §Task lifecycle). A store must make a created task
+ * readable at once ("durably created" before the handle is returned), apply every change atomically, and
+ * forget a task once its `ttlMs` has passed. Tasks are looked up by id and principal together, so another
+ * principal's task id reads exactly like an unknown one.
+ */
+import type { InputRequest } from '../../wire/types.js'
+
+export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const
+export type TaskStatus = (typeof TASK_STATUSES)[number]
+export const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled'])
+
+/** The identity a task runs under again when it is resumed (never a token). */
+export interface TaskAuth {
+  readonly subject: string
+  readonly scopes: readonly string[]
+  readonly clientId?: string
+}
+
+export interface TaskRecord {
+  readonly taskId: string
+  /** The principal that created it ('' when anonymous). */
+  readonly principal: string
+  readonly auth?: TaskAuth
+  readonly tool: string
+  readonly arguments: Record<string, unknown>
+  /** The creating request's `_meta` (client capabilities, log level), reused on every resumption. */
+  readonly meta: Record<string, unknown>
+  status: TaskStatus
+  statusMessage?: string
+  /** Epoch milliseconds. */
+  readonly createdAt: number
+  lastUpdatedAt: number
+  readonly ttlMs: number
+  readonly pollIntervalMs: number
+  /** Every answer the client gave so far, keyed like the input requests. */
+  answers: Record<string, unknown>
+  /** The questions still open while `input_required`. */
+  inputRequests?: Record<string, InputRequest>
+  /** The tool result once `completed`. */
+  result?: Record<string, unknown>
+  /** The JSON-RPC error once `failed`. */
+  error?: { code: number; message: string; data?: unknown }
+}
+
+/** A change applied only when the task is still in one of `from`. */
+export interface TaskTransition {
+  readonly from: readonly TaskStatus[]
+  readonly to: TaskStatus
+  readonly set?: Partial<Pick<TaskRecord, 'statusMessage' | 'inputRequests' | 'result' | 'error'>>
+}
+
+export interface TaskStore {
+  /** Stores a new task unless `principal` already has `maxLive` unfinished ones; false then. */
+  create(record: TaskRecord, maxLive: number): Promise<boolean>
+  /** The task, or undefined when it is unknown, expired or another principal's. */
+  get(taskId: string, principal: string): Promise<TaskRecord | undefined>
+  /** Applies `change` atomically when the status allows it; returns the task as it is afterwards. */
+  transition(taskId: string, principal: string, change: TaskTransition): Promise<TaskRecord | undefined>
+  /**
+   * Records answers to open input requests (unknown keys are ignored). When none is left open the task goes
+   * back to `working`; `resume` is true exactly once, for the caller that closed the last question.
+   */
+  answer(
+    taskId: string,
+    principal: string,
+    answers: Record<string, unknown>,
+  ): Promise<{ task: TaskRecord; resume: boolean } | undefined>
+  close?(): Promise<void>
+}
+
+/** Applies a transition to a copy; undefined when the status does not allow it. Shared by the stores. */
+export function applyTransition(
+  task: TaskRecord,
+  change: TaskTransition,
+  now: number,
+): TaskRecord | undefined {
+  if (!change.from.includes(task.status)) return undefined
+  const next: TaskRecord = { ...task, ...change.set, status: change.to, lastUpdatedAt: now }
+  if (change.to !== 'input_required') delete next.inputRequests
+  return next
+}
+
+/** Merges answers into a copy; `resume` when the last open question was answered now. */
+export function applyAnswers(
+  task: TaskRecord,
+  answers: Record<string, unknown>,
+  now: number,
+): { task: TaskRecord; resume: boolean } {
+  if (task.status !== 'input_required' || !task.inputRequests) return { task, resume: false }
+  const open = { ...task.inputRequests }
+  const merged = { ...task.answers }
+  let changed = false
+  for (const [key, value] of Object.entries(answers)) {
+    if (!Object.hasOwn(open, key)) continue
+    merged[key] = value
+    delete open[key]
+    changed = true
+  }
+  if (!changed) return { task, resume: false }
+  const next: TaskRecord = { ...task, answers: merged, inputRequests: open, lastUpdatedAt: now }
+  if (Object.keys(open).length > 0) return { task: next, resume: false }
+  next.status = 'working'
+  delete next.inputRequests
+  return { task: next, resume: true }
+}

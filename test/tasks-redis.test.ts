@@ -1,0 +1,140 @@
+/** Tasks in Redis: two server instances share them (create on one, answer, finish and cancel on the other). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createFetchHandler, defineServer, defineTool, type Server } from '../src/index.js'
+import { RedisTaskStore } from '../src/stores/redis/index.js'
+import { errorOf, meta, post, resultOf, type Fetcher } from './helpers/http.js'
+import { redisAvailable, requireRedis, type RedisProcess, startRedis } from './helpers/redis.js'
+
+const run = redisAvailable || requireRedis
+
+const withTasks = meta({
+  'io.modelcontextprotocol/clientCapabilities': {
+    extensions: { 'io.modelcontextprotocol/tasks': {} },
+    elicitation: {},
+  },
+})
+const send = (fetcher: Fetcher, method: string, params: Record<string, unknown>) =>
+  post(fetcher, method, params, {
+    meta: withTasks,
+    headers: typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {},
+  })
+
+async function waitFor(fetcher: Fetcher, taskId: string, status: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const task = resultOf(await send(fetcher, 'tasks/get', { taskId }))
+    if (task.status === status) return task
+    if (Date.now() > deadline) throw new Error(`task ${taskId} stayed ${String(task.status)}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+describe.runIf(run)('tasks on Redis', () => {
+  let redis: RedisProcess
+  const stores: RedisTaskStore[] = []
+  const servers: Server[] = []
+  /** Which instance saw its handler's signal abort. */
+  const aborted: string[] = []
+
+  async function instance(label: string): Promise<Fetcher> {
+    const store = await RedisTaskStore.connect({ url: redis.url, prefix: 'tasks-test' })
+    stores.push(store)
+    const server = defineServer({
+      name: 'jobs',
+      version: '1',
+      tasks: { store, watchIntervalMs: 50 },
+      requestState: { secret: 'shared-by-every-instance' },
+      tools: [
+        defineTool({
+          name: 'deploy',
+          task: 'optional',
+          handler: async (_args, ctx) => {
+            const answer = await ctx.input.elicit(
+              {
+                message: 'Deploy?',
+                requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+              },
+              'go',
+            )
+            return `deployed: ${String(answer.content?.ok)} by ${label}`
+          },
+        }),
+        defineTool({
+          name: 'wait',
+          task: 'optional',
+          handler: (_args, ctx) =>
+            new Promise<string>((resolve) =>
+              ctx.signal.addEventListener('abort', () => (aborted.push(label), resolve('stopped')), {
+                once: true,
+              }),
+            ),
+        }),
+      ],
+    })
+    servers.push(server)
+    return createFetchHandler(server)
+  }
+
+  beforeAll(async () => {
+    redis = await startRedis()
+  })
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()))
+    await Promise.all(stores.map((store) => store.close()))
+    await redis?.stop()
+  })
+
+  it('creates a task on one instance and finishes it through another', async () => {
+    const a = await instance('a')
+    const b = await instance('b')
+    const taskId = String(resultOf(await send(a, 'tools/call', { name: 'deploy', arguments: {} })).taskId)
+    await waitFor(b, taskId, 'input_required')
+    await send(b, 'tasks/update', {
+      taskId,
+      inputResponses: { go: { action: 'accept', content: { ok: true } } },
+    })
+    const done = await waitFor(a, taskId, 'completed')
+    // The instance that received the answer replayed the handler and finished the task.
+    expect(JSON.stringify(done.result)).toContain('deployed: true by b')
+    expect(errorOf(await send(b, 'tasks/update', { taskId, inputResponses: {} })).code).toBe(-32602)
+  })
+
+  it("delivers a cancel sent to another instance to the running handler's signal", async () => {
+    const a = await instance('a2')
+    const b = await instance('b2')
+    const taskId = String(resultOf(await send(a, 'tools/call', { name: 'wait', arguments: {} })).taskId)
+    expect(resultOf(await send(b, 'tasks/cancel', { taskId })).resultType).toBe('complete')
+    await waitFor(a, taskId, 'cancelled')
+    const deadline = Date.now() + 20_000
+    while (!aborted.includes('a2') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    expect(aborted).toContain('a2')
+  })
+
+  it('caps live tasks per principal across instances and hides them from others', async () => {
+    let now = Date.now()
+    const one = await RedisTaskStore.connect({ url: redis.url, prefix: 'cap', now: () => now })
+    const two = await RedisTaskStore.connect({ url: redis.url, prefix: 'cap', now: () => now })
+    stores.push(one, two)
+    const record = (taskId: string) => ({
+      taskId,
+      principal: 'p:1',
+      tool: 't',
+      arguments: {},
+      meta: {},
+      status: 'working' as const,
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: 1000,
+      pollIntervalMs: 100,
+      answers: {},
+    })
+    const created = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((id, i) => (i % 2 ? one : two).create(record(id), 2)),
+    )
+    expect(created.filter(Boolean)).toHaveLength(2)
+    expect(await one.get('a', 'p')).toBeUndefined()
+    now += 1000
+    expect(await two.get('a', 'p:1')).toBeUndefined()
+    expect(await two.create(record('e'), 2)).toBe(true)
+  })
+})

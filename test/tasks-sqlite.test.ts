@@ -1,0 +1,122 @@
+/** Tasks on SQLite: a finished result outlives the server that ran it; input answered on another instance. */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createFetchHandler, defineServer, defineTool, type Server } from '../src/index.js'
+import { SqliteTaskStore } from '../src/handles/sqlite.js'
+import { errorOf, meta, post, resultOf, type Fetcher } from './helpers/http.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'toolwire-tasks-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const withTasks = meta({
+  'io.modelcontextprotocol/clientCapabilities': {
+    extensions: { 'io.modelcontextprotocol/tasks': {} },
+    elicitation: {},
+  },
+})
+const send = (fetcher: Fetcher, method: string, params: Record<string, unknown>) =>
+  post(fetcher, method, params, {
+    meta: withTasks,
+    headers: typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {},
+  })
+
+async function waitFor(fetcher: Fetcher, taskId: string, status: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const task = resultOf(await send(fetcher, 'tasks/get', { taskId }))
+    if (task.status === status) return task
+    if (Date.now() > deadline) throw new Error(`task ${taskId} stayed ${String(task.status)}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** One instance of a service: its own store connection on the shared file. */
+function instance(file: string): { server: Server; fetcher: Fetcher; store: SqliteTaskStore } {
+  const store = new SqliteTaskStore(file)
+  const server = defineServer({
+    name: 'jobs',
+    version: '1',
+    tasks: { store },
+    requestState: { secret: 'shared-by-every-instance' },
+    tools: [
+      defineTool({
+        name: 'approve',
+        task: 'optional',
+        handler: async (_args, ctx) => {
+          const answer = await ctx.input.elicit(
+            {
+              message: 'Approve?',
+              requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+            },
+            'approval',
+          )
+          return `approved: ${String(answer.content?.ok)} (pid ${process.pid})`
+        },
+      }),
+    ],
+  })
+  return { server, fetcher: createFetchHandler(server), store }
+}
+
+describe('tasks on SQLite', () => {
+  it('keeps a finished result across a restart, and resumes on the instance that got the answer', async () => {
+    const file = join(dir, 'tasks.db')
+    const a = instance(file)
+    const b = instance(file)
+    const taskId = String(
+      resultOf(await send(a.fetcher, 'tools/call', { name: 'approve', arguments: {} })).taskId,
+    )
+    const waiting = await waitFor(b.fetcher, taskId, 'input_required')
+    expect(Object.keys(waiting.inputRequests as object)).toEqual(['approval'])
+    await send(b.fetcher, 'tasks/update', {
+      taskId,
+      inputResponses: { approval: { action: 'accept', content: { ok: true } } },
+    })
+    const done = await waitFor(a.fetcher, taskId, 'completed')
+    expect(JSON.stringify(done.result)).toContain('approved: true')
+
+    // Restart: both instances go away; a new one on the same file still has the task and its result.
+    await a.server.close()
+    await b.server.close()
+    await a.store.close()
+    await b.store.close()
+    const c = instance(file)
+    const again = resultOf(await send(c.fetcher, 'tasks/get', { taskId }))
+    expect(again).toMatchObject({ status: 'completed', result: done.result })
+    expect(errorOf(await send(c.fetcher, 'tasks/get', { taskId: 'unknown' })).code).toBe(-32602)
+    await c.server.close()
+    await c.store.close()
+  })
+
+  it('expires tasks with their TTL and enforces the live cap across connections', async () => {
+    let now = Date.now()
+    const file = join(dir, 'cap.db')
+    const one = new SqliteTaskStore(file, { now: () => now })
+    const two = new SqliteTaskStore(file, { now: () => now })
+    const record = (taskId: string) => ({
+      taskId,
+      principal: 'p',
+      tool: 't',
+      arguments: {},
+      meta: {},
+      status: 'working' as const,
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: 1000,
+      pollIntervalMs: 100,
+      answers: {},
+    })
+    expect(await one.create(record('a'), 2)).toBe(true)
+    expect(await two.create(record('b'), 2)).toBe(true)
+    expect(await one.create(record('c'), 2)).toBe(false)
+    expect(await two.get('a', 'someone-else')).toBeUndefined()
+    await two.transition('a', 'p', { from: ['working'], to: 'completed', set: { result: { content: [] } } })
+    expect(await one.create(record('c'), 2)).toBe(true)
+    now += 1000
+    expect(await one.get('a', 'p')).toBeUndefined()
+    await one.close()
+    await two.close()
+  })
+})
