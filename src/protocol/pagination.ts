@@ -5,6 +5,7 @@
  * after that item, so nothing is skipped. A cursor the list cannot place is refused with -32602
  * (pagination §Error Handling), and the client lists again from the start.
  */
+import { base64UrlToBytes, bytesToBase64Url } from '../wire/base64.js'
 import { invalidParams } from '../wire/errors.js'
 
 const PREFIX = 'tw2:'
@@ -17,20 +18,20 @@ export interface CursorPosition {
 
 /** Keys are names and URIs (any Unicode), so the cursor is base64url of UTF-8; runs in any runtime. */
 export function encodeCursor(position: CursorPosition): string {
-  let binary = ''
-  const text = `${PREFIX}${position.serial.toString(36)}:${position.key}`
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte)
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '')
+  return bytesToBase64Url(
+    new TextEncoder().encode(`${PREFIX}${position.serial.toString(36)}:${position.key}`),
+  )
 }
 
 /** The position a cursor continues after, or `undefined` for the first page; a cursor toolwire did not mint is -32602. */
 export function decodeCursor(cursor: unknown): CursorPosition | undefined {
   if (cursor === undefined) return undefined
   if (typeof cursor !== 'string') throw invalidParams('Invalid cursor: must be a string')
+  const bytes = base64UrlToBytes(cursor)
   let text: string
   try {
-    const binary = atob(cursor.replaceAll('-', '+').replaceAll('_', '/'))
-    text = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)))
+    if (bytes === undefined) throw new TypeError('not base64url')
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
     throw invalidParams('Invalid cursor')
   }
