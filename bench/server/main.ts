@@ -5,6 +5,8 @@
  *   TOOLS=1 node bench/.build/main.js --stdio            stdio
  *
  * PAGE_SIZE sets the `tools/list` page size (default 1000: a client building its tool list wants them all).
+ * MAX_CONNECTIONS_PER_ADDRESS raises the per-address connection limit (default 64): the client benchmark
+ * keeps several clients' keep-alive pools open from one address.
  */
 import { serveNode } from 'toolwire/node'
 import { serveStdio } from 'toolwire/stdio'
@@ -25,7 +27,13 @@ async function main(): Promise<void> {
     await connection.closed
     process.exit(0)
   }
-  const running = await serveNode(server, { port: positiveInt(process.env.PORT, 3000, 'PORT') })
+  const running = await serveNode(server, {
+    port: positiveInt(process.env.PORT, 3000, 'PORT'),
+    maxConnectionsPerAddress: Math.max(
+      1,
+      positiveInt(process.env.MAX_CONNECTIONS_PER_ADDRESS, 64, 'MAX_CONNECTIONS_PER_ADDRESS'),
+    ),
+  })
   console.log(`toolwire bench server (${tools} tools) on ${running.url}`)
   const stop = (): void => void running.close().then(() => process.exit(0))
   process.on('SIGTERM', stop)
