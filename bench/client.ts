@@ -117,13 +117,20 @@ const fetchLeg = bareLeg('global fetch loop', () => ({
 export const CLIENT_LEGS: readonly Leg[] = [toolwireLeg, sdkLeg, nodeHttpLeg, fetchLeg]
 const FLOOR = nodeHttpLeg.name
 
+interface Measured {
+  readonly rate: number
+  /** Client CPU time (user + system) per call, in µs: what the client itself costs. */
+  readonly cpuPerCall: number
+}
+
 /** Calls `add` for `seconds` with `inFlight` calls outstanding; calls per second, every answer checked. */
 async function measure(
   opened: Awaited<ReturnType<Leg['open']>>,
   inFlight: number,
   seconds: number,
-): Promise<number> {
+): Promise<Measured> {
   const started = performance.now()
+  const cpu = process.cpuUsage()
   const end = started + seconds * 1000
   let calls = 0
   const worker = async (lane: number): Promise<void> => {
@@ -134,7 +141,11 @@ async function measure(
     }
   }
   await Promise.all(Array.from({ length: inFlight }, (_, lane) => worker(lane)))
-  return calls / ((performance.now() - started) / 1000)
+  const used = process.cpuUsage(cpu)
+  return {
+    rate: calls / ((performance.now() - started) / 1000),
+    cpuPerCall: (used.user + used.system) / calls,
+  }
 }
 
 const median = (values: readonly number[]): number => {
@@ -162,7 +173,7 @@ export async function clientBench(options: ClientBenchOptions): Promise<string> 
   const par = new Map<string, number[]>(CLIENT_LEGS.map((leg) => [leg.name, []]))
   try {
     // A fresh client per measurement: what one client accumulates (caches, listeners) stays in its own run.
-    const run = async (leg: Leg, inFlight: number, seconds: number): Promise<number> => {
+    const run = async (leg: Leg, inFlight: number, seconds: number): Promise<Measured> => {
       const client = await leg.open(server.url)
       try {
         return await measure(client, inFlight, seconds)
@@ -175,10 +186,10 @@ export async function clientBench(options: ClientBenchOptions): Promise<string> 
       for (const leg of CLIENT_LEGS) {
         const one = await run(leg, 1, options.seconds)
         const many = await run(leg, IN_FLIGHT, options.seconds)
-        seq.get(leg.name)?.push(one)
-        par.get(leg.name)?.push(many)
+        seq.get(leg.name)?.push(one.rate)
+        par.get(leg.name)?.push(many.rate)
         log(
-          `round ${round}  client ${leg.name.padEnd(26)} sequential ${one.toFixed(0)}  ${IN_FLIGHT} in flight ${many.toFixed(0)}`,
+          `round ${round}  client ${leg.name.padEnd(26)} sequential ${one.rate.toFixed(0)} (${one.cpuPerCall.toFixed(0)} µs CPU/call)  ${IN_FLIGHT} in flight ${many.rate.toFixed(0)} (${many.cpuPerCall.toFixed(0)} µs CPU/call)`,
         )
       }
     }

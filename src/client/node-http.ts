@@ -81,12 +81,17 @@ function exchange(
   return new Promise((resolve, reject) => {
     const signal = outgoing.signal
     if (signal?.aborted) return reject(signal.reason)
-    const { body } = outgoing
-    const headers =
-      body === undefined
-        ? outgoing.headers
-        : { ...outgoing.headers, 'content-length': String(Buffer.byteLength(body)) }
-    const request = http.request(outgoing.url, { method: outgoing.method, headers, agent })
+    const { body, url } = outgoing
+    // Node sets Content-Length itself when the whole body is passed to end().
+    const request = http.request({
+      protocol: url.protocol,
+      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname, // IPv6 literal
+      port: url.port,
+      path: url.pathname + url.search,
+      method: outgoing.method,
+      headers: outgoing.headers,
+      agent,
+    })
     let answered: IncomingMessage | undefined
     // Aborting stops the request, or the body being read once answered (streamable-http §Cancellation:
     // closing the stream cancels).
