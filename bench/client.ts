@@ -88,7 +88,12 @@ function bareLeg(name: string, start: () => { send: Send; close(): void }): Leg 
 
 const nodeHttpLeg = bareLeg('node:http keep-alive loop', () => {
   const agent = new Agent({ keepAlive: true })
-  const send: Send = (url, body, headers) =>
+  const send = (
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    retried = false,
+  ): Promise<string> =>
     new Promise((resolve, reject) => {
       const req = httpRequest(url, { method: 'POST', agent, headers }, (res) => {
         let text = ''
@@ -99,7 +104,12 @@ const nodeHttpLeg = bareLeg('node:http keep-alive loop', () => {
         )
         res.on('error', reject)
       })
-      req.on('error', reject)
+      // A kept-alive socket the server closed meanwhile: sent again once, as node's documentation advises.
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        !retried && req.reusedSocket && error.code === 'ECONNRESET'
+          ? resolve(send(url, body, headers, true))
+          : reject(error),
+      )
       req.end(body)
     })
   return { send, close: () => agent.destroy() }

@@ -426,7 +426,6 @@ export class Client {
     },
   ): Promise<Record<string, unknown>> {
     const { headers, recover, ...send } = options
-    const signal = options.signal ?? new AbortController().signal
     let retry: Record<string, unknown> = {}
     for (let round = 1; ; round++) {
       let result: Record<string, unknown>
@@ -451,7 +450,8 @@ export class Client {
       const inputResponses = await answerInputs(result.inputRequests, this.#handlers, this.#capabilities, {
         method,
         name,
-        signal,
+        // A never-aborted signal when the caller gave none, made only when input is asked for.
+        signal: options.signal ?? new AbortController().signal,
       })
       retry = { inputResponses }
       if (typeof result.requestState === 'string') retry.requestState = result.requestState

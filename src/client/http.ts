@@ -144,7 +144,8 @@ export class HttpTransport implements ClientTransport {
       this.#legacyHeaders(headers, legacy)
     } else if ('method' in message) {
       Object.assign(headers, HttpTransport.standardHeaders(message))
-      for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value
+      const extra = options.headers
+      for (const name in extra) headers[name.toLowerCase()] = extra[name] as string
     }
     headers['content-type'] = 'application/json'
     headers.accept = 'application/json, text/event-stream'
@@ -158,10 +159,12 @@ export class HttpTransport implements ClientTransport {
 
   /** The configured headers, names in lower case: the base every request adds its own to. */
   async #baseHeaders(): Promise<Record<string, string>> {
-    const headers: Record<string, string> = {}
-    for (const [name, value] of Object.entries(await this.#userHeaders())) headers[name.toLowerCase()] = value
-    return headers
+    // Fixed headers are lower-cased once; a function is asked on every request (refreshed tokens).
+    if (typeof this.#headers !== 'function') return { ...(this.#fixedHeaders ??= lowerCased(this.#headers)) }
+    return lowerCased(await this.#headers())
   }
+
+  #fixedHeaders: Record<string, string> | undefined
 
   #legacyHeaders(headers: Record<string, string>, legacy: LegacyHttpSession): void {
     headers['mcp-protocol-version'] = legacy.version
@@ -390,6 +393,12 @@ function isServerRequest(value: unknown): value is JsonRpcRequest {
     typeof value.method === 'string' &&
     (typeof value.id === 'string' || typeof value.id === 'number')
   )
+}
+
+function lowerCased(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const lower: Record<string, string> = {}
+  for (const name in headers) lower[name.toLowerCase()] = headers[name] as string
+  return lower
 }
 
 const isOk = (response: Incoming): boolean => response.status >= 200 && response.status < 300
