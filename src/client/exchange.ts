@@ -4,6 +4,7 @@
  * middleware) and, on Node, `node:http` directly (node-http.ts), which skips building `Request` and
  * `Response` objects on the hot path.
  */
+import type { Cancellation } from './cancellation.js'
 import { TransportError } from './errors.js'
 
 export interface Outgoing {
@@ -13,7 +14,7 @@ export interface Outgoing {
   readonly headers: Readonly<Record<string, string>>
   readonly body?: string
   /** Aborting it abandons the request or, once answered, its body. */
-  readonly signal?: AbortSignal
+  readonly cancel?: Cancellation
 }
 
 export interface Incoming {
@@ -45,8 +46,8 @@ export function fetchStack(fetch: FetchLike): HttpStack {
     send: async (outgoing) => {
       const init: RequestInit = { method: outgoing.method, headers: outgoing.headers }
       if (outgoing.body !== undefined) init.body = outgoing.body
-      if (outgoing.signal) init.signal = outgoing.signal
-      return fromResponse(await untilAborted(fetch(new Request(outgoing.url, init)), outgoing.signal))
+      if (outgoing.cancel) init.signal = outgoing.cancel.signal
+      return fromResponse(await untilAborted(fetch(new Request(outgoing.url, init)), outgoing.cancel))
     },
     close: () => undefined,
   }
@@ -113,12 +114,10 @@ async function readCapped(response: Response, max: number): Promise<string> {
 }
 
 /** Rejects as soon as the signal aborts, even if a custom fetch never settles a cancelled request. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise
+function untilAborted<T>(promise: Promise<T>, cancel: Cancellation | undefined): Promise<T> {
+  if (!cancel) return promise
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason)
-    if (signal.aborted) return onAbort()
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+    const remove = cancel.onAbort(() => reject(cancel.reason))
+    promise.then(resolve, reject).finally(remove)
   })
 }

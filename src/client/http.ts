@@ -19,6 +19,7 @@ import { encodeHeaderValue } from '../schema/x-mcp-header.js'
 import { nestedDeeperThan } from '../wire/json-depth.js'
 import { AuthorizationError } from './auth/errors.js'
 import { TransportError } from './errors.js'
+import { type Cancellation, cancellationOf } from './cancellation.js'
 import { fetchStack, type HttpStack, type Incoming, type Outgoing } from './exchange.js'
 import { asFetch, nodeHttpStack } from './node-http.js'
 import { OversizedError, readSse, type SseCursor } from './sse.js'
@@ -149,7 +150,8 @@ export class HttpTransport implements ClientTransport {
     }
     headers['content-type'] = 'application/json'
     headers.accept = 'application/json, text/event-stream'
-    const response = await this.#exchange('POST', headers, JSON.stringify(message), options.signal)
+    const cancel = options.cancellation ?? (options.signal && cancellationOf(options.signal))
+    const response = await this.#exchange('POST', headers, JSON.stringify(message), cancel)
     // 2025-11-25 basic/transports §Session Management: the server assigns the session on initialize.
     const assigned = response.header('mcp-session-id')
     if (legacy && assigned && legacy.sessionId === undefined) legacy.sessionId = assigned
@@ -175,19 +177,19 @@ export class HttpTransport implements ClientTransport {
     method: Outgoing['method'],
     headers: Record<string, string>,
     body: string | undefined,
-    signal: AbortSignal | undefined,
+    cancel: Cancellation | undefined,
   ): Promise<Incoming> {
     const outgoing: Outgoing = {
       method,
       url: this.url,
       headers,
       ...(body !== undefined && { body }),
-      ...(signal && { signal }),
+      ...(cancel && { cancel }),
     }
     try {
       return await this.#stack.send(outgoing)
     } catch (error) {
-      if (signal?.aborted) throw signal.reason
+      if (cancel?.aborted) throw cancel.reason
       if (error instanceof AuthorizationError) throw error
       throw new TransportError(`Cannot reach ${this.url.href}: ${describe(error)}`, { cause: error })
     }
@@ -281,7 +283,7 @@ export class HttpTransport implements ClientTransport {
     if (this.legacy) this.#legacyHeaders(headers, this.legacy)
     headers.accept = 'text/event-stream'
     if (lastEventId !== undefined) headers['last-event-id'] = lastEventId
-    const response = await this.#exchange('GET', headers, undefined, signal)
+    const response = await this.#exchange('GET', headers, undefined, signal && cancellationOf(signal))
     const type = response.header('content-type') ?? ''
     if (!isOk(response) || !/^text\/event-stream/i.test(type)) {
       await response.discard()
@@ -355,7 +357,8 @@ export class HttpTransport implements ClientTransport {
       const headers = await this.#baseHeaders()
       this.#legacyHeaders(headers, legacy)
       try {
-        const response = await this.#exchange('DELETE', headers, undefined, AbortSignal.timeout(5_000))
+        const timeout = cancellationOf(AbortSignal.timeout(5_000))
+        const response = await this.#exchange('DELETE', headers, undefined, timeout)
         await response.discard()
       } catch {
         // the server is gone or slow: the session expires on its side

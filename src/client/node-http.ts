@@ -9,6 +9,7 @@
  */
 import type * as NodeHttp from 'node:http'
 import type * as NodeHttps from 'node:https'
+import { cancellationOf } from './cancellation.js'
 import { TransportError } from './errors.js'
 import { type FetchLike, type HttpStack, type Incoming, type Outgoing, tooLarge } from './exchange.js'
 
@@ -79,8 +80,8 @@ function exchange(
   retried: boolean,
 ): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const signal = outgoing.signal
-    if (signal?.aborted) return reject(signal.reason)
+    const cancel = outgoing.cancel
+    if (cancel?.aborted) return reject(cancel.reason)
     const { body, url } = outgoing
     // Node sets Content-Length itself when the whole body is passed to end().
     const request = http.request({
@@ -95,16 +96,14 @@ function exchange(
     let answered: IncomingMessage | undefined
     // Aborting stops the request, or the body being read once answered (streamable-http §Cancellation:
     // closing the stream cancels).
-    const onAbort = (): void => {
-      const reason: unknown = signal?.reason
+    const release = cancel?.onAbort(() => {
+      const reason: unknown = cancel.reason
       request.destroy(reason instanceof Error ? reason : new Error(String(reason)))
       if (!answered) reject(reason)
-    }
-    const release = (): void => signal?.removeEventListener('abort', onAbort)
-    signal?.addEventListener('abort', onAbort, { once: true })
+    })
     request.on('error', (error: NodeJS.ErrnoException) => {
-      if (answered || signal?.aborted) return // reported by the body's reader, or by the abort
-      release()
+      if (answered || cancel?.aborted) return // reported by the body's reader, or by the abort
+      release?.()
       // A kept-alive socket the server closed while idle fails at once; nothing was processed, so the
       // request goes out once more on a fresh connection (as node's documentation advises).
       if (!retried && request.reusedSocket && error.code === 'ECONNRESET') {
@@ -114,7 +113,7 @@ function exchange(
     request.on('response', (response: IncomingMessage) => {
       answered = response
       response.on('error', () => undefined) // surfaces through text() or chunks()
-      response.once('close', release)
+      if (release) response.once('close', release)
       resolve(response)
     })
     request.end(body)
@@ -142,7 +141,7 @@ function redirectOf(outgoing: Outgoing, response: IncomingMessage): Outgoing | u
   return {
     ...next,
     ...(body !== undefined && { body }),
-    ...(outgoing.signal && { signal: outgoing.signal }),
+    ...(outgoing.cancel && { cancel: outgoing.cancel }),
   }
 }
 
@@ -225,7 +224,7 @@ export function asFetch(stack: HttpStack): FetchLike {
       url: new URL(request.url),
       headers,
       ...(body !== undefined && { body }),
-      signal: request.signal,
+      cancel: cancellationOf(request.signal),
     })
     const empty = answer.status === 204 || answer.status === 304
     return new Response(empty ? null : streamOf(answer.chunks()), {
