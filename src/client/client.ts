@@ -426,14 +426,14 @@ export class Client {
     },
   ): Promise<Record<string, unknown>> {
     const { headers, recover, ...send } = options
-    let retry: Record<string, unknown> = {}
+    let retry: Record<string, unknown> | undefined
     for (let round = 1; ; round++) {
       let result: Record<string, unknown>
       try {
         result = await this.#request(
           method,
-          { ...base, ...retry },
-          { ...send, ...(headers && { headers: headers() }) },
+          retry ? { ...base, ...retry } : base,
+          headers ? { ...send, headers: headers() } : send,
         )
       } catch (error) {
         if (recover && (await recover(error))) {

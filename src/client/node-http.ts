@@ -56,7 +56,13 @@ export function nodeHttpStack(): HttpStack | undefined {
     for (let redirects = 0; ; redirects++) {
       const http = current.url.protocol === 'https:' ? modules.https : modules.http
       const response = await exchange(http, agentFor(current.url.protocol), current, false)
-      const next = redirectOf(current, response)
+      let next: Outgoing | undefined
+      try {
+        next = redirectOf(current, response)
+      } catch (error) {
+        response.destroy()
+        throw error
+      }
       if (!next) return incoming(response)
       response.destroy()
       if (redirects >= MAX_REDIRECTS) throw new TransportError(`More than ${MAX_REDIRECTS} redirects`)
