@@ -29,16 +29,32 @@ export function cachedVerifier(verify: TokenVerifier, options: CacheSettings = {
     options.validUntil ??
     ((auth: AuthInfo) => (auth.expiresAt === undefined ? Infinity : auth.expiresAt * 1000))
   const cache = new LRUCache<string, { auth: AuthInfo; until: number }>({ max: options.maxEntries ?? 10_000 })
-  return async (token) => {
+  /** Verifications under way, by token; each entry goes when its verification settles. */
+  const inFlight = new Map<string, Promise<AuthInfo>>()
+  const remember = (token: string, auth: AuthInfo): AuthInfo => {
+    const until = Math.min(now() + maxAgeMs, validUntil(auth))
+    if (until <= now()) return auth
+    // Shared by every request that presents this token: frozen, so no request can change another's view.
+    const kept = Object.freeze(auth)
+    cache.set(token, { auth: kept, until })
+    return kept
+  }
+  // A hit answers synchronously: no promise per request for a token seen before.
+  return (token) => {
     const hit = cache.get(token)
     if (hit !== undefined) {
       if (now() < hit.until) return hit.auth
       cache.delete(token)
     }
-    const auth = await verify(token)
-    const until = Math.min(now() + maxAgeMs, validUntil(auth))
-    // Shared by every request that presents this token: frozen, so no request can change another's view.
-    if (until > now()) cache.set(token, { auth: Object.freeze(auth), until })
-    return auth
+    // A miss stays asynchronous, so a refusal is always a rejection. Requests that bring a new token
+    // together (a client's first burst) share its one verification.
+    let pending = inFlight.get(token)
+    if (pending === undefined) {
+      pending = (async () => remember(token, await verify(token)))()
+      inFlight.set(token, pending)
+      const settled = (): void => void inFlight.delete(token)
+      pending.then(settled, settled)
+    }
+    return pending
   }
 }
