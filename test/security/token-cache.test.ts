@@ -146,6 +146,14 @@ describe('jwtVerifier cache, against tokens that must be refused', () => {
     expect(forged.split('.').slice(0, 2)).toEqual(good.split('.').slice(0, 2))
     await expect(verify(forged)).rejects.toThrow(/signature/)
     await expect(verify(good.slice(0, -2))).rejects.toBeInstanceOf(InvalidTokenError)
+    // Other claims under the good token's signature: it ends like the cached token, and is still refused.
+    const [header, , signature] = good.split('.')
+    const claims = Buffer.from(
+      JSON.stringify({ sub: 'alice', scope: 'admin', iss: ISSUER, aud: RESOURCE, exp }),
+    )
+    const swapped = `${header}.${claims.toString('base64url')}.${signature}`
+    expect(swapped.slice(-43)).toBe(good.slice(-43))
+    await expect(verify(swapped)).rejects.toThrow(/signature/)
     // A token with more rights for the same subject, signed by someone else, gets nothing either.
     const wider = await sign(
       { sub: 'alice', scope: 'notes:write' },
@@ -204,5 +212,10 @@ describe('bearerAuth on a token it has seen', () => {
       remoteAddress: '127.0.0.1',
     })
     expect(bad).toMatchObject({ ok: false, status: 401 })
+    // Other spellings of the same header take the full path and get the same identity.
+    for (const spelled of [`bearer ${jwt}`, `  Bearer ${jwt} `, `BEARER   ${jwt}`]) {
+      const outcome = await auth.authenticate({ header: () => spelled, remoteAddress: '127.0.0.1' })
+      expect(outcome.ok ? outcome.auth : undefined).toBe(one)
+    }
   })
 })
