@@ -2,8 +2,8 @@
  * The bearer-auth leg of the benchmark (`--only=auth`): toolwire's bench server with bearer auth on, once
  * with an HS256 secret and once with an RS256 public key (both made fresh here with `jose` and handed to
  * the server through its environment), loaded with a valid token on every request. The raw floor runs in
- * the same alternating rounds with no auth at all: the ratio is what checking a token costs on top of
- * serving. Every counted answer must equal the one checked before load.
+ * the same alternating rounds with no auth at all (the ratio is what serving plus checking a token costs),
+ * and so does toolwire with auth off (what the token check alone costs). Every counted answer must equal the one checked before load.
  */
 import { exportSPKI, generateKeyPair, type CryptoKey, SignJWT } from 'jose'
 import { randomBytes } from 'node:crypto'
@@ -48,6 +48,8 @@ export interface AuthSamples {
   readonly rs256: AuthLoad[]
   /** The raw floor (no auth), measured in the same rounds. */
   readonly floor: AuthLoad[]
+  /** toolwire with auth off, in the same rounds: what the token check itself costs. */
+  readonly plain: AuthLoad[]
 }
 
 interface Target {
@@ -98,7 +100,7 @@ export async function authRounds(options: {
   readonly warmupSeconds: number
   readonly load: LoadFn
 }): Promise<AuthSamples> {
-  const samples: AuthSamples = { hs256: [], rs256: [], floor: [] }
+  const samples: AuthSamples = { hs256: [], rs256: [], floor: [], plain: [] }
   const secret = randomBytes(32)
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true })
   const auth = { AUTH_ISSUER: ISSUER, AUTH_RESOURCE: RESOURCE }
@@ -106,6 +108,7 @@ export async function authRounds(options: {
   const targets: Target[] = []
   try {
     targets.push(await start(raw, 'raw node', {}, undefined, samples.floor))
+    targets.push(await start(toolwire, 'toolwire no auth', {}, undefined, samples.plain))
     targets.push(
       await start(
         toolwire,
@@ -133,7 +136,7 @@ export async function authRounds(options: {
         t.samples.push(result)
         const flag = result.problems > 0 ? `  (${result.problems} non-2xx/errors/mismatches)` : ''
         console.log(
-          `round ${round}  tools/call, bearer auth${' '.repeat(25)} ${t.name.padEnd(15)} ${result.rps.toFixed(0)}${flag}`,
+          `round ${round}  tools/call, bearer auth${' '.repeat(25)} ${t.name.padEnd(16)} ${result.rps.toFixed(0)}${flag}`,
         )
       }
     }

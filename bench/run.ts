@@ -136,7 +136,7 @@ interface Samples {
   /** tools/call over a 2025-11-25 session (toolwire and SDK v2 only). */
   legacyCall: Load[]
   /** tools/call with bearer auth on (toolwire); the raw floor's no-auth loads from the same rounds. */
-  auth: Record<AuthKind, Load[]>
+  auth: Record<AuthKind | 'plain', Load[]>
   stdioSeq: number[]
   stdioPar: number[]
   cold: number[]
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     samples.set(server, {
       http: { call: [], callMany: [], listMany: [] },
       legacyCall: [],
-      auth: { hs256: [], rs256: [] },
+      auth: { hs256: [], rs256: [], plain: [] },
       stdioSeq: [],
       stdioPar: [],
       cold: [],
@@ -236,8 +236,8 @@ async function main(): Promise<void> {
   if (runs('auth')) {
     const auth = await authRounds({ rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, load })
     const [toolwire, , raw] = SERVERS as [BenchServer, BenchServer, BenchServer]
-    get(toolwire).auth = { hs256: auth.hs256, rs256: auth.rs256 }
-    get(raw).auth = { hs256: auth.floor, rs256: auth.floor }
+    get(toolwire).auth = { hs256: auth.hs256, rs256: auth.rs256, plain: auth.plain }
+    get(raw).auth = { hs256: auth.floor, rs256: auth.floor, plain: [] }
   }
 
   // stdio: one process per server, sequential then 32 in flight, alternating.
@@ -398,6 +398,8 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
     median(get(toolwire).legacyCall.map((l) => l.rps)),
     median(get(sdk).legacyCall.map((l) => l.rps)),
   )
+  const authOf = (key: AuthKind | 'plain'): number => median(get(toolwire).auth[key].map((l) => l.rps))
+  const authCost = `Bearer auth, same rounds: toolwire without auth ${format(authOf('plain'))} req/s; with HS256 ${ratio(authOf('hs256'), authOf('plain'))} and RS256 ${ratio(authOf('rs256'), authOf('plain'))} of that.`
   const problems = SERVERS.map((server) => {
     // The raw floor's auth rows share one set of loads: counted once.
     const auth = new Set(Object.values(get(server).auth))
@@ -418,6 +420,7 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
     ...lines,
     '',
     `tools/call over a 2025-11-25 session: toolwire / SDK v2 = ${legacyRatio}.`,
+    authCost,
     `Non-2xx answers, socket errors, timeouts and body mismatches under load (never counted as served): ${problems}.`,
     `Machine: ${machine}.`,
   ].join('\n')
