@@ -94,6 +94,19 @@ async function start(
   }
 }
 
+/** What a toolwire bench server needs for bearer auth of `kind` (fresh keys), and a token it accepts. */
+export async function authSetup(kind: AuthKind): Promise<{ env: Record<string, string>; token: string }> {
+  const env = { AUTH_ISSUER: ISSUER, AUTH_RESOURCE: RESOURCE }
+  if (kind === 'hs256') {
+    const secret = randomBytes(32)
+    const token = await sign(new Uint8Array(secret), 'HS256')
+    return { env: { ...env, AUTH_HS256_SECRET: secret.toString('base64url') }, token }
+  }
+  const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true })
+  const token = await sign(privateKey, 'RS256')
+  return { env: { ...env, AUTH_RS256_PUBLIC_KEY: await exportSPKI(publicKey) }, token }
+}
+
 export async function authRounds(options: {
   readonly rounds: number
   readonly seconds: number
@@ -101,32 +114,14 @@ export async function authRounds(options: {
   readonly load: LoadFn
 }): Promise<AuthSamples> {
   const samples: AuthSamples = { hs256: [], rs256: [], floor: [], plain: [] }
-  const secret = randomBytes(32)
-  const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true })
-  const auth = { AUTH_ISSUER: ISSUER, AUTH_RESOURCE: RESOURCE }
   const [toolwire, , raw] = SERVERS as [BenchServer, BenchServer, BenchServer]
+  const [hs256, rs256] = [await authSetup('hs256'), await authSetup('rs256')]
   const targets: Target[] = []
   try {
     targets.push(await start(raw, 'raw node', {}, undefined, samples.floor))
     targets.push(await start(toolwire, 'toolwire no auth', {}, undefined, samples.plain))
-    targets.push(
-      await start(
-        toolwire,
-        'toolwire HS256',
-        { ...auth, AUTH_HS256_SECRET: secret.toString('base64url') },
-        await sign(new Uint8Array(secret), 'HS256'),
-        samples.hs256,
-      ),
-    )
-    targets.push(
-      await start(
-        toolwire,
-        'toolwire RS256',
-        { ...auth, AUTH_RS256_PUBLIC_KEY: await exportSPKI(publicKey) },
-        await sign(privateKey, 'RS256'),
-        samples.rs256,
-      ),
-    )
+    targets.push(await start(toolwire, 'toolwire HS256', hs256.env, hs256.token, samples.hs256))
+    targets.push(await start(toolwire, 'toolwire RS256', rs256.env, rs256.token, samples.rs256))
     const message = callMessage(7)
     for (const t of targets)
       await options.load(t.running.url, message, t.body, options.warmupSeconds, t.headers)
