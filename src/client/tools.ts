@@ -137,7 +137,10 @@ export class ToolBook {
     if (!known || !isRecord(schema)) return []
     if (known.output === undefined) {
       try {
-        known.output = new SchemaCompiler({ untrusted: true, ajv: AJV_MODULES }).compile(schema, `Tool ${name} outputSchema`)
+        known.output = new SchemaCompiler({ untrusted: true, ajv: AJV_MODULES }).compile(
+          schema,
+          `Tool ${name} outputSchema`,
+        )
       } catch (error) {
         known.output = error as Error
       }
