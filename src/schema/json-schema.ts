@@ -50,6 +50,8 @@ export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; issu
 
 export interface CompiledSchema {
   readonly dialect: Dialect
+  /** The schema as JSON text: what identical schemas share their validator by. */
+  readonly json: string
   validate(value: unknown): ValidationOutcome
 }
 
@@ -129,19 +131,36 @@ function checkExpansion(root: unknown, untrusted: boolean): void {
   size(root)
 }
 
+/**
+ * Refuses schemas nested too deep or too large, before anything recursive (JSON.stringify, the meta
+ * validator) touches them. Iterative, with `for…in`: it runs for every schema of a server before V8 has
+ * optimised anything, where iterator protocols and closures cost most.
+ */
 function checkBounds(schema: unknown): void {
-  let nodes = 0
-  const walk = (node: unknown, depth: number): void => {
-    if (typeof node !== 'object' || node === null) return
+  const nodes: object[] = []
+  const depths: number[] = []
+  if (typeof schema === 'object' && schema !== null) {
+    nodes.push(schema)
+    depths.push(0)
+  }
+  let count = 0
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Record<string, unknown>
+    const depth = depths.pop() as number
     if (depth > SCHEMA_LIMITS.maxDepth) {
       throw new SchemaError(`Schema is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels`)
     }
-    if (++nodes > SCHEMA_LIMITS.maxNodes) {
+    if (++count > SCHEMA_LIMITS.maxNodes) {
       throw new SchemaError(`Schema has more than ${SCHEMA_LIMITS.maxNodes} subschemas`)
     }
-    for (const child of Array.isArray(node) ? node : Object.values(node)) walk(child, depth + 1)
+    for (const key in node) {
+      const child = node[key]
+      if (typeof child === 'object' && child !== null) {
+        nodes.push(child)
+        depths.push(depth + 1)
+      }
+    }
   }
-  walk(schema, 0)
 }
 
 export interface SchemaCompilerOptions {
@@ -193,7 +212,8 @@ export class SchemaCompiler {
     try {
       const dialect = dialectOf(schema)
       checkBounds(schema)
-      const key = `${dialect}\n${JSON.stringify(schema)}`
+      const json = JSON.stringify(schema)
+      const key = `${dialect}\n${json}`
       const known = this.#compiled.get(key)
       if (known) return known
       checkExpansion(schema, this.#untrusted)
@@ -209,7 +229,7 @@ export class SchemaCompiler {
         // Patterns and formats run on the native engine in the interpreting validator: wait for ajv.
         interimAllowed: !scan.nativeRegExps,
       })
-      const compiled: CompiledSchema = { dialect, validate: (value) => validator.validate(value) }
+      const compiled: CompiledSchema = { dialect, json, validate: (value) => validator.validate(value) }
       this.#compiled.set(key, compiled)
       return compiled
     } catch (error) {
