@@ -126,11 +126,13 @@ function exchange(
   })
 }
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+
 /** The request a 3xx answer redirects to (fetch §HTTP-redirect fetch), or undefined for any other answer. */
 function redirectOf(outgoing: Outgoing, response: IncomingMessage): Outgoing | undefined {
   const status = response.statusCode ?? 0
   const location = response.headers.location
-  if (![301, 302, 303, 307, 308].includes(status) || location === undefined) return undefined
+  if (!REDIRECTS.has(status) || location === undefined) return undefined
   const url = new URL(location, outgoing.url)
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new TransportError(`Redirected to a ${url.protocol} URL`)
