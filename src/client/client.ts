@@ -425,7 +425,8 @@ export class Client {
       recover?: (error: unknown) => Promise<boolean>
     },
   ): Promise<Record<string, unknown>> {
-    const { headers, recover, ...send } = options
+    // No rest copy of `options`: `recover` rides along unread, `headers` is replaced by its value.
+    const { headers, recover } = options
     let retry: Record<string, unknown> | undefined
     for (let round = 1; ; round++) {
       let result: Record<string, unknown>
@@ -433,7 +434,7 @@ export class Client {
         result = await this.#request(
           method,
           retry ? { ...base, ...retry } : base,
-          headers ? { ...send, headers: headers() } : send,
+          headers ? { ...options, headers: headers() } : (options as Omit<typeof options, 'headers'>),
         )
       } catch (error) {
         if (recover && (await recover(error))) {
