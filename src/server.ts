@@ -24,6 +24,7 @@ import type { ErrorExposure } from './features/tools/errors.js'
 import { ToolRegistry } from './features/tools/registry.js'
 import type { BearerAuth } from './security/auth/bearer.js'
 import { createSecurity, type SecurityOptions } from './security/options.js'
+import type { ToolWrapper } from './security/tool-guard.js'
 import { Catalog } from './features/catalog.js'
 import { completionMethods } from './features/completion.js'
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from './features/prompts/define.js'
@@ -123,7 +124,7 @@ export interface ServerOptions {
   /** Which tools a request may see and call (e.g. by scope); lists become `cacheScope: "private"`. */
   toolVisibility?: (tool: CompiledTool, ctx: RequestContext) => boolean
   /** Wraps each tool handler call (timeouts, MRTR …). */
-  wrapToolHandler?: ToolCallOptions['wrapHandler']
+  wrapToolHandler?: ToolWrapper
   /** Include `_meta.serverInfo` in every result (default true, basic/index §_meta). */
   serverInfoInResults?: boolean
   /**

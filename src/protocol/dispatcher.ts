@@ -37,13 +37,12 @@ export const consoleLogger: ServerLogger = {
 /**
  * A transport's own checks, run after `_meta` is known and before the version check (the spec leaves the
  * order open; streamable-http §Server Validation lists the checks, and header mismatches are reported before
- * an unsupported version).
+ * an unsupported version). An object rather than a function, so a transport's per-request exchange can be
+ * its own check and no closure is made per request.
  */
-export type TransportCheck = (
-  request: JsonRpcRequest,
-  meta: RequestMeta,
-  spec: MethodSpec | undefined,
-) => void
+export interface TransportCheck {
+  checkRequest(request: JsonRpcRequest, meta: RequestMeta, spec: MethodSpec | undefined): void
+}
 
 export interface Reply {
   readonly status: number
@@ -128,7 +127,7 @@ export class Dispatcher {
       if (request.method === 'initialize' && !isRecord(params._meta)) throw legacyInitialize(params)
       const meta = parseRequestMeta(params)
       const spec = this.#methods.get(request.method)
-      check?.(request, meta, spec)
+      check?.checkRequest(request, meta, spec)
       if (!this.#supported.has(meta.protocolVersion)) {
         throw unsupportedVersion(meta.protocolVersion, this.#supportedList)
       }

@@ -31,7 +31,7 @@ import {
   redactValue,
 } from './output-guard.js'
 import { createRedactor, type Redactor, secretsFromEnvironment } from './secrets.js'
-import { toolGuard, type ToolWrapper } from './tool-guard.js'
+import { type GuardWrapper, toolGuard, type ToolWrapper } from './tool-guard.js'
 
 export interface RateLimitOptions {
   /** Where counts live (default: in process, at most 10 000 keys). */
@@ -83,7 +83,7 @@ export type Visibility = (tool: CompiledTool, ctx: RequestContext) => boolean
 export interface SecurityLayer {
   readonly auth: BearerAuth | HttpAuthenticator | undefined
   readonly middleware: readonly Middleware[]
-  readonly wrapToolHandler: ToolWrapper
+  readonly wrapToolHandler: GuardWrapper
   readonly toolVisibility: Visibility | undefined
   readonly logger: ServerLogger
   /** Redacts secrets from the string values of any result or error; undefined when there are none. */
@@ -194,8 +194,8 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
 
   const guard = toolGuard({ principal, store, bucketFor, maxConcurrent, defaultTimeoutMs, onStoreFailure })
   const inner = host.wrapToolHandler
-  const wrapToolHandler: ToolWrapper = inner
-    ? (tool, ctx, run) => guard(tool, ctx, () => inner(tool, ctx, run))
+  const wrapToolHandler: GuardWrapper = inner
+    ? (tool, ctx, run) => guard(tool, ctx, () => inner(tool, ctx, async () => run()))
     : guard
 
   const auth = options.auth && 'toolRefusal' in options.auth ? options.auth : undefined

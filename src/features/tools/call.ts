@@ -42,14 +42,13 @@ export interface ToolCallOptions {
   readonly visible?: (tool: CompiledTool, ctx: RequestContext) => boolean
   /** Logs an internal failure and returns its correlation id. */
   readonly report: (what: string, error: unknown) => string
-  /** Hooks run around the handler (MRTR, timeouts …); innermost last. */
   /** Sanitising, redaction and the size cap for results (security.output); absent: results go out as returned. */
   readonly guardResult?: ResultGuard
-  readonly wrapHandler?: (
-    tool: CompiledTool,
-    ctx: RequestContext,
-    run: () => Promise<unknown>,
-  ) => Promise<unknown>
+  /**
+   * Runs around the handler (limits, timeouts, the server's own wrapper). `run` returns the handler's value
+   * or a promise of it, and the wrapper may return either, so a synchronous handler awaits nothing.
+   */
+  readonly wrapHandler?: (tool: CompiledTool, ctx: RequestContext, run: () => unknown) => unknown
 }
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true })
@@ -114,12 +113,10 @@ async function callTool(
   if (taskable) ctx.attachTask({ id: undefined, start: () => Promise.reject(new StartTask()) })
   let returned: unknown
   try {
-    if (options.wrapHandler) {
-      returned = await options.wrapHandler(tool, ctx, async () => tool.handler(args, ctx))
-    } else {
-      returned = tool.handler(args, ctx)
-      if (isThenable(returned)) returned = await returned
-    }
+    returned = options.wrapHandler
+      ? options.wrapHandler(tool, ctx, () => tool.handler(args, ctx))
+      : tool.handler(args, ctx)
+    if (isThenable(returned)) returned = await returned
   } catch (error) {
     // The handler asked to continue as a task: keep what it was told so far for its replay (§MRTR composition).
     if (error instanceof StartTask && taskable) return taskable.create(tool, ctx, args, ctx.input.answered())
