@@ -97,6 +97,7 @@ export class Dispatcher {
   readonly #supported: ReadonlySet<string>
   readonly #supportedList: readonly string[]
   readonly #serverInfo: Implementation | undefined
+  readonly #serverInfoMeta: Readonly<Record<string, unknown>>
   readonly #logger: ServerLogger
   readonly #stateCodec: RequestStateCodec | undefined
   readonly #redact: ((value: unknown) => unknown) | undefined
@@ -108,6 +109,7 @@ export class Dispatcher {
     this.#supported = new Set(options.supportedVersions)
     this.#supportedList = options.supportedVersions
     this.#serverInfo = options.serverInfo
+    this.#serverInfoMeta = Object.freeze({ [META_SERVER_INFO]: options.serverInfo })
     this.#logger = options.logger
     const handlers = new Map<string, MethodHandler>()
     for (const [method, spec] of options.methods)
@@ -205,7 +207,8 @@ export class Dispatcher {
       this.#redact && !(CLEANED in payload) ? (this.#redact(payload) as Record<string, unknown>) : payload
     if (!this.#serverInfo) return result
     const meta = result._meta as Record<string, unknown> | undefined
-    if (meta === undefined) result._meta = { [META_SERVER_INFO]: this.#serverInfo }
+    // One shared, frozen `_meta` for results that bring none: the result is encoded right after this.
+    if (meta === undefined) result._meta = this.#serverInfoMeta
     else if (!(META_SERVER_INFO in meta)) meta[META_SERVER_INFO] = this.#serverInfo
     return result
   }

@@ -75,16 +75,18 @@ export function resolveTool(
     throw invalidParams('Invalid params: arguments must be an object')
   const tool = registry.get(name)
   if (!tool || (options.visible && !options.visible(tool, ctx))) throw notFound(`Unknown tool: ${name}`)
-  const header = ctx.exchange.header
-  if (header && tool.headerParams.length > 0) checkParamHeaders(tool.headerParams, args, header)
+  if (tool.headerParams.length > 0) {
+    const header = ctx.exchange.header // a bound function made on read: only when needed
+    if (header) checkParamHeaders(tool.headerParams, args, header)
+  }
   return tool
 }
 
 /** The payload sent; marked as already cleaned when the output guard ran, so it is not walked twice. */
 function complete(options: ToolCallOptions, result: CallToolResult): ResultPayload {
-  const payload: Record<string, unknown> = { resultType: 'complete', ...result }
-  if (options.guardResult) Object.defineProperty(payload, CLEANED, { value: true })
-  return payload
+  // A symbol key: JSON.stringify and the redaction walk skip it.
+  if (!options.guardResult) return { resultType: 'complete', ...result }
+  return { resultType: 'complete', ...result, [CLEANED]: true } as Record<string, unknown>
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
