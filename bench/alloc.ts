@@ -14,7 +14,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const argument = (name: string): string | undefined =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
 const CALLS = Number(argument('calls') ?? 4_000)
-const WARMUP = 3_000
+const WARMUP = 8_000
 const SITES = process.argv.includes('--sites')
 const only = argument('only')?.split(',')
 
@@ -27,8 +27,19 @@ interface Probe {
 async function start(server: BenchServer): Promise<Probe> {
   const child = spawn(
     process.execPath,
-    ['--expose-gc', '--min-semi-space-size=64', '--max-semi-space-size=64', '--import', './bench/alloc-probe.mjs', server.script],
-    { cwd: ROOT, env: { ...process.env, PORT: '0', TOOLS: '1' }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+    [
+      '--expose-gc',
+      '--min-semi-space-size=64',
+      '--max-semi-space-size=64',
+      '--import',
+      './bench/alloc-probe.mjs',
+      server.script,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', TOOLS: '1' },
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    },
   )
   const url = await new Promise<string>((resolve, reject) => {
     let seen = ''
@@ -59,7 +70,11 @@ function call(url: string, id: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: 'POST', agent, headers: { ...headersFor(message), 'content-length': String(Buffer.byteLength(body)) } },
+      {
+        method: 'POST',
+        agent,
+        headers: { ...headersFor(message), 'content-length': String(Buffer.byteLength(body)) },
+      },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -86,7 +101,10 @@ async function measure(server: BenchServer): Promise<void> {
     await probe.ask('mark')
     await calls(probe.url, CALLS, WARMUP + 1)
     const { grown, collections } = await probe.ask<{ grown: number; collections: number }>('measure')
-    const perCall = collections === 0 ? `${(grown / CALLS).toFixed(0)} B/call` : `(${collections} collections ran: not counted)`
+    const perCall =
+      collections === 0
+        ? `${(grown / CALLS).toFixed(0)} B/call`
+        : `(${collections} collections ran: not counted)`
     let line = `${server.name.padEnd(9)} heap growth ${perCall}`
     if (SITES) {
       await probe.ask('sample')
@@ -94,7 +112,8 @@ async function measure(server: BenchServer): Promise<void> {
       const report = await probe.ask<{ total: number; sites: [string, number][] }>('report')
       line += `, sampled ${(report.total / CALLS).toFixed(0)} B/call`
       console.log(line)
-      for (const [site, bytes] of report.sites) console.log(`  ${(bytes / CALLS).toFixed(0).padStart(6)}  ${site}`)
+      for (const [site, bytes] of report.sites)
+        console.log(`  ${(bytes / CALLS).toFixed(0).padStart(6)}  ${site}`)
       return
     }
     console.log(line)
@@ -103,5 +122,6 @@ async function measure(server: BenchServer): Promise<void> {
   }
 }
 
-for (const server of SERVERS) if (!only || only.includes(server.name.split(' ')[0] as string)) await measure(server)
+for (const server of SERVERS)
+  if (!only || only.includes(server.name.split(' ')[0] as string)) await measure(server)
 agent.destroy()

@@ -92,19 +92,30 @@ function complete(options: ToolCallOptions, result: CallToolResult): ResultPaylo
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function'
 
+type Payload = ResultPayload | Promise<ResultPayload>
+
 /**
- * Runs one call. Synchronous validators and handlers are not awaited: each `await` costs a microtask
- * turn and a promise, and a small tool is mostly made of such steps.
+ * Runs one call. Each step returns its value when it finished synchronously and a promise only when
+ * something in it was asynchronous (a validator, the handler, the output check): a small synchronous tool
+ * then costs no promise or async frame of its own. Errors that are answers (protocol errors, `input_required`)
+ * are thrown; the middleware chain turns a synchronous throw into a rejection.
  */
-async function callTool(
-  registry: ToolRegistry,
-  options: ToolCallOptions,
-  ctx: RequestContext,
-): Promise<ResultPayload> {
+function callTool(registry: ToolRegistry, options: ToolCallOptions, ctx: RequestContext): Payload {
   const tool = resolveTool(registry, options, ctx)
   const taskable = taskDecision(tool, options.tasks, ctx)
   const validated = tool.input.validateAsync(ctx.params.arguments ?? {})
-  const checked = validated instanceof Promise ? await validated : validated
+  return validated instanceof Promise
+    ? validated.then((checked) => runValidated(tool, options, ctx, taskable, checked))
+    : runValidated(tool, options, ctx, taskable, validated)
+}
+
+function runValidated(
+  tool: CompiledTool,
+  options: ToolCallOptions,
+  ctx: RequestContext,
+  taskable: TaskHooks | undefined,
+  checked: ValidationOutcome,
+): Payload {
   if (!checked.ok) {
     const message = `Invalid arguments for tool ${tool.name}: ${checked.issues.join('; ')}`
     if (options.invalidArguments === 'protocol-error') throw invalidParams(message)
@@ -118,20 +129,41 @@ async function callTool(
     returned = options.wrapHandler
       ? options.wrapHandler(tool, ctx, () => tool.handler(args, ctx))
       : tool.handler(args, ctx)
-    if (isThenable(returned)) returned = await returned
   } catch (error) {
-    // The handler asked to continue as a task: keep what it was told so far for its replay (§MRTR composition).
-    if (error instanceof StartTask && taskable) return taskable.create(tool, ctx, args, ctx.input.answered())
-    if (error instanceof McpError || error instanceof InputRequired) throw error
-    if (exposesMessage(error, options.errorExposure)) {
-      const message = (error as Error).message || `Tool ${tool.name} failed`
-      return complete(options, guardResult(tool, options, errorResult(message)))
-    }
-    const ref = options.report(`tool ${tool.name} threw`, error)
-    return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
+    return handlerFailed(tool, options, ctx, taskable, args, error)
   }
+  if (!isThenable(returned)) return finish(tool, options, returned)
+  return Promise.resolve(returned).then(
+    (value) => finish(tool, options, value),
+    (error: unknown) => handlerFailed(tool, options, ctx, taskable, args, error),
+  )
+}
+
+/** What a throwing handler's call answers; protocol errors and `input_required` are rethrown as they are. */
+function handlerFailed(
+  tool: CompiledTool,
+  options: ToolCallOptions,
+  ctx: RequestContext,
+  taskable: TaskHooks | undefined,
+  args: Record<string, never>,
+  error: unknown,
+): Payload {
+  // The handler asked to continue as a task: keep what it was told so far for its replay (§MRTR composition).
+  if (error instanceof StartTask && taskable) return taskable.create(tool, ctx, args, ctx.input.answered())
+  if (error instanceof McpError || error instanceof InputRequired) throw error
+  if (exposesMessage(error, options.errorExposure)) {
+    const message = (error as Error).message || `Tool ${tool.name} failed`
+    return complete(options, guardResult(tool, options, errorResult(message)))
+  }
+  const ref = options.report(`tool ${tool.name} threw`, error)
+  return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
+}
+
+function finish(tool: CompiledTool, options: ToolCallOptions, returned: unknown): Payload {
   const finished = finishResult(tool, returned, options)
-  return complete(options, finished instanceof Promise ? await finished : finished)
+  return finished instanceof Promise
+    ? finished.then((result) => complete(options, result))
+    : complete(options, finished)
 }
 
 /**

@@ -30,7 +30,8 @@ export function checkStandardHeaders(
   if (!spec?.nameParam) return
   const bodyName = request.params?.[spec.nameParam]
   const raw = view.header(HEADER_NAME)
-  if (raw === undefined || raw.trim() === '') throw headerMismatch('Mcp-Name header is required for this method')
+  if (raw === undefined || raw.trim() === '')
+    throw headerMismatch('Mcp-Name header is required for this method')
   let name: string
   try {
     name = decodeHeaderValue(raw.trim())
