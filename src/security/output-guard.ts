@@ -45,17 +45,19 @@ function unitBytes(text: string, index: number): [bytes: number, units: number] 
   return code >= 0xdc00 && code <= 0xdfff ? [6, 1] : [3, 1]
 }
 
-/** Size of `JSON.stringify(text)` in UTF-8 bytes, quotes included. */
+/** Size of `JSON.stringify(text)` in UTF-8 bytes, quotes included. Runs on every string sent: allocates nothing. */
 export function encodedLength(text: string): number {
   let bytes = 2
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index)
-    // Printable ASCII but `"` and `\\`, the common case, inline: one byte each, nothing allocated.
-    if (code >= 0x20 && code < 0x7f && code !== 0x22 && code !== 0x5c) bytes++
+    if (code < 0x80) {
+      if (code >= 0x20) bytes += code === 0x22 || code === 0x5c ? 2 : 1
+      else bytes += code === 8 || code === 9 || code === 10 || code === 12 || code === 13 ? 2 : 6
+    } else if (code < 0x800) bytes += 2
     else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(index + 1))) {
       bytes += 4
       index++
-    } else bytes += unitBytes(text, index)[0]
+    } else bytes += code >= 0xd800 && code <= 0xdfff ? 6 : 3 // a lone surrogate is written as \udxxx
   }
   return bytes
 }
