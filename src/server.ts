@@ -335,6 +335,7 @@ export class Server implements RequestHandler {
     this.#dispatcher = new Dispatcher({
       methods,
       middleware: security.middleware,
+      around: security.around,
       supportedVersions: SUPPORTED_VERSIONS,
       serverInfo,
       logger: this.logger,
@@ -365,6 +366,16 @@ export class Server implements RequestHandler {
   handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
     const guard = this.#guardExchange
     return this.#dispatcher.handle(request, guard ? guard(exchange) : exchange, check)
+  }
+
+  /** `handle`, with the reply returned at once when the request was answered synchronously. */
+  answer(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    check?: TransportCheck,
+  ): Reply | null | Promise<Reply | null> {
+    const guard = this.#guardExchange
+    return this.#dispatcher.answer(request, guard ? guard(exchange) : exchange, check)
   }
 
   /** Answers one request of a 2025-era session, in that revision's result shape. */

@@ -9,7 +9,7 @@ import type { Implementation, RequestMeta } from '../wire/types.js'
 import { RequestContext } from './context.js'
 import { CLEANED, encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
 import { type Exchange, isAborted } from './exchange.js'
-import { compose, type MethodHandler, type Middleware } from './middleware.js'
+import { type AroundSteps, composeAround, type MethodHandler, type Middleware } from './middleware.js'
 import { InputRequired } from './mrtr/inputs.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 import { parseRequestMeta } from './request-meta.js'
@@ -54,6 +54,8 @@ export interface Reply {
 export interface DispatcherOptions {
   readonly methods: ReadonlyMap<string, MethodSpec>
   readonly middleware: readonly Middleware[]
+  /** Synchronous steps outside the middleware (see `AroundSteps`). */
+  readonly around?: AroundSteps | undefined
   readonly supportedVersions: readonly string[]
   readonly serverInfo: Implementation | undefined
   readonly logger: ServerLogger
@@ -87,6 +89,9 @@ function legacyInitialize(params: Record<string, unknown>): McpError {
 /** Methods of the current revision that 2025-era sessions do not have. */
 const LEGACY_HIDDEN: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen'])
 
+const isThenable = (value: unknown): value is PromiseLike<ResultPayload> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function'
+
 let correlationCounter = 0
 const correlationId = (): string =>
   `${Date.now().toString(36)}-${(++correlationCounter).toString(36)}-${Math.random().toString(36).slice(2, 8)}`
@@ -113,7 +118,7 @@ export class Dispatcher {
     this.#logger = options.logger
     const handlers = new Map<string, MethodHandler>()
     for (const [method, spec] of options.methods)
-      handlers.set(method, compose(options.middleware, spec.handler))
+      handlers.set(method, composeAround(method, options.around, options.middleware, spec.handler))
     this.#handlers = handlers
   }
 
@@ -122,7 +127,23 @@ export class Dispatcher {
   }
 
   /** Handles one request. Resolves to null when the request was cancelled (nothing may be sent). */
-  async handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
+  handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
+    try {
+      return Promise.resolve(this.answer(request, exchange, check))
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
+  }
+
+  /**
+   * `handle`, but a request whose handler answered synchronously gets its reply at once rather than a
+   * promise, so a transport can write it in the same tick (no promise, no microtask turn).
+   */
+  answer(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    check?: TransportCheck,
+  ): Reply | null | Promise<Reply | null> {
     let ctx: RequestContext | undefined
     try {
       const params = request.params ?? {}
@@ -137,22 +158,49 @@ export class Dispatcher {
       if (!handler) throw methodNotFound(request.method)
       if (isAborted(exchange)) return null // cancelled before it started: do no work at all
       ctx = new RequestContext(request.id, request.method, params, meta, exchange, this.#stateCodec)
-      const result = await handler(ctx)
+      const result = handler(ctx)
+      if (!isThenable(result)) return this.#answered(ctx, request, exchange, result)
+      const running = ctx
+      return Promise.resolve(result).then(
+        (settled) => this.#answered(running, request, exchange, settled),
+        (thrown: unknown) => this.#failed(running, request, exchange, thrown),
+      )
+    } catch (thrown) {
+      return this.#failed(ctx, request, exchange, thrown)
+    }
+  }
+
+  #answered(
+    ctx: RequestContext,
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    result: ResultPayload,
+  ): Reply | null {
+    try {
       ctx.finish()
       if (isAborted(exchange)) return null
       return { status: 200, body: encodeResult(request.id, this.#withServerInfo(result)) }
     } catch (thrown) {
-      ctx?.finish()
-      if (isAborted(exchange)) return null
-      if (thrown instanceof InputRequired) {
-        return { status: 200, body: encodeResult(request.id, this.#withServerInfo(thrown.result)) }
-      }
-      const error = this.#toProtocolError(thrown, request.method)
-      const body = encodeError(request.id, error, this.#redact)
-      return error.headers
-        ? { status: error.status, body, headers: error.headers }
-        : { status: error.status, body }
+      return this.#failed(ctx, request, exchange, thrown)
     }
+  }
+
+  #failed(
+    ctx: RequestContext | undefined,
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    thrown: unknown,
+  ): Reply | null {
+    ctx?.finish()
+    if (isAborted(exchange)) return null
+    if (thrown instanceof InputRequired) {
+      return { status: 200, body: encodeResult(request.id, this.#withServerInfo(thrown.result)) }
+    }
+    const error = this.#toProtocolError(thrown, request.method)
+    const body = encodeError(request.id, error, this.#redact)
+    return error.headers
+      ? { status: error.status, body, headers: error.headers }
+      : { status: error.status, body }
   }
 
   /**

@@ -6,6 +6,44 @@ export type Next = () => Promise<ResultPayload>
 export type Middleware = (ctx: RequestContext, next: Next) => Promise<ResultPayload>
 export type MethodHandler = (ctx: RequestContext) => Promise<ResultPayload> | ResultPayload
 
+/**
+ * Synchronous steps run around every handler, outside the middleware: the security layer's input check and
+ * output cleaning when neither needs to wait for anything. Unlike middleware they add no promise, so a
+ * synchronous handler's answer can be written in the same tick as the request was read.
+ */
+export interface AroundSteps {
+  /** Throws to refuse the request. */
+  before(ctx: RequestContext): void
+  /** The rewrite of `method`'s results, or undefined when they go out as they are. */
+  after(method: string): ((result: ResultPayload) => ResultPayload) | undefined
+}
+
+/** The handler with its middleware, and the around steps (when any) outside both. */
+export function composeAround(
+  method: string,
+  around: AroundSteps | undefined,
+  middleware: readonly Middleware[],
+  handler: MethodHandler,
+): MethodHandler {
+  const inner = compose(middleware, handler)
+  if (!around) return inner
+  const after = around.after(method)
+  if (!after) {
+    return (ctx) => {
+      around.before(ctx)
+      return inner(ctx)
+    }
+  }
+  return (ctx) => {
+    around.before(ctx)
+    const result = inner(ctx)
+    return isThenable(result) ? Promise.resolve(result).then(after) : after(result)
+  }
+}
+
+const isThenable = (value: unknown): value is PromiseLike<ResultPayload> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function'
+
 /** Composes middleware around a handler once, at definition time. */
 export function compose(middleware: readonly Middleware[], handler: MethodHandler): MethodHandler {
   if (middleware.length === 0) return handler

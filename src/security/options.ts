@@ -6,12 +6,12 @@ import type { CompiledTool } from '../features/tools/compile.js'
 import type { RequestContext } from '../protocol/context.js'
 import type { ServerLogger } from '../protocol/dispatcher.js'
 import { type Exchange, filterNotifications } from '../protocol/exchange.js'
-import type { Middleware } from '../protocol/middleware.js'
+import type { AroundSteps, Middleware } from '../protocol/middleware.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import { DEFAULT_MAX_DEPTH } from '../wire/json-depth.js'
 import type { BearerAuth } from './auth/bearer.js'
 import type { HttpAuthenticator } from '../protocol/handler.js'
-import { requestGuard } from './middleware.js'
+import { requestGuard, requestSteps } from './middleware.js'
 import { OutageReporter, reportingStore } from './outage.js'
 import { defaultPrincipal, type PrincipalOf } from './principal.js'
 import {
@@ -83,6 +83,8 @@ export type Visibility = (tool: CompiledTool, ctx: RequestContext) => boolean
 export interface SecurityLayer {
   readonly auth: BearerAuth | HttpAuthenticator | undefined
   readonly middleware: readonly Middleware[]
+  /** The request guard as synchronous steps, when it has nothing to wait for (no request limit). */
+  readonly around: AroundSteps | undefined
   readonly wrapToolHandler: GuardWrapper
   readonly toolVisibility: Visibility | undefined
   readonly logger: ServerLogger
@@ -181,14 +183,19 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     output = { ...SECURITY_DEFAULTS.output, ...options.output }
     if (!(output.maxBytes > 0)) throw new TypeError('security.output.maxBytes must be positive')
   }
+  // Without a request limit nothing in the request guard waits: it runs as synchronous steps around the
+  // handler instead of as middleware, so a synchronous tool's answer costs no promise of its own.
+  const guarded = { input: { maxDepth }, output: output !== undefined }
+  const around = requests ? undefined : requestSteps(guarded)
   const middleware: Middleware[] = [
-    requestGuard({
-      input: { maxDepth },
-      requests: requests
-        ? { store, bucket: { name: 'requests', ...requests }, principal, onStoreFailure }
-        : undefined,
-      output: output !== undefined,
-    }),
+    ...(requests
+      ? [
+          requestGuard({
+            ...guarded,
+            requests: { store, bucket: { name: 'requests', ...requests }, principal, onStoreFailure },
+          }),
+        ]
+      : []),
     ...(host.middleware ?? []),
   ]
 
@@ -240,6 +247,7 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   return {
     auth: options.auth,
     middleware,
+    around,
     wrapToolHandler,
     toolVisibility,
     logger,

@@ -296,8 +296,13 @@ export class HttpCore {
     const eventStream = (allows(view.header('accept')) & ALLOWS_EVENT_STREAM) !== 0
     if (request.method === 'subscriptions/listen') return this.#listen(view, request, out, auth, eventStream)
     const exchange = new HttpExchange(view, out, auth, eventStream, this.#maxBacklog)
-    // The exchange is also the transport check (standard headers against the body).
-    return this.server.handle(request, exchange, exchange).then((reply) => writeReply(exchange, reply, out))
+    // The exchange is also the transport check (standard headers against the body). A reply made
+    // synchronously is written at once.
+    const reply = this.server.answer
+      ? this.server.answer(request, exchange, exchange)
+      : this.server.handle(request, exchange, exchange)
+    if (reply instanceof Promise) return reply.then((settled) => writeReply(exchange, settled, out))
+    writeReply(exchange, reply, out)
   }
 
   /** A `subscriptions/listen` stream: bounded per address, kept open with SSE comments. */
