@@ -4,6 +4,7 @@
  * HTTP (streamable-http §Client Behavior), the `Mcp-Param-*` headers of a call (streamable-http §Custom
  * Headers from Tool Parameters), and `structuredContent` checked against `outputSchema`.
  */
+import { AJV_MODULES } from '../schema/ajv-static.js'
 import { SchemaCompiler, type CompiledSchema } from '../schema/json-schema.js'
 import {
   encodeParamValue,
@@ -136,7 +137,10 @@ export class ToolBook {
     if (!known || !isRecord(schema)) return []
     if (known.output === undefined) {
       try {
-        known.output = new SchemaCompiler({ untrusted: true }).compile(schema, `Tool ${name} outputSchema`)
+        known.output = new SchemaCompiler({ untrusted: true, ajv: AJV_MODULES }).compile(
+          schema,
+          `Tool ${name} outputSchema`,
+        )
       } catch (error) {
         known.output = error as Error
       }

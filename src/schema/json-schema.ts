@@ -1,22 +1,16 @@
 /**
- * JSON Schema compilation for tool, prompt and elicitation schemas: 2020-12 by default, draft-07 and
- * 2019-09 when `$schema` names them, remote `$ref`s never fetched, composition cost bounded.
- * Schemas are compiled once, when a server is defined; validation is then a plain function call.
+ * JSON Schema checking for tool, prompt and elicitation schemas: 2020-12 by default, draft-07 and 2019-09
+ * when `$schema` names them, remote `$ref`s never fetched, composition cost bounded. Every schema is checked
+ * when a server is defined; validators are built on first use (schema-validator.ts), and identical schemas
+ * share one.
  */
-import Ajv2019Module from 'ajv/dist/2019.js'
-import Ajv2020Module from 'ajv/dist/2020.js'
-import AjvDraft07Module, { type ErrorObject, type ValidateFunction } from 'ajv'
-import addFormatsModule from 'ajv-formats'
+import type { ErrorObject } from 'ajv'
+import { AjvEngine, type AjvModules } from './ajv-engine.js'
+import { lazyAjv } from './engines.js'
 import { validate as validateMeta2020 } from './meta-2020-12.generated.js'
-import { trustedRegExp, untrustedRegExp } from './regexp.js'
-import { codeGenerationAllowed, interpretedValidator } from './interpreted.js'
-
-const Ajv2020 = Ajv2020Module.default
-const Ajv2019 = Ajv2019Module.default
-const AjvDraft07 = AjvDraft07Module.default
-const addFormats = addFormatsModule.default
-
-type AjvInstance = InstanceType<typeof Ajv2020> | InstanceType<typeof AjvDraft07>
+import { codeGenerationAllowed } from './interpreted.js'
+import { scanSchema } from './scan.js'
+import { SchemaValidator } from './schema-validator.js'
 
 /** ajv's 2020-12 meta-schema validator, generated ahead of time (scripts/meta-validator.mjs). */
 const metaValidator2020 = validateMeta2020 as ((schema: unknown) => boolean) & {
@@ -56,6 +50,8 @@ export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; issu
 
 export interface CompiledSchema {
   readonly dialect: Dialect
+  /** The schema as JSON text: what identical schemas share their validator by. */
+  readonly json: string
   validate(value: unknown): ValidationOutcome
 }
 
@@ -135,54 +131,37 @@ function checkExpansion(root: unknown, untrusted: boolean): void {
   size(root)
 }
 
+/**
+ * Refuses schemas nested too deep or too large, before anything recursive (JSON.stringify, the meta
+ * validator) touches them. Iterative, with `for…in`: it runs for every schema of a server before V8 has
+ * optimised anything, where iterator protocols and closures cost most.
+ */
 function checkBounds(schema: unknown): void {
-  let nodes = 0
-  const walk = (node: unknown, depth: number): void => {
-    if (typeof node !== 'object' || node === null) return
+  const nodes: object[] = []
+  const depths: number[] = []
+  if (typeof schema === 'object' && schema !== null) {
+    nodes.push(schema)
+    depths.push(0)
+  }
+  let count = 0
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Record<string, unknown>
+    const depth = depths.pop() as number
     if (depth > SCHEMA_LIMITS.maxDepth) {
       throw new SchemaError(`Schema is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels`)
     }
-    if (++nodes > SCHEMA_LIMITS.maxNodes) {
+    if (++count > SCHEMA_LIMITS.maxNodes) {
       throw new SchemaError(`Schema has more than ${SCHEMA_LIMITS.maxNodes} subschemas`)
     }
-    for (const child of Array.isArray(node) ? node : Object.values(node)) walk(child, depth + 1)
-  }
-  walk(schema, 0)
-}
-
-/** Renders ajv errors as short lines a model can act on, e.g. `a: must be number`. */
-export function formatIssues(errors: readonly ErrorObject[] | null | undefined): string[] {
-  if (!errors || errors.length === 0) return ['value does not match the schema']
-  const lines = new Set<string>()
-  for (const error of errors) {
-    const path = error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : ''
-    const at = path ? `${path}: ` : ''
-    const params = error.params as Record<string, unknown>
-    switch (error.keyword) {
-      case 'required':
-        lines.add(`${at}missing required property '${String(params.missingProperty)}'`)
-        break
-      case 'additionalProperties':
-        lines.add(`${at}unexpected property '${String(params.additionalProperty)}'`)
-        break
-      case 'unevaluatedProperties':
-        lines.add(`${at}unexpected property '${String(params.unevaluatedProperty)}'`)
-        break
-      case 'enum':
-        lines.add(`${at}must be one of ${JSON.stringify(params.allowedValues)}`)
-        break
-      case 'if':
-        break // the failing then/else branch reports the useful line
-      default:
-        lines.add(`${at || 'value: '}${error.message ?? 'is invalid'}`)
+    for (const key in node) {
+      const child = node[key]
+      if (typeof child === 'object' && child !== null) {
+        nodes.push(child)
+        depths.push(depth + 1)
+      }
     }
   }
-  return lines.size > 0 ? [...lines] : ['value does not match the schema']
 }
-
-// `code` names the engine only for ajv's standalone code generation, which toolwire does not use.
-const UNTRUSTED_ENGINE = Object.assign(untrustedRegExp, { code: 'toolwire untrustedRegExp' })
-const TRUSTED_ENGINE = Object.assign(trustedRegExp, { code: 'toolwire trustedRegExp' })
 
 export interface SchemaCompilerOptions {
   /**
@@ -192,6 +171,8 @@ export interface SchemaCompilerOptions {
   readonly untrusted?: boolean
   /** Which validator compiles (default `auto`: ajv where code generation is allowed). */
   readonly validator?: SchemaValidatorChoice
+  /** ajv imported up front; without it ajv is loaded when first needed (engines.ts). */
+  readonly ajv?: AjvModules
 }
 
 /**
@@ -200,13 +181,17 @@ export interface SchemaCompilerOptions {
  * network URI, and an unresolved reference is an error, not a permissive schema).
  */
 export class SchemaCompiler {
-  #instances = new Map<Dialect, AjvInstance>()
-  readonly #untrusted: boolean
   readonly #choice: SchemaValidatorChoice
+  readonly #untrusted: boolean
+  readonly #ajv: AjvModules | undefined
+  /** Identical schemas (a thousand tools taking `{ text }`) share one validator, built once. */
+  readonly #compiled = new Map<string, CompiledSchema>()
+  #engine: AjvEngine | undefined
 
   constructor(options: SchemaCompilerOptions = {}) {
     this.#untrusted = options.untrusted === true
     this.#choice = options.validator ?? 'auto'
+    this.#ajv = options.ajv
   }
 
   /** The validator the next compile uses, `auto` resolved (code generation can be allowed at start only). */
@@ -215,55 +200,42 @@ export class SchemaCompiler {
     return codeGenerationAllowed() ? 'ajv' : 'interpreted'
   }
 
-  #ajv(dialect: Dialect): AjvInstance {
-    let ajv = this.#instances.get(dialect)
-    if (!ajv) {
-      const options = {
-        allErrors: true,
-        strict: false,
-        validateFormats: true,
-        code: { regExp: this.#untrusted ? UNTRUSTED_ENGINE : TRUSTED_ENGINE },
-      } as const
-      ajv =
-        dialect === '2020-12'
-          ? // The generated meta validator checks 2020-12 schemas, so ajv need not compile its own.
-            new Ajv2020({ ...options, validateSchema: false })
-          : dialect === '2019-09'
-            ? new Ajv2019(options)
-            : new AjvDraft07(options)
-      addFormats(ajv as InstanceType<typeof AjvDraft07>)
-      this.#instances.set(dialect, ajv)
-    }
-    return ajv
+  /** This compiler's ajv engine, loading ajv synchronously if `now`; undefined while ajv is unavailable. */
+  readonly #ajvEngine = (now: boolean): AjvEngine | undefined => {
+    if (this.#engine) return this.#engine
+    const modules = this.#ajv ?? (now ? lazyAjv.now() : lazyAjv.loaded())
+    if (modules) this.#engine = new AjvEngine(modules, this.#untrusted)
+    return this.#engine
   }
 
   compile(schema: Record<string, unknown>, label: string): CompiledSchema {
-    let dialect: Dialect
-    let validate: CompiledSchema['validate']
     try {
-      dialect = dialectOf(schema)
+      const dialect = dialectOf(schema)
       checkBounds(schema)
+      const json = JSON.stringify(schema)
+      const key = `${dialect}\n${json}`
+      const known = this.#compiled.get(key)
+      if (known) return known
       checkExpansion(schema, this.#untrusted)
       if (dialect === '2020-12' && !metaValidator2020(schema)) {
         throw new SchemaError(formatMetaErrors(metaValidator2020.errors))
       }
-      validate =
-        this.validator === 'ajv' ? this.#compileAjv(schema, dialect) : interpretedValidator(schema, dialect)
+      const scan = scanSchema(schema, this.#untrusted)
+      const validator = new SchemaValidator(schema, dialect, {
+        engine: this.validator,
+        ajv: this.#ajvEngine,
+        // What only ajv can judge is judged now, so a bad schema fails when the server is defined.
+        eager: this.#choice === 'ajv' || this.#untrusted || dialect !== '2020-12' || scan.references,
+        // Patterns and formats run on the native engine in the interpreting validator: wait for ajv.
+        interimAllowed: !scan.nativeRegExps,
+      })
+      const compiled: CompiledSchema = { dialect, json, validate: (value) => validator.validate(value) }
+      this.#compiled.set(key, compiled)
+      return compiled
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
       throw new SchemaError(`${label}: invalid JSON Schema: ${reason}`)
     }
-    return { dialect, validate }
-  }
-
-  #compileAjv(schema: Record<string, unknown>, dialect: Dialect): CompiledSchema['validate'] {
-    const ajv = this.#ajv(dialect)
-    // 2020-12 schemas were checked by the generated meta validator; the older dialects ask ajv.
-    if (dialect !== '2020-12' && !ajv.validateSchema(schema)) {
-      throw new SchemaError(ajv.errorsText(ajv.errors, { dataVar: 'schema' }))
-    }
-    const fn: ValidateFunction = ajv.compile(schema)
-    return (value) => (fn(value) ? { ok: true, value } : { ok: false, issues: formatIssues(fn.errors) })
   }
 }
 

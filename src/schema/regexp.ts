@@ -6,8 +6,14 @@
  * meaning); what cannot be translated (lookaround, backreferences) is allowed only in trusted schemas and
  * only when `safe-regex2` finds no nested quantifier that could backtrack catastrophically.
  */
-import { RE2JS } from 're2js'
-import safeRegex from 'safe-regex2'
+import type { RE2JS } from 're2js'
+import { lazyRegExp } from './engines.js'
+
+/** The pattern engines, loaded on the first pattern (engines.ts). */
+export interface RegExpModules {
+  readonly RE2JS: typeof RE2JS
+  readonly safeRegex: (pattern: string) => boolean
+}
 
 /** What ajv needs of a compiled pattern (`code.regExp`). */
 export interface RegExpLike {
@@ -66,9 +72,9 @@ function toRe2(pattern: string): string {
 }
 
 /** A pattern on RE2, or why it cannot run there. */
-function re2(pattern: string): RegExpLike | Error {
+function re2(pattern: string, engines: RegExpModules): RegExpLike | Error {
   try {
-    const compiled = RE2JS.compile(toRe2(pattern))
+    const compiled = engines.RE2JS.compile(toRe2(pattern))
     return { test: (text) => compiled.matcher(text).find() }
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error))
@@ -80,7 +86,10 @@ function re2(pattern: string): RegExpLike | Error {
  * run makes the schema unusable instead of risking a match that never ends.
  */
 export function untrustedRegExp(pattern: string): RegExpLike {
-  const compiled = re2(pattern)
+  const engines = lazyRegExp.now()
+  if (!engines)
+    throw new UnsafePatternError(`pattern ${JSON.stringify(pattern)} cannot be checked: no RE2 engine here`)
+  const compiled = re2(pattern, engines)
   if (compiled instanceof Error) {
     throw new UnsafePatternError(
       `pattern ${JSON.stringify(pattern)} cannot be matched in linear time (${compiled.message}); it is not used`,
@@ -94,9 +103,13 @@ export function untrustedRegExp(pattern: string): RegExpLike {
  * nested quantifiers that make backtracking explode, which are refused when the server is defined.
  */
 export function trustedRegExp(pattern: string, flags: string): RegExpLike {
-  const compiled = re2(pattern)
+  const engines = lazyRegExp.now()
+  // Without the engines (a runtime `require` cannot reach them) the pattern runs natively, as it would in
+  // the interpreting validator used there.
+  if (!engines) return new RegExp(pattern, flags)
+  const compiled = re2(pattern, engines)
   if (!(compiled instanceof Error)) return compiled
-  if (!safeRegex(pattern)) {
+  if (!engines.safeRegex(pattern)) {
     throw new UnsafePatternError(
       `pattern ${JSON.stringify(pattern)} can backtrack catastrophically (nested quantifiers) and uses syntax ` +
         `a linear-time engine cannot run (${compiled.message}); rewrite it`,

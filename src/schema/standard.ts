@@ -86,6 +86,7 @@ function fromStandard(
   return {
     jsonSchema: published,
     dialect: compiled.dialect,
+    json: compiled.json,
     async: true,
     checkPublished: compiled.validate,
     validate(value) {

@@ -5,6 +5,7 @@
  * declines at once.
  */
 import * as prompts from '@clack/prompts'
+import { AJV_MODULES } from '../../schema/ajv-static.js'
 import { SchemaCompiler } from '../../schema/json-schema.js'
 import type {
   ElicitRequestFormParams,
@@ -59,7 +60,7 @@ function choices(field: Field): { value: string; label: string }[] | undefined {
 function fieldCheck(name: string, field: Field): (value: unknown) => string | undefined {
   let compiled: ReturnType<SchemaCompiler['compile']> | undefined
   try {
-    compiled = new SchemaCompiler({ untrusted: true }).compile(field, `field ${name}`)
+    compiled = new SchemaCompiler({ untrusted: true, ajv: AJV_MODULES }).compile(field, `field ${name}`)
   } catch {
     return () => undefined // a schema we cannot compile: the server validates what it receives
   }

@@ -11,6 +11,7 @@ export class ToolDefinitionError extends Error {
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
+const NO_HEADER_PARAMS = { params: [], problems: [] } as const
 
 /** A tool with no parameters accepts only an empty object (server/tools §Tool with no parameters). */
 const NO_PARAMS = Object.freeze({ type: 'object', additionalProperties: false }) as Record<string, unknown>
@@ -54,7 +55,10 @@ export function compileTool(definition: ToolDefinition, compiler: SchemaCompiler
   if (input.jsonSchema.type !== 'object') {
     throw new ToolDefinitionError(`${label}: inputSchema must have root type "object"`)
   }
-  const { params, problems } = scanHeaderParams(input.jsonSchema)
+  // Most schemas carry no annotation at all; their JSON text says so without a walk.
+  const { params, problems } = input.json.includes('"x-mcp-header"')
+    ? scanHeaderParams(input.jsonSchema)
+    : NO_HEADER_PARAMS
   if (problems.length > 0) throw new ToolDefinitionError(`${label}: ${problems.join('; ')}`)
   const shape = [...baseProblems(config), ...toolAnnotationProblems(config.annotations)]
   if (shape.length > 0) throw new ToolDefinitionError(`${label}: ${shape.join('; ')}`)

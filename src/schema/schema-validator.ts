@@ -1,0 +1,77 @@
+/**
+ * The validator behind one compiled schema, built on first use. ajv generates the fastest validators but
+ * costs most of a small server's start-up to load (engines.ts); the interpreting validator
+ * (@cfworker/json-schema, same drafts) is ready at once. So a schema whose checks the interpreter runs
+ * safely is checked by it until ajv has loaded in the background, and by ajv from then on; a value the
+ * interpreter rejects is judged by ajv right away where ajv can be loaded synchronously, so rejections
+ * always read the same.
+ */
+import type { AjvEngine } from './ajv-engine.js'
+import { lazyAjv, lazyRegExp } from './engines.js'
+import { interpretedValidator } from './interpreted.js'
+import { type Dialect, SchemaError, type ValidationOutcome } from './json-schema.js'
+
+type Validate = (value: unknown) => ValidationOutcome
+
+export interface ValidatorPlan {
+  /** Which engine the compiler chose (`auto` already resolved). */
+  readonly engine: 'ajv' | 'interpreted'
+  /** Compile with ajv now, at definition, where ajv can be loaded synchronously. */
+  readonly eager: boolean
+  /** The interpreter may check values while ajv loads (no native regular expression in the schema). */
+  readonly interimAllowed: boolean
+  /** The compiler's ajv engine: loading ajv synchronously if `now`, else only if ajv is loaded already. */
+  readonly ajv: (now: boolean) => AjvEngine | undefined
+}
+
+export class SchemaValidator {
+  readonly #schema: Record<string, unknown>
+  readonly #dialect: Dialect
+  readonly #plan: ValidatorPlan
+  #final: Validate | undefined
+  #interim: Validate | undefined
+
+  constructor(schema: Record<string, unknown>, dialect: Dialect, plan: ValidatorPlan) {
+    this.#schema = schema
+    this.#dialect = dialect
+    this.#plan = plan
+    if (plan.engine === 'ajv' && plan.eager) {
+      const engine = plan.ajv(true)
+      if (engine) {
+        const problem = engine.metaProblem(schema, dialect)
+        if (problem) throw new SchemaError(problem)
+        this.#final = engine.compile(schema, dialect)
+      }
+    }
+  }
+
+  validate(value: unknown): ValidationOutcome {
+    const final = this.#final
+    return final ? final(value) : this.#firstUses(value)
+  }
+
+  #firstUses(value: unknown): ValidationOutcome {
+    if (this.#plan.engine === 'interpreted') return (this.#final = this.#interpreter())(value)
+    const engine = this.#plan.ajv(!this.#plan.interimAllowed)
+    if (engine) return this.#adopt(engine)(value)
+    void lazyRegExp.soon().then(() => lazyAjv.soon())
+    const outcome = this.#interpreter()(value)
+    if (outcome.ok) return outcome
+    const now = this.#plan.ajv(true)
+    return now ? this.#adopt(now)(value) : outcome
+  }
+
+  #interpreter(): Validate {
+    return (this.#interim ??= interpretedValidator(this.#schema, this.#dialect))
+  }
+
+  /** Switches to ajv; a schema ajv cannot compile here (code generation refused) stays interpreted. */
+  #adopt(engine: AjvEngine): Validate {
+    try {
+      this.#final = engine.compile(this.#schema, this.#dialect)
+    } catch {
+      this.#final = this.#interpreter()
+    }
+    return this.#final
+  }
+}
