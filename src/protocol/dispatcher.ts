@@ -3,7 +3,7 @@
  * middleware and handler, then encoding. Built once per server; holds nothing per request.
  */
 import { internalError, McpError, methodNotFound, unsupportedVersion } from '../wire/errors.js'
-import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
+import { isRecord, type JsonRpcRequest, type RequestId } from '../wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
 import { RequestContext } from './context.js'
@@ -102,7 +102,8 @@ export class Dispatcher {
   readonly #supported: ReadonlySet<string>
   readonly #supportedList: readonly string[]
   readonly #serverInfo: Implementation | undefined
-  readonly #serverInfoMeta: Readonly<Record<string, unknown>>
+  /** `_meta` holding only the server info, as JSON text. */
+  readonly #serverInfoMetaJson: string
   readonly #logger: ServerLogger
   readonly #stateCodec: RequestStateCodec | undefined
   readonly #redact: ((value: unknown) => unknown) | undefined
@@ -114,7 +115,7 @@ export class Dispatcher {
     this.#supported = new Set(options.supportedVersions)
     this.#supportedList = options.supportedVersions
     this.#serverInfo = options.serverInfo
-    this.#serverInfoMeta = Object.freeze({ [META_SERVER_INFO]: options.serverInfo })
+    this.#serverInfoMetaJson = JSON.stringify({ [META_SERVER_INFO]: options.serverInfo })
     this.#logger = options.logger
     const handlers = new Map<string, MethodHandler>()
     for (const [method, spec] of options.methods)
@@ -179,7 +180,7 @@ export class Dispatcher {
     try {
       ctx.finish()
       if (isAborted(exchange)) return null
-      return { status: 200, body: encodeResult(request.id, this.#withServerInfo(result)) }
+      return { status: 200, body: this.#encode(request.id, result) }
     } catch (thrown) {
       return this.#failed(ctx, request, exchange, thrown)
     }
@@ -194,7 +195,7 @@ export class Dispatcher {
     ctx?.finish()
     if (isAborted(exchange)) return null
     if (thrown instanceof InputRequired) {
-      return { status: 200, body: encodeResult(request.id, this.#withServerInfo(thrown.result)) }
+      return { status: 200, body: this.#encode(request.id, thrown.result) }
     }
     const error = this.#toProtocolError(thrown, request.method)
     const body = encodeError(request.id, error, this.#redact)
@@ -249,16 +250,17 @@ export class Dispatcher {
     }
   }
 
-  #withServerInfo(payload: ResultPayload): ResultPayload {
-    if (isRawJson(payload)) return payload
+  /** The response text of a result, with `_meta.serverInfo` added (basic/index §_meta) and secrets redacted. */
+  #encode(id: RequestId, payload: ResultPayload): string {
+    if (isRawJson(payload)) return encodeResult(id, payload)
     const result =
       this.#redact && !(CLEANED in payload) ? (this.#redact(payload) as Record<string, unknown>) : payload
-    if (!this.#serverInfo) return result
+    if (!this.#serverInfo) return encodeResult(id, result)
     const meta = result._meta as Record<string, unknown> | undefined
-    // One shared, frozen `_meta` for results that bring none: the result is encoded right after this.
-    if (meta === undefined) result._meta = this.#serverInfoMeta
-    else if (!(META_SERVER_INFO in meta)) meta[META_SERVER_INFO] = this.#serverInfo
-    return result
+    // A result without `_meta` (nearly all) gets the server info as text serialized once, not per call.
+    if (meta === undefined) return encodeResult(id, result, this.#serverInfoMetaJson)
+    if (!(META_SERVER_INFO in meta)) meta[META_SERVER_INFO] = this.#serverInfo
+    return encodeResult(id, result)
   }
 
   #toProtocolError(thrown: unknown, method: string): McpError {
