@@ -89,15 +89,20 @@ export interface HttpAnswer {
   readonly body: string
 }
 
-/** One POST on a fresh connection. */
-export function post(url: string, message: Record<string, unknown>, timeoutMs = 10_000): Promise<HttpAnswer> {
+/** One POST on a fresh connection (with the standard headers for `message` unless `headers` are given). */
+export function post(
+  url: string,
+  message: Record<string, unknown>,
+  timeoutMs = 10_000,
+  headers: Record<string, string> = headersFor(message),
+): Promise<HttpAnswer> {
   const body = JSON.stringify(message)
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       url,
       {
         method: 'POST',
-        headers: { ...headersFor(message), 'content-length': String(Buffer.byteLength(body)) },
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       },
       (res) => {
         const chunks: Buffer[] = []
@@ -137,16 +142,23 @@ export interface HttpRunning extends Running {
   readonly coldStartMs: number
 }
 
+/** What a server needs beyond the defaults: environment variables, and headers for its first call. */
+export interface StartExtras {
+  readonly env?: Record<string, string>
+  readonly headers?: Record<string, string>
+}
+
 /** Starts a server on a free 127.0.0.1 port and waits for its first correct tools/call answer. */
 export async function startHttp(
   server: BenchServer,
   tools: number,
   timeoutMs = 20_000,
+  extras: StartExtras = {},
 ): Promise<HttpRunning> {
   const started = performance.now()
   const child = spawn(process.execPath, [server.script], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', TOOLS: String(tools) },
+    env: { ...process.env, PORT: '0', TOOLS: String(tools), ...extras.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const running = track(child)
@@ -164,7 +176,8 @@ export async function startHttp(
         }
       })
     })
-    const answer = await post(url, callMessage(1))
+    const first = callMessage(1)
+    const answer = await post(url, first, 10_000, { ...headersFor(first), ...extras.headers })
     const problem =
       answer.status === 200 ? callProblem(JSON.parse(answer.body), 1, 5) : `HTTP ${answer.status}`
     if (problem) throw new Error(`${server.name}: wrong first answer: ${problem}`)

@@ -24,10 +24,11 @@ import {
   startStdio,
   type StdioRunning,
 } from './harness.js'
+import { AUTH_KINDS, type AuthKind, authRounds } from './auth.js'
 import { legacyCallMessage, legacyCallProblem, openLegacySession, parseAnswer } from './legacy.js'
 
 const quick = process.argv.includes('--quick')
-/** `--only=cold,http,legacy,stdio` runs a subset (for tuning); the table then shows what was measured. */
+/** `--only=cold,http,legacy,stdio,auth` runs a subset (for tuning); the table then shows what was measured. */
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice(7)
@@ -90,7 +91,7 @@ async function load(
   })
   // Requests still queued in a slow server when the load stops would otherwise run during the next
   // measurement: one more answer on a fresh connection means the backlog is gone.
-  if (headers['mcp-protocol-version'] === PROTOCOL_VERSION) await post(url, message, 120_000)
+  if (headers['mcp-protocol-version'] === PROTOCOL_VERSION) await post(url, message, 120_000, headers)
   else await (await fetch(url, { method: 'POST', headers, body: JSON.stringify(message) })).arrayBuffer()
   const correct = result['2xx'] - result.mismatches
   return {
@@ -134,6 +135,8 @@ interface Samples {
   http: Record<Scenario, Load[]>
   /** tools/call over a 2025-11-25 session (toolwire and SDK v2 only). */
   legacyCall: Load[]
+  /** tools/call with bearer auth on (toolwire); the raw floor's no-auth loads from the same rounds. */
+  auth: Record<AuthKind | 'plain', Load[]>
   stdioSeq: number[]
   stdioPar: number[]
   cold: number[]
@@ -148,6 +151,7 @@ async function main(): Promise<void> {
     samples.set(server, {
       http: { call: [], callMany: [], listMany: [] },
       legacyCall: [],
+      auth: { hs256: [], rs256: [], plain: [] },
       stdioSeq: [],
       stdioPar: [],
       cold: [],
@@ -232,6 +236,13 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const running of [...few.values(), ...many.values()]) await running.stop()
+  }
+
+  if (runs('auth')) {
+    const auth = await authRounds({ rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, load })
+    const [toolwire, , raw] = SERVERS as [BenchServer, BenchServer, BenchServer]
+    get(toolwire).auth = { hs256: auth.hs256, rs256: auth.rs256, plain: auth.plain }
+    get(raw).auth = { hs256: auth.floor, rs256: auth.floor, plain: [] }
   }
 
   // stdio: one process per server, sequential then 32 in flight, alternating.
@@ -329,6 +340,13 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
       higherBetter: true,
       target: 'toolwire / SDK v2 below',
     },
+    ...AUTH_KINDS.map(({ key, label }) => ({
+      label: `${label}, ${CONNECTIONS} conn. (req/s)`,
+      value: (s: Samples) => median(s.auth[key].map((l) => l.rps)),
+      unit: '',
+      higherBetter: true,
+      target: '≥ 0.6x (raw: no auth)',
+    })),
     {
       label: `stdio, ${STDIO_CALLS.toLocaleString('en')} sequential calls (calls/s)`,
       value: (s) => median(s.stdioSeq),
@@ -374,7 +392,8 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
     },
   ]
   // Latencies come in whole milliseconds, so a 0 ms floor leaves no ratio to state.
-  const ratio = (value: number, floor: number): string => (floor > 0 ? `${(value / floor).toFixed(2)}x` : '—')
+  const ratio = (value: number, floor: number): string =>
+    floor > 0 && !Number.isNaN(value) ? `${(value / floor).toFixed(2)}x` : '—'
   const format = (value: number): string =>
     Number.isNaN(value) ? '—' : value >= 100 ? Math.round(value).toLocaleString('en') : value.toFixed(1)
   const lines = [
@@ -391,8 +410,12 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
     median(get(toolwire).legacyCall.map((l) => l.rps)),
     median(get(sdk).legacyCall.map((l) => l.rps)),
   )
+  const authOf = (key: AuthKind | 'plain'): number => median(get(toolwire).auth[key].map((l) => l.rps))
+  const authCost = `Bearer auth, same rounds: toolwire without auth ${format(authOf('plain'))} req/s; with HS256 ${ratio(authOf('hs256'), authOf('plain'))} and RS256 ${ratio(authOf('rs256'), authOf('plain'))} of that.`
   const problems = SERVERS.map((server) => {
-    const total = [...Object.values(get(server).http), get(server).legacyCall]
+    // The raw floor's auth rows share one set of loads: counted once.
+    const auth = new Set(Object.values(get(server).auth))
+    const total = [...Object.values(get(server).http), get(server).legacyCall, ...auth]
       .flat()
       .reduce((sum, l) => sum + l.problems, 0)
     return `${server.name}: ${total}`
@@ -409,6 +432,7 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
     ...lines,
     '',
     `tools/call over a 2025-11-25 session: toolwire / SDK v2 = ${legacyRatio}.`,
+    authCost,
     `Non-2xx answers, socket errors, timeouts and body mismatches under load (never counted as served): ${problems}.`,
     `Machine: ${machine}.`,
   ].join('\n')

@@ -1,11 +1,14 @@
 /**
  * The benchmark's three servers (toolwire, official SDK v2, raw node floor) answer a correct tools/call and
- * tools/list over HTTP and over stdio — the same check the benchmark runs before it loads them.
+ * tools/list over HTTP and over stdio — the same check the benchmark runs before it loads them. With bearer
+ * auth on, toolwire's bench server answers a valid token and refuses anything else.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AUTH_KINDS, authSetup } from '../bench/auth.js'
 import {
   callMessage,
   callProblem,
+  headersFor,
   listMessage,
   listProblem,
   post,
@@ -61,5 +64,34 @@ describe.each(SERVERS)('bench server $name', (server) => {
     const call = await post(http.url, callMessage(13, 1, 1))
     expect(callProblem(JSON.parse(call.body), 13, 3)).toMatch(/structuredContent/)
     expect(callProblem(JSON.parse(call.body), 14, 2)).toMatch(/wrong id/)
+  })
+})
+
+describe.each(AUTH_KINDS)('toolwire bench server with $label', ({ key }) => {
+  let http: HttpRunning
+  let token: string
+
+  beforeAll(async () => {
+    const setup = await authSetup(key)
+    token = setup.token
+    const message = callMessage(1)
+    const headers = { ...headersFor(message), authorization: `Bearer ${token}` }
+    http = await startHttp(SERVERS[0]!, TOOLS, 20_000, { env: setup.env, headers })
+  })
+  afterAll(async () => {
+    await http?.stop()
+  })
+
+  it('answers a call with a valid token and refuses one without, or with a token of another key', async () => {
+    const message = callMessage(21, 1, 2)
+    const withToken = (value: string) => ({ ...headersFor(message), authorization: `Bearer ${value}` })
+    const ok = await post(http.url, message, 10_000, withToken(token))
+    expect(ok.status).toBe(200)
+    expect(callProblem(JSON.parse(ok.body), 21, 3)).toBeUndefined()
+    expect((await post(http.url, message)).status).toBe(401)
+    const stranger = (await authSetup(key)).token
+    const refused = await post(http.url, message, 10_000, withToken(stranger))
+    expect(refused.status).toBe(401)
+    expect(refused.body).toMatch(/signature/)
   })
 })

@@ -1,8 +1,15 @@
 /**
  * Three `toolwire serve` processes behind nginx (round robin), sharing one Redis for handles, list changes
  * and rate limits, and one requestState secret: any instance can answer any request, and losing one loses
- * only the calls it was running.
+ * only the calls it was running. A 2025-era client (SDK v1) keeps one session across all three.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -161,6 +168,86 @@ describe.runIf(run)('a cluster of three instances behind nginx', () => {
       outcomes.push(resultOf(await call(member.url, 'limited')).isError !== true)
     }
     expect(outcomes).toEqual([true, true, true, true, true, false, false, false])
+  })
+
+  it('serves one 2025-era session through the balancer, whichever instance answers', async () => {
+    const client = new Client({ name: 'sdk-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { name: 'Grace' } }))
+    const logs: string[] = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      logs.push(String(notification.params.data))
+    })
+    const transport = new StreamableHTTPClientTransport(new URL(nginx.url))
+    await client.connect(transport)
+    try {
+      expect(transport.sessionId).toBeTruthy()
+      expect(client.getServerVersion()?.name).toBe('cluster-member')
+      const tools = (await client.listTools()).tools.map((tool) => tool.name)
+      expect(tools).toEqual(expect.arrayContaining(['whoami', 'counter_create', 'counter_add', 'shout']))
+      const textOf = (result: Awaited<ReturnType<typeof client.callTool>>): string =>
+        (result.content as { text: string }[]).map((block) => block.text).join('')
+
+      // Round robin spreads the session's calls over every instance.
+      const pids = new Set<string>()
+      for (let i = 0; i < 6; i++) pids.add(textOf(await client.callTool({ name: 'whoami', arguments: {} })))
+      expect(pids.size).toBe(3)
+
+      // A handle made on one instance, updated through the others.
+      const id = textOf(await client.callTool({ name: 'counter_create', arguments: {} }))
+      const counts: string[] = []
+      for (let i = 0; i < 4; i++)
+        counts.push(textOf(await client.callTool({ name: 'counter_add', arguments: { id } })))
+      expect(counts).toEqual(['1', '2', '3', '4'])
+
+      // The server asks the client mid-call; the answer comes back in a POST another instance may take.
+      const greeting = textOf(await client.callTool({ name: 'ask_name', arguments: {} }))
+      expect(greeting).toMatch(/^Hello, Grace! \(from \d+\)$/)
+
+      // The log level set through one instance holds on the others: only errors come back.
+      await client.setLoggingLevel('error')
+      const shouted = new Set<string>()
+      for (let i = 0; i < 3; i++) shouted.add(textOf(await client.callTool({ name: 'shout', arguments: {} })))
+      expect(shouted.size).toBe(3)
+      expect(logs.filter((line) => line.startsWith('warning'))).toEqual([])
+      expect(new Set(logs)).toEqual(new Set([...shouted].map((pid) => `error from ${pid}`)))
+
+      // The session's GET stream is held by one instance; a list change made on any instance reaches it.
+      // The client opens that stream on its own after initialize, so the change is announced until it lands.
+      let listChanged = false
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (listChanged = true))
+      const deadline = Date.now() + 15_000
+      while (!listChanged && Date.now() < deadline) {
+        await client.callTool({ name: 'announce_change', arguments: {} })
+        for (let waited = 0; !listChanged && waited < 25; waited++)
+          await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      expect(listChanged).toBe(true)
+
+      // DELETE ends the session on every instance (the others hear it over Redis).
+      const sessionId = transport.sessionId as string
+      await transport.terminateSession()
+      for (const member of members) {
+        const ping = async (): Promise<number> =>
+          (
+            await fetch(member.url, {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                accept: 'application/json, text/event-stream',
+                'mcp-session-id': sessionId,
+                'mcp-protocol-version': '2025-11-25',
+              },
+              body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+            })
+          ).status
+        const deadline = Date.now() + 15_000
+        let status = await ping()
+        while (status !== 404 && Date.now() < deadline) status = await ping()
+        expect(status).toBe(404)
+      }
+    } finally {
+      await client.close()
+    }
   })
 
   it('loses only the calls in flight on an instance that is killed under load', async () => {

@@ -4,10 +4,12 @@
  *   PORT=3000 TOOLS=1000 node bench/.build/main.js      Streamable HTTP on 127.0.0.1:PORT/mcp
  *   TOOLS=1 node bench/.build/main.js --stdio            stdio
  *
+ * AUTH_* variables turn bearer auth on (see auth.ts).
  * PAGE_SIZE sets the `tools/list` page size (default 1000: a client building its tool list wants them all).
  */
 import { serveNode } from 'toolwire/node'
 import { serveStdio } from 'toolwire/stdio'
+import { benchAuth } from './auth.js'
 import { createBenchServer } from './server.js'
 
 function positiveInt(value: string | undefined, fallback: number, label: string): number {
@@ -19,7 +21,8 @@ function positiveInt(value: string | undefined, fallback: number, label: string)
 
 async function main(): Promise<void> {
   const tools = Math.max(1, positiveInt(process.env.TOOLS, 1, 'TOOLS'))
-  const server = createBenchServer(tools, Math.max(1, positiveInt(process.env.PAGE_SIZE, 1000, 'PAGE_SIZE')))
+  const pageSize = Math.max(1, positiveInt(process.env.PAGE_SIZE, 1000, 'PAGE_SIZE'))
+  const server = createBenchServer(tools, pageSize, benchAuth(process.env))
   if (process.argv.includes('--stdio')) {
     const connection = serveStdio(server)
     await connection.closed

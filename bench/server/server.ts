@@ -5,7 +5,14 @@
  * and call limits and the concurrency cap: the load generator is a single anonymous principal, and the
  * benchmark measures serving, not refusing.
  */
-import { defineServer, defineTool, jsonSchema, type Server, type ToolDefinition } from 'toolwire'
+import {
+  type BearerAuth,
+  defineServer,
+  defineTool,
+  jsonSchema,
+  type Server,
+  type ToolDefinition,
+} from 'toolwire'
 
 const add = defineTool({
   name: 'add',
@@ -44,7 +51,8 @@ function filler(index: number): ToolDefinition {
   })
 }
 
-export function createBenchServer(tools: number, pageSize = 1000): Server {
+/** `auth`: bearer auth on every HTTP request (the auth rows of the benchmark); off by default. */
+export function createBenchServer(tools: number, pageSize = 1000, auth?: BearerAuth): Server {
   const definitions: ToolDefinition[] = [add]
   for (let index = 1; index < tools; index++) definitions.push(filler(index))
   return defineServer({
@@ -52,6 +60,6 @@ export function createBenchServer(tools: number, pageSize = 1000): Server {
     version: '0.1.0',
     tools: definitions,
     pageSize,
-    security: { rateLimit: false, maxConcurrentCalls: false },
+    security: { rateLimit: false, maxConcurrentCalls: false, ...(auth && { auth }) },
   })
 }

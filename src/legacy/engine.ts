@@ -83,12 +83,13 @@ export class LegacyEngine {
    */
   share(sessionId: string, change: SessionEvent['change']): void {
     this.#apply(sessionId, change)
-    this.#publish(sessionId, change)
+    void this.#publish(sessionId, change)
   }
 
-  #publish(sessionId: string, change: SessionEvent['change']): void {
+  /** Settles once the bus took the change (a failure is reported, never thrown). */
+  #publish(sessionId: string, change: SessionEvent['change']): Promise<void> {
     const event: SessionEvent = { type: 'legacy/session', session: sessionId, change }
-    Promise.resolve()
+    return Promise.resolve()
       .then(() => this.#host.changes.publish(event))
       .catch((error: unknown) => this.#host.onError('publishing a legacy session change', error))
   }
@@ -208,7 +209,9 @@ export class LegacyEngine {
           if (typeof params.level !== 'string' || !LEVELS.has(params.level))
             throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(params.level)}`)
           peer.logLevel = params.level as LogLevel
-          if (sessionId !== undefined) this.#publish(sessionId, { kind: 'level', level: params.level })
+          // Answered once the other instances have been told: the session's next request may reach any of
+          // them, and it must find the level already set.
+          if (sessionId !== undefined) await this.#publish(sessionId, { kind: 'level', level: params.level })
           return ok(request, {})
         case 'resources/subscribe':
         case 'resources/unsubscribe':
@@ -218,7 +221,7 @@ export class LegacyEngine {
           else peer.subscriptions.delete(params.uri)
           if (sessionId !== undefined) {
             const kind = request.method === 'resources/subscribe' ? 'subscribe' : 'unsubscribe'
-            this.#publish(sessionId, { kind, uri: params.uri })
+            await this.#publish(sessionId, { kind, uri: params.uri })
           }
           return ok(request, {})
       }
@@ -258,7 +261,7 @@ export class LegacyEngine {
   answer(peerKey: string, response: JsonRpcResponse, share = false): void {
     const raw = response as unknown as Record<string, unknown>
     if (!this.#requests.settle(peerKey, raw) && share)
-      this.#publish(peerKey, { kind: 'response', response: raw })
+      void this.#publish(peerKey, { kind: 'response', response: raw })
   }
 
   /** Ends every notification channel (server shutdown); calling it again does nothing. */

@@ -44,6 +44,15 @@ export default function clusterMember(member) {
       },
     }),
     defineTool({
+      name: 'shout',
+      description: 'Logs a warning and an error naming the instance, then answers with its pid',
+      handler: (_args, ctx) => {
+        ctx.log.warning(`warning from ${process.pid}`)
+        ctx.log.error(`error from ${process.pid}`)
+        return String(process.pid)
+      },
+    }),
+    defineTool({
       name: 'limited',
       description: 'At most five calls a minute per caller',
       handler: () => 'ok',

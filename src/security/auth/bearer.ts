@@ -15,6 +15,7 @@ import {
   unauthorized,
 } from '../../wire/errors.js'
 import { bearerChallenge, scopeChallenge } from '../errors.js'
+import type { CachingTokenVerifier } from './cache.js'
 import { jwtVerifier, type JwtVerifierOptions } from './jwt.js'
 import { InvalidTokenError, type TokenVerifier } from './verifier.js'
 import { addressKey } from '../../protocol/address.js'
@@ -47,7 +48,8 @@ export interface BearerAuthOptions {
   readonly failedAttempts?: Limit | false
 }
 
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
+/** `Bearer <b64token>` (RFC 6750 §2.1), surrounding white space allowed. */
+const BEARER = /^\s*Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i
 const WELL_KNOWN = '/.well-known/oauth-protected-resource'
 
 export class BearerAuth {
@@ -59,12 +61,16 @@ export class BearerAuth {
   onVerifierFailure: ((error: unknown) => void) | undefined
   readonly #paths: ReadonlySet<string>
   readonly #verify: TokenVerifier
+  /** The verifier's cache, when it has one (the built-in JWT verifier does unless told not to). */
+  readonly #cached: CachingTokenVerifier['cached'] | undefined
   readonly #options: BearerAuthOptions
   readonly #audiences: ReadonlySet<string>
   readonly #implied: ReadonlyMap<string, readonly string[]>
   readonly #failures: { readonly store: MemoryRateLimitStore; readonly bucket: Bucket } | undefined
   /** Addresses refused until a time; bounded, oldest dropped first. */
   readonly #blocked = new Map<string, number>()
+  /** The verdict on each cached (frozen) identity; it goes when the verifier's cache lets go of it. */
+  readonly #verdicts = new WeakMap<AuthInfo, AuthOutcome>()
 
   constructor(options: BearerAuthOptions) {
     let url: URL
@@ -87,6 +93,7 @@ export class BearerAuth {
     const audience = options.jwt?.audience ?? options.resource
     this.#audiences = new Set(typeof audience === 'string' ? [audience] : audience)
     this.#verify = options.verifier ?? jwtVerifier({ ...options.jwt!, audience: [...this.#audiences] })
+    this.#cached = (this.#verify as Partial<CachingTokenVerifier>).cached
     this.#implied = new Map(Object.entries(options.scopeHierarchy ?? {}))
     const failedAttempts = options.failedAttempts ?? { points: 60, durationMs: 60_000 }
     if (failedAttempts) checkLimit(failedAttempts, 'bearerAuth.failedAttempts')
@@ -95,19 +102,38 @@ export class BearerAuth {
       : undefined
   }
 
-  /** The HttpCore `authenticate` hook. */
-  readonly authenticate = async (request: AuthRequest): Promise<AuthOutcome> => {
+  /**
+   * The HttpCore `authenticate` hook. A token seen before is answered without a promise or an allocation:
+   * the verifier's cache hands back the same frozen identity, and the verdict on it is kept beside it.
+   */
+  readonly authenticate = (request: AuthRequest): AuthOutcome | Promise<AuthOutcome> => {
     const failures = this.#failures
-    const address =
-      failures && request.remoteAddress !== undefined ? addressKey(request.remoteAddress) : undefined
-    if (address === undefined || !failures) return this.#authenticate(request)
-    const until = this.#blocked.get(address)
-    if (until !== undefined) {
-      if (until > Date.now()) return this.#refuse(this.#tooManyFailures(until - Date.now()))
-      this.#blocked.delete(address)
+    if (!failures || request.remoteAddress === undefined) return this.#authenticate(request)
+    // The address is only looked at when some address is blocked or this request is refused.
+    if (this.#blocked.size > 0) {
+      const address = addressKey(request.remoteAddress)
+      const until = this.#blocked.get(address)
+      if (until !== undefined) {
+        if (until > Date.now()) return this.#refuse(this.#tooManyFailures(until - Date.now()))
+        this.#blocked.delete(address)
+      }
     }
-    const outcome = await this.#authenticate(request)
+    const outcome = this.#authenticate(request)
+    if (outcome instanceof Promise)
+      return outcome.then((settled) => this.#countFailure(settled, request.remoteAddress as string, failures))
+    return outcome.ok || outcome.status !== 401
+      ? outcome
+      : this.#countFailure(outcome, request.remoteAddress, failures)
+  }
+
+  /** Counts a 401 against the client's address; past the limit the address gets 429 for a while. */
+  async #countFailure(
+    outcome: AuthOutcome,
+    remoteAddress: string,
+    failures: { readonly store: MemoryRateLimitStore; readonly bucket: Bucket },
+  ): Promise<AuthOutcome> {
     if (outcome.ok || outcome.status !== 401) return outcome
+    const address = addressKey(remoteAddress)
     const consumed = await failures.store.consume(failures.bucket, address)
     if (consumed.allowed) return outcome
     if (this.#blocked.size >= MAX_BLOCKED) this.#blocked.delete(this.#blocked.keys().next().value as string)
@@ -119,9 +145,18 @@ export class BearerAuth {
     return tooManyRequests(retryAfterMs, 'too many missing or invalid access tokens from this address')
   }
 
-  async #authenticate(request: AuthRequest): Promise<AuthOutcome> {
+  #authenticate(request: AuthRequest): AuthOutcome | Promise<AuthOutcome> {
     const header = request.header('authorization')
-    if (header === undefined || !/^bearer\b/i.test(header.trim())) {
+    // A token verified before is found by its exact text, so it needs no syntax check (that scans every
+    // character, which costs more than the lookup): it passed one when it was first seen.
+    if (this.#cached !== undefined && header !== undefined && header.startsWith('Bearer ')) {
+      const known = this.#cached(header.slice(7))
+      if (known !== undefined) return this.#verdict(known)
+    }
+    const match = header === undefined ? null : BEARER.exec(header)
+    if (match === null) {
+      if (header !== undefined && /^\s*bearer\b/i.test(header))
+        return this.#refuse(this.#invalid('the Authorization header is malformed'))
       return this.#refuse(
         unauthorized(
           bearerChallenge({
@@ -132,21 +167,45 @@ export class BearerAuth {
         ),
       )
     }
-    const match = BEARER.exec(header.trim())
-    if (!match) return this.#refuse(this.#invalid('the Authorization header is malformed'))
-    let auth: AuthInfo
+    let verified: AuthInfo | Promise<AuthInfo>
     try {
-      auth = await this.#verify(match[1] as string)
+      verified = this.#verify(match[1] as string)
     } catch (error) {
-      if (error instanceof InvalidTokenError) return this.#refuse(this.#invalid(error.message))
-      // The verifier could not decide (JWKS endpoint unreachable …): not the client's fault, so no 401.
-      this.onVerifierFailure?.(error)
-      return this.#refuse(authUnavailable())
+      return this.#verifierFailed(error)
     }
+    if (verified instanceof Promise)
+      return verified.then(
+        (auth) => this.#verdict(auth),
+        (error: unknown) => this.#verifierFailed(error),
+      )
+    return this.#verdict(verified)
+  }
+
+  #verifierFailed(error: unknown): AuthOutcome {
+    if (error instanceof InvalidTokenError) return this.#refuse(this.#invalid(error.message))
+    // The verifier could not decide (JWKS endpoint unreachable …): not the client's fault, so no 401.
+    this.onVerifierFailure?.(error)
+    return this.#refuse(authUnavailable())
+  }
+
+  /**
+   * Audience and required scopes for a verified identity. A frozen identity (the verifier cache's) always
+   * gets the same answer, so the answer is kept with it and every request presenting that token shares one
+   * principal object.
+   */
+  #verdict(auth: AuthInfo): AuthOutcome {
+    const kept = this.#verdicts.get(auth)
+    if (kept !== undefined) return kept
+    const verdict = this.#judge(auth)
+    if (Object.isFrozen(auth)) this.#verdicts.set(auth, verdict)
+    return verdict
+  }
+
+  #judge(auth: AuthInfo): AuthOutcome {
     const aud = auth.claims?.aud
     if (aud !== undefined && !(Array.isArray(aud) ? aud : [aud]).some((a) => this.#audiences.has(String(a))))
       return this.#refuse(this.#invalid('token is not meant for this resource (audience mismatch)'))
-    const granted = { ...auth, scopes: this.#expand(auth.scopes) }
+    const granted: AuthInfo = Object.freeze({ ...auth, scopes: Object.freeze(this.#expand(auth.scopes)) })
     const missing = this.requiredScopes.filter((scope) => !granted.scopes.includes(scope))
     if (missing.length > 0) {
       return this.#refuse(

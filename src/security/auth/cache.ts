@@ -22,23 +22,61 @@ interface CacheSettings extends VerifierCacheOptions {
   readonly validUntil?: (auth: AuthInfo) => number
 }
 
-export function cachedVerifier(verify: TokenVerifier, options: CacheSettings = {}): TokenVerifier {
+/** How many trailing characters of a token key the cache (a SHA-256 signature in base64url is 43). */
+const KEY_LENGTH = 32
+const keyOf = (token: string): string => (token.length > KEY_LENGTH ? token.slice(-KEY_LENGTH) : token)
+
+/** A verifier with a cache, which can also be asked for a verified identity without verifying. */
+export interface CachingTokenVerifier extends TokenVerifier {
+  readonly cached: (token: string) => AuthInfo | undefined
+}
+
+export function cachedVerifier(verify: TokenVerifier, options: CacheSettings = {}): CachingTokenVerifier {
   const now = options.now ?? Date.now
   const maxAgeMs = options.maxAgeMs ?? 5 * 60_000
   const validUntil =
     options.validUntil ??
     ((auth: AuthInfo) => (auth.expiresAt === undefined ? Infinity : auth.expiresAt * 1000))
-  const cache = new LRUCache<string, { auth: AuthInfo; until: number }>({ max: options.maxEntries ?? 10_000 })
-  return async (token) => {
-    const hit = cache.get(token)
-    if (hit !== undefined) {
-      if (now() < hit.until) return hit.auth
-      cache.delete(token)
-    }
-    const auth = await verify(token)
+  // Keyed by the token's last characters, not the whole token: a map lookup hashes its whole key, and a
+  // token (several hundred characters for RS256) arrives as a new string with every request. For a JWT
+  // these characters are signature bytes; a hit still needs the whole token to be equal, so two tokens
+  // sharing a tail only push each other out.
+  const cache = new LRUCache<string, { token: string; auth: AuthInfo; until: number }>({
+    max: options.maxEntries ?? 10_000,
+  })
+  /** Verifications under way, by token; each entry goes when its verification settles. */
+  const inFlight = new Map<string, Promise<AuthInfo>>()
+  const remember = (token: string, auth: AuthInfo): AuthInfo => {
     const until = Math.min(now() + maxAgeMs, validUntil(auth))
+    if (until <= now()) return auth
     // Shared by every request that presents this token: frozen, so no request can change another's view.
-    if (until > now()) cache.set(token, { auth: Object.freeze(auth), until })
-    return auth
+    const kept = Object.freeze(auth)
+    cache.set(keyOf(token), { token, auth: kept, until })
+    return kept
   }
+  /** The identity of a token verified before and still trusted; undefined otherwise (never verifies). */
+  const cached = (token: string): AuthInfo | undefined => {
+    const key = keyOf(token)
+    const hit = cache.get(key)
+    if (hit === undefined || hit.token !== token) return undefined
+    if (now() < hit.until) return hit.auth
+    cache.delete(key)
+    return undefined
+  }
+  // A hit answers synchronously: no promise per request for a token seen before.
+  const verifier: TokenVerifier = (token) => {
+    const known = cached(token)
+    if (known !== undefined) return known
+    // A miss stays asynchronous, so a refusal is always a rejection. Requests that bring a new token
+    // together (a client's first burst) share its one verification.
+    let pending = inFlight.get(token)
+    if (pending === undefined) {
+      pending = (async () => remember(token, await verify(token)))()
+      inFlight.set(token, pending)
+      const settled = (): void => void inFlight.delete(token)
+      pending.then(settled, settled)
+    }
+    return pending
+  }
+  return Object.assign(verifier, { cached })
 }
