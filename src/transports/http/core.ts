@@ -4,7 +4,7 @@
  */
 import type { AuthInfo } from '../../protocol/exchange.js'
 import type { Reply } from '../../protocol/dispatcher.js'
-import type { HttpAuthenticator, HttpDocument } from '../../protocol/handler.js'
+import type { AuthOutcome, HttpAuthenticator, HttpDocument } from '../../protocol/handler.js'
 import type { DualEraHandler } from '../dual-era.js'
 import { encodeError } from '../../protocol/encode.js'
 import {
@@ -27,6 +27,7 @@ import { classify, type JsonRpcRequest } from '../../wire/jsonrpc.js'
 import { checkOrigin, isLoopbackAddress, loopbackPolicy, type OriginPolicy } from './guard.js'
 import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
 import { DEFAULT_MAX_BACKLOG, HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
+import { ALLOWS_EVENT_STREAM, allows } from './accept.js'
 
 export interface HttpOptions {
   /** Largest request body accepted, in bytes (default 4 MiB); larger is 413. */
@@ -91,41 +92,8 @@ export function sendError(out: HttpResponseSink, error: McpError, id?: string | 
   )
 }
 
-const ALLOWS_JSON = 1
-const ALLOWS_EVENT_STREAM = 2
-/** The last Accept header parsed and what it allows: a client sends the same one on every request. */
-let lastAccept: string | undefined
-let lastAllows = ALLOWS_JSON | ALLOWS_EVENT_STREAM
-
-/** Which of the two answer types an Accept header allows (bits ALLOWS_JSON, ALLOWS_EVENT_STREAM). */
-function allows(accept: string | undefined): number {
-  if (accept === undefined) return ALLOWS_JSON | ALLOWS_EVENT_STREAM
-  if (accept === lastAccept) return lastAllows
-  const bits =
-    (accepts(accept, 'application/json') ? ALLOWS_JSON : 0) |
-    (accepts(accept, 'text/event-stream') ? ALLOWS_EVENT_STREAM : 0)
-  lastAccept = accept
-  lastAllows = bits
-  return bits
-}
-
-/**
- * Whether an Accept header allows a media type (RFC 9110 §12.5.1): the most specific matching range decides,
- * and `q=0` refuses. No header allows anything.
- */
-function accepts(accept: string | undefined, mediaType: string): boolean {
-  if (accept === undefined || accept.trim() === '') return true
-  const [type] = mediaType.split('/')
-  let best: { specificity: number; q: number } | undefined
-  for (const range of accept.split(',')) {
-    const [name = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase())
-    const specificity = name === mediaType ? 2 : name === `${type}/*` ? 1 : name === '*/*' ? 0 : -1
-    if (specificity < 0 || (best && best.specificity > specificity)) continue
-    const q = params.find((param) => param.startsWith('q='))
-    best = { specificity, q: q === undefined ? 1 : Number(q.slice(2)) }
-  }
-  return best !== undefined && best.q > 0
-}
+const isPromiseLike = (value: unknown): value is PromiseLike<AuthOutcome> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function'
 
 /** What `#authenticate` returns once it has answered a refused request itself. */
 const REFUSED = Symbol('refused')
@@ -260,9 +228,22 @@ export class HttpCore {
     }
   }
 
-  async #authenticated(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): Promise<void> {
-    const auth = await this.#authenticate(view, out)
-    if (auth !== REFUSED) await this.#answer(view, body, out, auth)
+  /** Authenticates, then answers; a verdict given at once (a token already verified) costs no promise. */
+  #authenticated(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): Promise<void> | void {
+    const outcome = (this.#authenticator as HttpAuthenticator).authenticate(view)
+    if (isPromiseLike(outcome))
+      return Promise.resolve(outcome).then((settled) => this.#afterAuth(view, body, out, settled))
+    return this.#afterAuth(view, body, out, outcome)
+  }
+
+  #afterAuth(
+    view: HttpRequestView,
+    body: Uint8Array,
+    out: HttpResponseSink,
+    outcome: AuthOutcome,
+  ): Promise<void> | void {
+    if (outcome.ok) return this.#answer(view, body, out, outcome.auth)
+    out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
   }
 
   /** Parses and answers; a promise while the server works on the request, undefined when answered at once. */
