@@ -142,8 +142,6 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   const onStoreFailure = (error: unknown): void => outage.failed(error)
 
   const limits = options.rateLimit === false ? undefined : (options.rateLimit ?? {})
-  // Only a shared store can fail; the in-process one pays nothing for outage reporting.
-  const store = limits?.store ? reportingStore(limits.store, outage) : new MemoryRateLimitStore()
   const requests = limits && (limits.requests ?? SECURITY_DEFAULTS.requests)
   const toolCalls = limits && (limits.toolCalls ?? SECURITY_DEFAULTS.toolCalls)
   if (requests) checkLimit(requests, 'rateLimit.requests')
@@ -158,6 +156,13 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   const bucketFor = anyToolLimit
     ? (tool: string): Bucket | undefined => (buckets.has(tool) ? buckets.get(tool) : sharedToolBucket)
     : undefined
+  // Only a shared store can fail; the in-process one pays nothing for outage reporting, and is built only
+  // when some limit counts (it holds an LRU of keys).
+  const store = limits?.store
+    ? reportingStore(limits.store, outage)
+    : requests || anyToolLimit
+      ? new MemoryRateLimitStore()
+      : undefined
 
   const positive = (
     value: number | false | undefined,
@@ -192,7 +197,12 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
       ? [
           requestGuard({
             ...guarded,
-            requests: { store, bucket: { name: 'requests', ...requests }, principal, onStoreFailure },
+            requests: {
+              store: store as RateLimitStore,
+              bucket: { name: 'requests', ...requests },
+              principal,
+              onStoreFailure,
+            },
           }),
         ]
       : []),

@@ -25,7 +25,8 @@ export type GuardWrapper = (tool: CompiledTool, ctx: RequestContext, run: () => 
 
 export interface ToolGuardOptions {
   readonly principal: PrincipalOf
-  readonly store: RateLimitStore
+  /** Absent when no tool limit is set. */
+  readonly store: RateLimitStore | undefined
   /** The budget for a tool, or undefined when it is unlimited; absent when no tool has one. */
   readonly bucketFor: ((tool: string) => Bucket | undefined) | undefined
   readonly maxConcurrent: number | undefined
@@ -65,7 +66,7 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
 
   const limited = async (tool: CompiledTool, ctx: RequestContext, run: () => unknown, principal: string) => {
     const bucket = bucketFor?.(tool.name)
-    if (bucket) {
+    if (bucket && options.store) {
       let consumed
       try {
         consumed = await options.store.consume(bucket, `${principal}\u0000${tool.name}`)
