@@ -24,6 +24,7 @@ import type { ErrorExposure } from './features/tools/errors.js'
 import { ToolRegistry } from './features/tools/registry.js'
 import type { BearerAuth } from './security/auth/bearer.js'
 import { createSecurity, type SecurityOptions } from './security/options.js'
+import type { ToolWrapper } from './security/tool-guard.js'
 import { Catalog } from './features/catalog.js'
 import { completionMethods } from './features/completion.js'
 import { compilePrompt, type CompiledPrompt, type PromptDefinition } from './features/prompts/define.js'
@@ -123,7 +124,7 @@ export interface ServerOptions {
   /** Which tools a request may see and call (e.g. by scope); lists become `cacheScope: "private"`. */
   toolVisibility?: (tool: CompiledTool, ctx: RequestContext) => boolean
   /** Wraps each tool handler call (timeouts, MRTR …). */
-  wrapToolHandler?: ToolCallOptions['wrapHandler']
+  wrapToolHandler?: ToolWrapper
   /** Include `_meta.serverInfo` in every result (default true, basic/index §_meta). */
   serverInfoInResults?: boolean
   /**
@@ -334,6 +335,7 @@ export class Server implements RequestHandler {
     this.#dispatcher = new Dispatcher({
       methods,
       middleware: security.middleware,
+      around: security.around,
       supportedVersions: SUPPORTED_VERSIONS,
       serverInfo,
       logger: this.logger,
@@ -364,6 +366,16 @@ export class Server implements RequestHandler {
   handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
     const guard = this.#guardExchange
     return this.#dispatcher.handle(request, guard ? guard(exchange) : exchange, check)
+  }
+
+  /** `handle`, with the reply returned at once when the request was answered synchronously. */
+  answer(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    check?: TransportCheck,
+  ): Reply | null | Promise<Reply | null> {
+    const guard = this.#guardExchange
+    return this.#dispatcher.answer(request, guard ? guard(exchange) : exchange, check)
   }
 
   /** Answers one request of a 2025-era session, in that revision's result shape. */

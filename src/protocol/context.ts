@@ -21,8 +21,7 @@ export class RequestContext {
   readonly params: Record<string, unknown>
   readonly meta: RequestMeta
   readonly exchange: Exchange
-  /** Free-form per-request storage for middleware (e.g. a rate-limit decision, a tool). */
-  readonly state: Record<string, unknown> = {}
+  #state: Record<string, unknown> | undefined
   #signal: AbortSignal | undefined
   #extraSignals: (AbortSignal | (() => AbortSignal))[] | undefined
   #lastProgress = -Infinity
@@ -46,6 +45,11 @@ export class RequestContext {
     this.meta = meta
     this.exchange = exchange
     this.#stateCodec = stateCodec
+  }
+
+  /** Free-form per-request storage for middleware (e.g. a rate-limit decision, a tool); made on first use. */
+  get state(): Record<string, unknown> {
+    return (this.#state ??= {})
   }
 
   /**

@@ -3,13 +3,13 @@
  * middleware and handler, then encoding. Built once per server; holds nothing per request.
  */
 import { internalError, McpError, methodNotFound, unsupportedVersion } from '../wire/errors.js'
-import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
+import { isRecord, type JsonRpcRequest, type RequestId } from '../wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
 import { RequestContext } from './context.js'
 import { CLEANED, encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
 import { type Exchange, isAborted } from './exchange.js'
-import { compose, type MethodHandler, type Middleware } from './middleware.js'
+import { type AroundSteps, composeAround, type MethodHandler, type Middleware } from './middleware.js'
 import { InputRequired } from './mrtr/inputs.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 import { parseRequestMeta } from './request-meta.js'
@@ -37,13 +37,12 @@ export const consoleLogger: ServerLogger = {
 /**
  * A transport's own checks, run after `_meta` is known and before the version check (the spec leaves the
  * order open; streamable-http §Server Validation lists the checks, and header mismatches are reported before
- * an unsupported version).
+ * an unsupported version). An object rather than a function, so a transport's per-request exchange can be
+ * its own check and no closure is made per request.
  */
-export type TransportCheck = (
-  request: JsonRpcRequest,
-  meta: RequestMeta,
-  spec: MethodSpec | undefined,
-) => void
+export interface TransportCheck {
+  checkRequest(request: JsonRpcRequest, meta: RequestMeta, spec: MethodSpec | undefined): void
+}
 
 export interface Reply {
   readonly status: number
@@ -55,6 +54,8 @@ export interface Reply {
 export interface DispatcherOptions {
   readonly methods: ReadonlyMap<string, MethodSpec>
   readonly middleware: readonly Middleware[]
+  /** Synchronous steps outside the middleware (see `AroundSteps`). */
+  readonly around?: AroundSteps | undefined
   readonly supportedVersions: readonly string[]
   readonly serverInfo: Implementation | undefined
   readonly logger: ServerLogger
@@ -88,6 +89,9 @@ function legacyInitialize(params: Record<string, unknown>): McpError {
 /** Methods of the current revision that 2025-era sessions do not have. */
 const LEGACY_HIDDEN: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen'])
 
+const isThenable = (value: unknown): value is PromiseLike<ResultPayload> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function'
+
 let correlationCounter = 0
 const correlationId = (): string =>
   `${Date.now().toString(36)}-${(++correlationCounter).toString(36)}-${Math.random().toString(36).slice(2, 8)}`
@@ -98,6 +102,8 @@ export class Dispatcher {
   readonly #supported: ReadonlySet<string>
   readonly #supportedList: readonly string[]
   readonly #serverInfo: Implementation | undefined
+  /** `_meta` holding only the server info, as JSON text. */
+  readonly #serverInfoMetaJson: string
   readonly #logger: ServerLogger
   readonly #stateCodec: RequestStateCodec | undefined
   readonly #redact: ((value: unknown) => unknown) | undefined
@@ -109,10 +115,11 @@ export class Dispatcher {
     this.#supported = new Set(options.supportedVersions)
     this.#supportedList = options.supportedVersions
     this.#serverInfo = options.serverInfo
+    this.#serverInfoMetaJson = JSON.stringify({ [META_SERVER_INFO]: options.serverInfo })
     this.#logger = options.logger
     const handlers = new Map<string, MethodHandler>()
     for (const [method, spec] of options.methods)
-      handlers.set(method, compose(options.middleware, spec.handler))
+      handlers.set(method, composeAround(method, options.around, options.middleware, spec.handler))
     this.#handlers = handlers
   }
 
@@ -121,14 +128,30 @@ export class Dispatcher {
   }
 
   /** Handles one request. Resolves to null when the request was cancelled (nothing may be sent). */
-  async handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
+  handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null> {
+    try {
+      return Promise.resolve(this.answer(request, exchange, check))
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
+  }
+
+  /**
+   * `handle`, but a request whose handler answered synchronously gets its reply at once rather than a
+   * promise, so a transport can write it in the same tick (no promise, no microtask turn).
+   */
+  answer(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    check?: TransportCheck,
+  ): Reply | null | Promise<Reply | null> {
     let ctx: RequestContext | undefined
     try {
       const params = request.params ?? {}
       if (request.method === 'initialize' && !isRecord(params._meta)) throw legacyInitialize(params)
       const meta = parseRequestMeta(params)
       const spec = this.#methods.get(request.method)
-      check?.(request, meta, spec)
+      check?.checkRequest(request, meta, spec)
       if (!this.#supported.has(meta.protocolVersion)) {
         throw unsupportedVersion(meta.protocolVersion, this.#supportedList)
       }
@@ -136,22 +159,49 @@ export class Dispatcher {
       if (!handler) throw methodNotFound(request.method)
       if (isAborted(exchange)) return null // cancelled before it started: do no work at all
       ctx = new RequestContext(request.id, request.method, params, meta, exchange, this.#stateCodec)
-      const result = await handler(ctx)
+      const result = handler(ctx)
+      if (!isThenable(result)) return this.#answered(ctx, request, exchange, result)
+      const running = ctx
+      return Promise.resolve(result).then(
+        (settled) => this.#answered(running, request, exchange, settled),
+        (thrown: unknown) => this.#failed(running, request, exchange, thrown),
+      )
+    } catch (thrown) {
+      return this.#failed(ctx, request, exchange, thrown)
+    }
+  }
+
+  #answered(
+    ctx: RequestContext,
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    result: ResultPayload,
+  ): Reply | null {
+    try {
       ctx.finish()
       if (isAborted(exchange)) return null
-      return { status: 200, body: encodeResult(request.id, this.#withServerInfo(result)) }
+      return { status: 200, body: this.#encode(request.id, result) }
     } catch (thrown) {
-      ctx?.finish()
-      if (isAborted(exchange)) return null
-      if (thrown instanceof InputRequired) {
-        return { status: 200, body: encodeResult(request.id, this.#withServerInfo(thrown.result)) }
-      }
-      const error = this.#toProtocolError(thrown, request.method)
-      const body = encodeError(request.id, error, this.#redact)
-      return error.headers
-        ? { status: error.status, body, headers: error.headers }
-        : { status: error.status, body }
+      return this.#failed(ctx, request, exchange, thrown)
     }
+  }
+
+  #failed(
+    ctx: RequestContext | undefined,
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    thrown: unknown,
+  ): Reply | null {
+    ctx?.finish()
+    if (isAborted(exchange)) return null
+    if (thrown instanceof InputRequired) {
+      return { status: 200, body: this.#encode(request.id, thrown.result) }
+    }
+    const error = this.#toProtocolError(thrown, request.method)
+    const body = encodeError(request.id, error, this.#redact)
+    return error.headers
+      ? { status: error.status, body, headers: error.headers }
+      : { status: error.status, body }
   }
 
   /**
@@ -200,15 +250,17 @@ export class Dispatcher {
     }
   }
 
-  #withServerInfo(payload: ResultPayload): ResultPayload {
-    if (isRawJson(payload)) return payload
+  /** The response text of a result, with `_meta.serverInfo` added (basic/index §_meta) and secrets redacted. */
+  #encode(id: RequestId, payload: ResultPayload): string {
+    if (isRawJson(payload)) return encodeResult(id, payload)
     const result =
       this.#redact && !(CLEANED in payload) ? (this.#redact(payload) as Record<string, unknown>) : payload
-    if (!this.#serverInfo) return result
+    if (!this.#serverInfo) return encodeResult(id, result)
     const meta = result._meta as Record<string, unknown> | undefined
-    if (meta === undefined) result._meta = { [META_SERVER_INFO]: this.#serverInfo }
-    else if (!(META_SERVER_INFO in meta)) meta[META_SERVER_INFO] = this.#serverInfo
-    return result
+    // A result without `_meta` (nearly all) gets the server info as text serialized once, not per call.
+    if (meta === undefined) return encodeResult(id, result, this.#serverInfoMetaJson)
+    if (!(META_SERVER_INFO in meta)) meta[META_SERVER_INFO] = this.#serverInfo
+    return encodeResult(id, result)
   }
 
   #toProtocolError(thrown: unknown, method: string): McpError {

@@ -21,8 +21,14 @@ export type ResultPayload = Record<string, unknown> | RawJson
  */
 export const CLEANED = Symbol('toolwire.cleaned')
 
-export function encodeResult(id: RequestId, result: ResultPayload): string {
-  const body = isRawJson(result) ? result[RAW] : JSON.stringify(result)
+/**
+ * `metaJson`: a `_meta` object as JSON text, added as the result's last member; only for a result that has
+ * no `_meta` of its own.
+ */
+export function encodeResult(id: RequestId, result: ResultPayload, metaJson?: string): string {
+  let body = isRawJson(result) ? result[RAW] : JSON.stringify(result)
+  if (metaJson !== undefined)
+    body = body === '{}' ? `{"_meta":${metaJson}}` : `${body.slice(0, -1)},"_meta":${metaJson}}`
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`
 }
 

@@ -40,6 +40,15 @@ export interface HttpAuthenticator {
 export interface RequestHandler {
   /** Answers one request; null when there is nothing to send (the request was cancelled). */
   handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null>
+  /**
+   * `handle`, but a request answered synchronously returns its reply at once instead of a promise, so the
+   * transport can write it in the same tick. Optional: transports fall back to `handle`.
+   */
+  answer?(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    check?: TransportCheck,
+  ): Reply | null | Promise<Reply | null>
   readonly logger: ServerLogger
   /** Present when HTTP requests must authenticate. */
   readonly authenticator?: HttpAuthenticator | undefined

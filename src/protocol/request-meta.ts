@@ -15,6 +15,7 @@ import {
 import type { ClientCapabilities, Implementation, RequestMeta } from '../wire/types.js'
 
 const LEVELS = new Set<string>(LOG_LEVELS)
+const own = Object.prototype.hasOwnProperty
 
 export function parseRequestMeta(params: Record<string, unknown> | undefined): RequestMeta {
   const raw = params?._meta
@@ -27,8 +28,10 @@ export function parseRequestMeta(params: Record<string, unknown> | undefined): R
   if (!isRecord(clientCapabilities)) {
     throw invalidParams(`Invalid params: _meta is missing required field ${META_CLIENT_CAPABILITIES}`)
   }
-  for (const [key, value] of Object.entries(clientCapabilities)) {
-    if (!isRecord(value)) throw invalidParams(`Invalid params: client capability '${key}' must be an object`)
+  for (const key in clientCapabilities) {
+    if (!own.call(clientCapabilities, key)) continue
+    if (!isRecord(clientCapabilities[key]))
+      throw invalidParams(`Invalid params: client capability '${key}' must be an object`)
   }
   const meta: RequestMeta = {
     protocolVersion,

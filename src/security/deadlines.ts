@@ -28,14 +28,14 @@ export interface Deadline {
 export class Deadlines {
   readonly #lists = new Map<number, DeadlineList>()
 
-  /** Runs `expire` once `ms` have passed, unless cancelled before. */
-  start(ms: number, expire: () => void): Deadline {
+  /** Runs `expire` once `ms` have passed since `from` (default now), unless cancelled before. */
+  start(ms: number, expire: () => void, from = Date.now()): Deadline {
     let list = this.#lists.get(ms)
     if (!list) {
       list = new DeadlineList()
       this.#lists.set(ms, list)
     }
-    const node: Node = { deadline: Date.now() + ms, expire, prev: list.tail, next: undefined, list }
+    const node: Node = { deadline: from + ms, expire, prev: list.tail, next: undefined, list }
     if (list.tail) list.tail.next = node
     else list.head = node
     list.tail = node

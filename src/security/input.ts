@@ -13,26 +13,56 @@ export interface InputLimits {
 
 const own = Object.prototype.hasOwnProperty
 
+/**
+ * The walk's stack of (node, depth, guarded) triples, reused and never shrunk: the check is synchronous, so
+ * walks never overlap, and a stack per call was an allocation on every request. Slots are cleared as they
+ * are popped, so no request's params outlive it here.
+ */
+const stack: unknown[] = []
+const MAX_KEPT_SLOTS = 3 * 1024
+
 export function inputProblem(params: unknown, limits: InputLimits): string | undefined {
   if (typeof params !== 'object' || params === null) return undefined
-  // One flat stack of (node, depth, guarded) triples: no per-node arrays or closures on the hot path.
-  const stack: unknown[] = [params, 1, false]
-  while (stack.length > 0) {
-    const guard = stack.pop() as boolean
-    const depth = stack.pop() as number
-    const node = stack.pop() as object
-    if (depth > limits.maxDepth) return `params are nested deeper than ${limits.maxDepth} levels`
-    if (Array.isArray(node)) {
-      for (const child of node as unknown[])
-        if (typeof child === 'object' && child !== null) stack.push(child, depth + 1, guard)
+  const maxDepth = limits.maxDepth
+  stack[0] = params
+  stack[1] = 1
+  stack[2] = false
+  let top = 3
+  let problem: string | undefined
+  while (top > 0) {
+    const guard = stack[--top] as boolean
+    const depth = stack[--top] as number
+    const node = stack[--top] as object
+    stack[top] = undefined
+    if (problem !== undefined) continue // draining, so no reference stays behind
+    if (depth > maxDepth) {
+      problem = `params are nested deeper than ${maxDepth} levels`
       continue
     }
-    if (guard && own.call(node, '__proto__')) return 'the key "__proto__" is not allowed in arguments'
-    for (const key of Object.keys(node)) {
+    if (Array.isArray(node)) {
+      for (const child of node as unknown[]) {
+        if (typeof child !== 'object' || child === null) continue
+        stack[top++] = child
+        stack[top++] = depth + 1
+        stack[top++] = guard
+      }
+      continue
+    }
+    if (guard && own.call(node, '__proto__')) {
+      problem = 'the key "__proto__" is not allowed in arguments'
+      continue
+    }
+    // for-in uses V8's enum cache, so no key array is made per object; inherited keys are skipped.
+    for (const key in node) {
+      if (!own.call(node, key)) continue
       const child = (node as Record<string, unknown>)[key]
-      if (typeof child === 'object' && child !== null)
-        stack.push(child, depth + 1, guard || (depth === 1 && key === 'arguments'))
+      if (typeof child !== 'object' || child === null) continue
+      stack[top++] = child
+      stack[top++] = depth + 1
+      stack[top++] = guard || (depth === 1 && key === 'arguments')
     }
   }
-  return undefined
+  // A rare huge message does not keep a huge stack alive.
+  if (stack.length > MAX_KEPT_SLOTS) stack.length = 0
+  return problem
 }

@@ -3,7 +3,7 @@
  * sanitising of prompt and resource reads, in one layer so the hot path pays for one async hop, not three.
  * Tool results are guarded inside the tools/call pipeline (`output-guard.ts`), before they are validated.
  */
-import type { Middleware } from '../protocol/middleware.js'
+import type { AroundSteps, Middleware } from '../protocol/middleware.js'
 import type { RequestContext } from '../protocol/context.js'
 import { isRawJson, type ResultPayload } from '../protocol/encode.js'
 import { invalidParams } from '../wire/errors.js'
@@ -32,19 +32,26 @@ export interface GuardOptions {
 /** Methods besides tools/call whose results carry text a model or a terminal will read. */
 const SANITIZED = new Set(['prompts/get', 'resources/read'])
 
-export function requestGuard(options: GuardOptions): Middleware {
+/**
+ * The guard without a request limit: nothing in it waits, so it runs as synchronous steps around the
+ * handler rather than as middleware.
+ */
+export function requestSteps(options: Omit<GuardOptions, 'requests'>): AroundSteps {
+  const { input, output } = options
+  return {
+    before: (ctx) => {
+      const problem = inputProblem(ctx.params, input)
+      if (problem) throw invalidParams(`Invalid params: ${problem}`)
+    },
+    after: (method) => (output && SANITIZED.has(method) ? sanitized : undefined),
+  }
+}
+
+/** The guard with a request limit, which waits for the limit's store: middleware. */
+export function requestGuard(options: GuardOptions & { readonly requests: RequestLimit }): Middleware {
   const { input, requests, output } = options
   const guardOutput = (ctx: RequestContext, result: ResultPayload): ResultPayload =>
     output && SANITIZED.has(ctx.method) ? sanitized(result) : result
-  if (!requests) {
-    // No request limit: nothing to await before the handler, so no extra async hop.
-    return (ctx, next) => {
-      const problem = inputProblem(ctx.params, input)
-      if (problem) return Promise.reject(invalidParams(`Invalid params: ${problem}`))
-      if (!output || !SANITIZED.has(ctx.method)) return next()
-      return next().then(sanitized)
-    }
-  }
   const what = `more than ${requests.bucket.points} requests in ${requests.bucket.durationMs / 1000} s`
   return async (ctx, next) => {
     const problem = inputProblem(ctx.params, input)

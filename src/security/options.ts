@@ -6,12 +6,12 @@ import type { CompiledTool } from '../features/tools/compile.js'
 import type { RequestContext } from '../protocol/context.js'
 import type { ServerLogger } from '../protocol/dispatcher.js'
 import { type Exchange, filterNotifications } from '../protocol/exchange.js'
-import type { Middleware } from '../protocol/middleware.js'
+import type { AroundSteps, Middleware } from '../protocol/middleware.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import { DEFAULT_MAX_DEPTH } from '../wire/json-depth.js'
 import type { BearerAuth } from './auth/bearer.js'
 import type { HttpAuthenticator } from '../protocol/handler.js'
-import { requestGuard } from './middleware.js'
+import { requestGuard, requestSteps } from './middleware.js'
 import { OutageReporter, reportingStore } from './outage.js'
 import { defaultPrincipal, type PrincipalOf } from './principal.js'
 import {
@@ -31,7 +31,7 @@ import {
   redactValue,
 } from './output-guard.js'
 import { createRedactor, type Redactor, secretsFromEnvironment } from './secrets.js'
-import { toolGuard, type ToolWrapper } from './tool-guard.js'
+import { type GuardWrapper, toolGuard, type ToolWrapper } from './tool-guard.js'
 
 export interface RateLimitOptions {
   /** Where counts live (default: in process, at most 10 000 keys). */
@@ -83,7 +83,9 @@ export type Visibility = (tool: CompiledTool, ctx: RequestContext) => boolean
 export interface SecurityLayer {
   readonly auth: BearerAuth | HttpAuthenticator | undefined
   readonly middleware: readonly Middleware[]
-  readonly wrapToolHandler: ToolWrapper
+  /** The request guard as synchronous steps, when it has nothing to wait for (no request limit). */
+  readonly around: AroundSteps | undefined
+  readonly wrapToolHandler: GuardWrapper
   readonly toolVisibility: Visibility | undefined
   readonly logger: ServerLogger
   /** Redacts secrets from the string values of any result or error; undefined when there are none. */
@@ -140,8 +142,6 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   const onStoreFailure = (error: unknown): void => outage.failed(error)
 
   const limits = options.rateLimit === false ? undefined : (options.rateLimit ?? {})
-  // Only a shared store can fail; the in-process one pays nothing for outage reporting.
-  const store = limits?.store ? reportingStore(limits.store, outage) : new MemoryRateLimitStore()
   const requests = limits && (limits.requests ?? SECURITY_DEFAULTS.requests)
   const toolCalls = limits && (limits.toolCalls ?? SECURITY_DEFAULTS.toolCalls)
   if (requests) checkLimit(requests, 'rateLimit.requests')
@@ -156,6 +156,13 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   const bucketFor = anyToolLimit
     ? (tool: string): Bucket | undefined => (buckets.has(tool) ? buckets.get(tool) : sharedToolBucket)
     : undefined
+  // Only a shared store can fail; the in-process one pays nothing for outage reporting, and is built only
+  // when some limit counts (it holds an LRU of keys).
+  const store = limits?.store
+    ? reportingStore(limits.store, outage)
+    : requests || anyToolLimit
+      ? new MemoryRateLimitStore()
+      : undefined
 
   const positive = (
     value: number | false | undefined,
@@ -181,21 +188,31 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     output = { ...SECURITY_DEFAULTS.output, ...options.output }
     if (!(output.maxBytes > 0)) throw new TypeError('security.output.maxBytes must be positive')
   }
+  // Without a request limit nothing in the request guard waits: it runs as synchronous steps around the
+  // handler instead of as middleware, so a synchronous tool's answer costs no promise of its own.
+  const guarded = { input: { maxDepth }, output: output !== undefined }
+  const around = requests ? undefined : requestSteps(guarded)
   const middleware: Middleware[] = [
-    requestGuard({
-      input: { maxDepth },
-      requests: requests
-        ? { store, bucket: { name: 'requests', ...requests }, principal, onStoreFailure }
-        : undefined,
-      output: output !== undefined,
-    }),
+    ...(requests
+      ? [
+          requestGuard({
+            ...guarded,
+            requests: {
+              store: store as RateLimitStore,
+              bucket: { name: 'requests', ...requests },
+              principal,
+              onStoreFailure,
+            },
+          }),
+        ]
+      : []),
     ...(host.middleware ?? []),
   ]
 
   const guard = toolGuard({ principal, store, bucketFor, maxConcurrent, defaultTimeoutMs, onStoreFailure })
   const inner = host.wrapToolHandler
-  const wrapToolHandler: ToolWrapper = inner
-    ? (tool, ctx, run) => guard(tool, ctx, () => inner(tool, ctx, run))
+  const wrapToolHandler: GuardWrapper = inner
+    ? (tool, ctx, run) => guard(tool, ctx, () => inner(tool, ctx, async () => run()))
     : guard
 
   const auth = options.auth && 'toolRefusal' in options.auth ? options.auth : undefined
@@ -240,6 +257,7 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   return {
     auth: options.auth,
     middleware,
+    around,
     wrapToolHandler,
     toolVisibility,
     logger,

@@ -22,13 +22,12 @@ export type Redact = (text: string) => string
 /** What the guard decided: the result to send, or why it cannot be sent (`log` is for the operator only). */
 export type Guarded = { result: CallToolResult } | { refuse: string; log?: string }
 
+const own = Object.prototype.hasOwnProperty
+
 /** Encoded size of what was walked, in bytes. */
 export interface Tally {
   n: number
 }
-
-/** Characters JSON writes as themselves and UTF-8 writes in one byte. */
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
 
 /** Bytes the UTF-16 code unit at `index` adds to the JSON text, and how many units it consumed. */
 function unitBytes(text: string, index: number): [bytes: number, units: number] {
@@ -46,17 +45,24 @@ function unitBytes(text: string, index: number): [bytes: number, units: number] 
   return code >= 0xdc00 && code <= 0xdfff ? [6, 1] : [3, 1]
 }
 
-/** Size of `JSON.stringify(text)` in UTF-8 bytes, quotes included. */
+/** Size of `JSON.stringify(text)` in UTF-8 bytes, quotes included. Runs on every string sent: allocates nothing. */
 export function encodedLength(text: string): number {
-  if (PLAIN.test(text)) return text.length + 2
   let bytes = 2
-  for (let index = 0; index < text.length;) {
-    const [add, units] = unitBytes(text, index)
-    bytes += add
-    index += units
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code < 0x80) {
+      if (code >= 0x20) bytes += code === 0x22 || code === 0x5c ? 2 : 1
+      else bytes += code === 8 || code === 9 || code === 10 || code === 12 || code === 13 ? 2 : 6
+    } else if (code < 0x800) bytes += 2
+    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(index + 1))) {
+      bytes += 4
+      index++
+    } else bytes += code >= 0xd800 && code <= 0xdfff ? 6 : 3 // a lone surrogate is written as \udxxx
   }
   return bytes
 }
+
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
 
 /** The longest prefix of `text` whose JSON string (quotes included) fits in `budget` bytes. */
 function prefixWithin(text: string, budget: number): string {
@@ -113,7 +119,10 @@ export function cleanValue(value: unknown, tally: Tally = { n: 0 }, redact?: Red
   const record = value as Record<string, unknown>
   let copy: Record<string, unknown> | undefined
   let members = 0
-  for (const key of Object.keys(record)) {
+  // for-in over a plain object uses V8's enum cache: no key array per object (JSON values have no
+  // enumerable inherited keys; own keys are checked all the same).
+  for (const key in record) {
+    if (!own.call(record, key)) continue
     const item = record[key]
     if (item === undefined) continue
     members++

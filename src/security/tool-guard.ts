@@ -10,15 +10,23 @@ import type { PrincipalOf } from './principal.js'
 import type { Bucket, RateLimitStore } from './rate-limit.js'
 import { Deadlines } from './deadlines.js'
 
+/** A server's own wrapper around each tool handler (`wrapToolHandler`): `run` resolves to the handler's value. */
 export type ToolWrapper = (
   tool: CompiledTool,
   ctx: RequestContext,
   run: () => Promise<unknown>,
 ) => Promise<unknown>
 
+/**
+ * The guard's wrapper: `run` returns the handler's value or a promise of it, and so does the guard, so a
+ * synchronous handler under the default limits costs no promise, timer or closure chain.
+ */
+export type GuardWrapper = (tool: CompiledTool, ctx: RequestContext, run: () => unknown) => unknown
+
 export interface ToolGuardOptions {
   readonly principal: PrincipalOf
-  readonly store: RateLimitStore
+  /** Absent when no tool limit is set. */
+  readonly store: RateLimitStore | undefined
   /** The budget for a tool, or undefined when it is unlimited; absent when no tool has one. */
   readonly bucketFor: ((tool: string) => Bucket | undefined) | undefined
   readonly maxConcurrent: number | undefined
@@ -34,9 +42,12 @@ function span(ms: number): string {
   return `${ms} ms`
 }
 
-export function toolGuard(options: ToolGuardOptions): ToolWrapper {
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function'
+
+export function toolGuard(options: ToolGuardOptions): GuardWrapper {
   const deadlines = new Deadlines()
-  const timed: ToolWrapper = (tool, ctx, run) => {
+  const timed: GuardWrapper = (tool, ctx, run) => {
     const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs
     return timeoutMs === undefined ? run() : withTimeout(deadlines, tool.name, timeoutMs, ctx, run)
   }
@@ -53,7 +64,25 @@ export function toolGuard(options: ToolGuardOptions): ToolWrapper {
     else inFlight.set(principal, count)
   }
 
-  return async (tool, ctx, run) => {
+  const limited = async (tool: CompiledTool, ctx: RequestContext, run: () => unknown, principal: string) => {
+    const bucket = bucketFor?.(tool.name)
+    if (bucket && options.store) {
+      let consumed
+      try {
+        consumed = await options.store.consume(bucket, `${principal}\u0000${tool.name}`)
+      } catch (error) {
+        options.onStoreFailure(error) // a broken shared store must not take every tool down
+      }
+      if (consumed && !consumed.allowed) {
+        throw new ToolError(
+          `Rate limit for tool ${tool.name} reached (${bucket.points} calls per ${span(bucket.durationMs)}); retry in ${seconds(consumed.retryAfterMs)} s.`,
+        )
+      }
+    }
+    return await timed(tool, ctx, run)
+  }
+
+  return (tool, ctx, run) => {
     const principal = options.principal(ctx)
     const running = inFlight.get(principal) ?? 0
     if (maxConcurrent !== undefined && running >= maxConcurrent) {
@@ -62,36 +91,31 @@ export function toolGuard(options: ToolGuardOptions): ToolWrapper {
       )
     }
     inFlight.set(principal, running + 1)
+    // The call counts as in flight until its value, or its promise, settles.
+    let settlesLater = false
     try {
-      const bucket = bucketFor?.(tool.name)
-      if (bucket) {
-        let consumed
-        try {
-          consumed = await options.store.consume(bucket, `${principal}\u0000${tool.name}`)
-        } catch (error) {
-          options.onStoreFailure(error) // a broken shared store must not take every tool down
-        }
-        if (consumed && !consumed.allowed) {
-          throw new ToolError(
-            `Rate limit for tool ${tool.name} reached (${bucket.points} calls per ${span(bucket.durationMs)}); retry in ${seconds(consumed.retryAfterMs)} s.`,
-          )
-        }
-      }
-      return await timed(tool, ctx, run)
+      const value = bucketFor?.(tool.name) ? limited(tool, ctx, run, principal) : timed(tool, ctx, run)
+      if (!isThenable(value)) return value
+      settlesLater = true
+      return Promise.resolve(value).finally(() => release(principal))
     } finally {
-      release(principal)
+      if (!settlesLater) release(principal)
     }
   }
 }
 
-/** Races the handler against its deadline; on expiry the handler's signal aborts and the caller gets a tool error. */
+/**
+ * Runs the handler against its deadline; on expiry the handler's signal aborts and the caller gets a tool
+ * error. A handler that returns a value rather than a promise has finished before any timer could fire, so
+ * it gets no deadline at all.
+ */
 function withTimeout(
   deadlines: Deadlines,
   name: string,
   ms: number,
   ctx: RequestContext,
-  run: () => Promise<unknown>,
-): Promise<unknown> {
+  run: () => unknown,
+): unknown {
   // The controller exists only once the handler reads its signal, or the deadline passes.
   let controller: AbortController | undefined
   let expired: ToolError | undefined
@@ -100,16 +124,23 @@ function withTimeout(
     if (expired) controller.abort(expired)
     return controller.signal
   })
+  const started = Date.now()
+  const returned = run()
+  if (!isThenable(returned)) return returned
   return new Promise((resolve, reject) => {
-    const deadline = deadlines.start(ms, () => {
-      const error = new ToolError(
-        `Tool ${name} timed out after ${ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`} and was stopped; try a smaller request, or try again later.`,
-      )
-      expired = error
-      controller?.abort(error)
-      reject(error)
-    })
-    run().then(
+    const deadline = deadlines.start(
+      ms,
+      () => {
+        const error = new ToolError(
+          `Tool ${name} timed out after ${ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`} and was stopped; try a smaller request, or try again later.`,
+        )
+        expired = error
+        controller?.abort(error)
+        reject(error)
+      },
+      started,
+    )
+    returned.then(
       (value) => {
         deadline.cancel()
         resolve(value)

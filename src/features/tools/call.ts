@@ -42,14 +42,13 @@ export interface ToolCallOptions {
   readonly visible?: (tool: CompiledTool, ctx: RequestContext) => boolean
   /** Logs an internal failure and returns its correlation id. */
   readonly report: (what: string, error: unknown) => string
-  /** Hooks run around the handler (MRTR, timeouts …); innermost last. */
   /** Sanitising, redaction and the size cap for results (security.output); absent: results go out as returned. */
   readonly guardResult?: ResultGuard
-  readonly wrapHandler?: (
-    tool: CompiledTool,
-    ctx: RequestContext,
-    run: () => Promise<unknown>,
-  ) => Promise<unknown>
+  /**
+   * Runs around the handler (limits, timeouts, the server's own wrapper). `run` returns the handler's value
+   * or a promise of it, and the wrapper may return either, so a synchronous handler awaits nothing.
+   */
+  readonly wrapHandler?: (tool: CompiledTool, ctx: RequestContext, run: () => unknown) => unknown
 }
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true })
@@ -76,34 +75,47 @@ export function resolveTool(
     throw invalidParams('Invalid params: arguments must be an object')
   const tool = registry.get(name)
   if (!tool || (options.visible && !options.visible(tool, ctx))) throw notFound(`Unknown tool: ${name}`)
-  const header = ctx.exchange.header
-  if (header && tool.headerParams.length > 0) checkParamHeaders(tool.headerParams, args, header)
+  if (tool.headerParams.length > 0) {
+    const header = ctx.exchange.header // a bound function made on read: only when needed
+    if (header) checkParamHeaders(tool.headerParams, args, header)
+  }
   return tool
 }
 
 /** The payload sent; marked as already cleaned when the output guard ran, so it is not walked twice. */
 function complete(options: ToolCallOptions, result: CallToolResult): ResultPayload {
-  const payload: Record<string, unknown> = { resultType: 'complete', ...result }
-  if (options.guardResult) Object.defineProperty(payload, CLEANED, { value: true })
-  return payload
+  // A symbol key: JSON.stringify and the redaction walk skip it.
+  if (!options.guardResult) return { resultType: 'complete', ...result }
+  return { resultType: 'complete', ...result, [CLEANED]: true } as Record<string, unknown>
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function'
 
+type Payload = ResultPayload | Promise<ResultPayload>
+
 /**
- * Runs one call. Synchronous validators and handlers are not awaited: each `await` costs a microtask
- * turn and a promise, and a small tool is mostly made of such steps.
+ * Runs one call. Each step returns its value when it finished synchronously and a promise only when
+ * something in it was asynchronous (a validator, the handler, the output check): a small synchronous tool
+ * then costs no promise or async frame of its own. Errors that are answers (protocol errors, `input_required`)
+ * are thrown; the middleware chain turns a synchronous throw into a rejection.
  */
-async function callTool(
-  registry: ToolRegistry,
-  options: ToolCallOptions,
-  ctx: RequestContext,
-): Promise<ResultPayload> {
+function callTool(registry: ToolRegistry, options: ToolCallOptions, ctx: RequestContext): Payload {
   const tool = resolveTool(registry, options, ctx)
   const taskable = taskDecision(tool, options.tasks, ctx)
   const validated = tool.input.validateAsync(ctx.params.arguments ?? {})
-  const checked = validated instanceof Promise ? await validated : validated
+  return validated instanceof Promise
+    ? validated.then((checked) => runValidated(tool, options, ctx, taskable, checked))
+    : runValidated(tool, options, ctx, taskable, validated)
+}
+
+function runValidated(
+  tool: CompiledTool,
+  options: ToolCallOptions,
+  ctx: RequestContext,
+  taskable: TaskHooks | undefined,
+  checked: ValidationOutcome,
+): Payload {
   if (!checked.ok) {
     const message = `Invalid arguments for tool ${tool.name}: ${checked.issues.join('; ')}`
     if (options.invalidArguments === 'protocol-error') throw invalidParams(message)
@@ -114,25 +126,44 @@ async function callTool(
   if (taskable) ctx.attachTask({ id: undefined, start: () => Promise.reject(new StartTask()) })
   let returned: unknown
   try {
-    if (options.wrapHandler) {
-      returned = await options.wrapHandler(tool, ctx, async () => tool.handler(args, ctx))
-    } else {
-      returned = tool.handler(args, ctx)
-      if (isThenable(returned)) returned = await returned
-    }
+    returned = options.wrapHandler
+      ? options.wrapHandler(tool, ctx, () => tool.handler(args, ctx))
+      : tool.handler(args, ctx)
   } catch (error) {
-    // The handler asked to continue as a task: keep what it was told so far for its replay (§MRTR composition).
-    if (error instanceof StartTask && taskable) return taskable.create(tool, ctx, args, ctx.input.answered())
-    if (error instanceof McpError || error instanceof InputRequired) throw error
-    if (exposesMessage(error, options.errorExposure)) {
-      const message = (error as Error).message || `Tool ${tool.name} failed`
-      return complete(options, guardResult(tool, options, errorResult(message)))
-    }
-    const ref = options.report(`tool ${tool.name} threw`, error)
-    return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
+    return handlerFailed(tool, options, ctx, taskable, args, error)
   }
+  if (!isThenable(returned)) return finish(tool, options, returned)
+  return Promise.resolve(returned).then(
+    (value) => finish(tool, options, value),
+    (error: unknown) => handlerFailed(tool, options, ctx, taskable, args, error),
+  )
+}
+
+/** What a throwing handler's call answers; protocol errors and `input_required` are rethrown as they are. */
+function handlerFailed(
+  tool: CompiledTool,
+  options: ToolCallOptions,
+  ctx: RequestContext,
+  taskable: TaskHooks | undefined,
+  args: Record<string, never>,
+  error: unknown,
+): Payload {
+  // The handler asked to continue as a task: keep what it was told so far for its replay (§MRTR composition).
+  if (error instanceof StartTask && taskable) return taskable.create(tool, ctx, args, ctx.input.answered())
+  if (error instanceof McpError || error instanceof InputRequired) throw error
+  if (exposesMessage(error, options.errorExposure)) {
+    const message = (error as Error).message || `Tool ${tool.name} failed`
+    return complete(options, guardResult(tool, options, errorResult(message)))
+  }
+  const ref = options.report(`tool ${tool.name} threw`, error)
+  return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
+}
+
+function finish(tool: CompiledTool, options: ToolCallOptions, returned: unknown): Payload {
   const finished = finishResult(tool, returned, options)
-  return complete(options, finished instanceof Promise ? await finished : finished)
+  return finished instanceof Promise
+    ? finished.then((result) => complete(options, result))
+    : complete(options, finished)
 }
 
 /**

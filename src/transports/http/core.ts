@@ -3,14 +3,12 @@
  * this file owns every MCP rule: POST only, Origin/Host, body limits, parsing, headers vs body, JSON or SSE.
  */
 import type { AuthInfo } from '../../protocol/exchange.js'
-import type { Reply, TransportCheck } from '../../protocol/dispatcher.js'
-import type { HttpAuthenticator, HttpDocument } from '../../protocol/handler.js'
+import type { Reply } from '../../protocol/dispatcher.js'
+import type { AuthOutcome, HttpAuthenticator, HttpDocument } from '../../protocol/handler.js'
 import type { DualEraHandler } from '../dual-era.js'
 import { encodeError } from '../../protocol/encode.js'
-import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
 import {
   forbiddenOrigin,
-  headerMismatch,
   invalidRequest,
   type McpError,
   methodNotAllowed,
@@ -25,11 +23,11 @@ import {
 } from '../../wire/errors.js'
 import { DEFAULT_MAX_DEPTH, nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
 import { addressKey } from '../../protocol/address.js'
-import { classify } from '../../wire/jsonrpc.js'
-import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
+import { classify, type JsonRpcRequest } from '../../wire/jsonrpc.js'
 import { checkOrigin, isLoopbackAddress, loopbackPolicy, type OriginPolicy } from './guard.js'
 import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
 import { DEFAULT_MAX_BACKLOG, HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
+import { ALLOWS_EVENT_STREAM, allows } from './accept.js'
 
 export interface HttpOptions {
   /** Largest request body accepted, in bytes (default 4 MiB); larger is 413. */
@@ -94,65 +92,8 @@ export function sendError(out: HttpResponseSink, error: McpError, id?: string | 
   )
 }
 
-function acceptsResponse(accept: string | undefined): boolean {
-  return accepts(accept, 'application/json') || accepts(accept, 'text/event-stream')
-}
-
-/**
- * Whether an Accept header allows a media type (RFC 9110 §12.5.1): the most specific matching range decides,
- * and `q=0` refuses. No header allows anything.
- */
-function accepts(accept: string | undefined, mediaType: string): boolean {
-  if (accept === undefined || accept.trim() === '') return true
-  const [type] = mediaType.split('/')
-  let best: { specificity: number; q: number } | undefined
-  for (const range of accept.split(',')) {
-    const [name = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase())
-    const specificity = name === mediaType ? 2 : name === `${type}/*` ? 1 : name === '*/*' ? 0 : -1
-    if (specificity < 0 || (best && best.specificity > specificity)) continue
-    const q = params.find((param) => param.startsWith('q='))
-    best = { specificity, q: q === undefined ? 1 : Number(q.slice(2)) }
-  }
-  return best !== undefined && best.q > 0
-}
-
-/**
- * Checks on the standard headers against the body (streamable-http §Standard Request Headers, §Server
- * Validation; order: headers before version support).
- */
-const checkStandardHeaders =
-  (view: HttpRequestView): TransportCheck =>
-  (request, meta, spec) => {
-    const version = view.header(HEADER_PROTOCOL_VERSION)?.trim()
-    if (version === undefined || version === '')
-      throw headerMismatch('MCP-Protocol-Version header is required')
-    if (version !== meta.protocolVersion) {
-      throw headerMismatch(
-        `MCP-Protocol-Version header '${version}' does not match _meta protocolVersion '${meta.protocolVersion}'`,
-      )
-    }
-    const method = view.header(HEADER_METHOD)?.trim()
-    if (method === undefined || method === '') throw headerMismatch('Mcp-Method header is required')
-    if (method !== request.method) {
-      throw headerMismatch(
-        `Mcp-Method header value '${method}' does not match body value '${request.method}'`,
-      )
-    }
-    if (!spec?.nameParam) return
-    const bodyName = request.params?.[spec.nameParam]
-    const raw = view.header(HEADER_NAME)
-    if (raw === undefined || raw.trim() === '')
-      throw headerMismatch('Mcp-Name header is required for this method')
-    let name: string
-    try {
-      name = decodeHeaderValue(raw.trim())
-    } catch (error) {
-      throw headerMismatch(`Mcp-Name header ${(error as Error).message}`)
-    }
-    if (typeof bodyName === 'string' && name !== bodyName) {
-      throw headerMismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`)
-    }
-  }
+const isPromiseLike = (value: unknown): value is PromiseLike<AuthOutcome> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function'
 
 /** What `#authenticate` returns once it has answered a refused request itself. */
 const REFUSED = Symbol('refused')
@@ -226,7 +167,7 @@ export class HttpCore {
       return payloadTooLarge(this.maxBodyBytes)
     const type = view.header('content-type')
     if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type.trim())) return unsupportedMediaType()
-    if (!acceptsResponse(view.header('accept'))) return notAcceptable()
+    if (allows(view.header('accept')) === 0) return notAcceptable()
     return undefined
   }
 
@@ -272,10 +213,46 @@ export class HttpCore {
     await (view.method === 'GET' ? legacy.stream(view, out, auth) : legacy.end(view, out, auth))
   }
 
-  /** Answers a POST whose body has been read (at most maxBodyBytes). */
-  async handle(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): Promise<void> {
-    const auth = await this.#authenticate(view, out)
-    if (auth === REFUSED) return
+  /**
+   * Answers a POST whose body has been read (at most maxBodyBytes). Never throws: a failure of its own is
+   * answered with 500. Without authentication a request costs no async step of its own, only the server's.
+   */
+  handle(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): void {
+    try {
+      const pending = this.#authenticator
+        ? this.#authenticated(view, body, out)
+        : this.#answer(view, body, out, undefined)
+      pending?.catch((error: unknown) => this.fail(out, error))
+    } catch (error) {
+      this.fail(out, error)
+    }
+  }
+
+  /** Authenticates, then answers; a verdict given at once (a token already verified) costs no promise. */
+  #authenticated(view: HttpRequestView, body: Uint8Array, out: HttpResponseSink): Promise<void> | void {
+    const outcome = (this.#authenticator as HttpAuthenticator).authenticate(view)
+    if (isPromiseLike(outcome))
+      return Promise.resolve(outcome).then((settled) => this.#afterAuth(view, body, out, settled))
+    return this.#afterAuth(view, body, out, outcome)
+  }
+
+  #afterAuth(
+    view: HttpRequestView,
+    body: Uint8Array,
+    out: HttpResponseSink,
+    outcome: AuthOutcome,
+  ): Promise<void> | void {
+    if (outcome.ok) return this.#answer(view, body, out, outcome.auth)
+    out.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, outcome.body)
+  }
+
+  /** Parses and answers; a promise while the server works on the request, undefined when answered at once. */
+  #answer(
+    view: HttpRequestView,
+    body: Uint8Array,
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+  ): Promise<void> | void {
     let text: string
     try {
       text = utf8.decode(body)
@@ -295,19 +272,31 @@ export class HttpCore {
     if (this.#legacy && LegacyHttp.claims(view, inbound)) return this.#legacy.post(view, inbound, out, auth)
     if (inbound.kind === 'invalid') return sendError(out, invalidRequest(inbound.reason), inbound.id)
     if (inbound.kind === 'response') return sendError(out, invalidRequest('clients must not send responses'))
-    if (inbound.kind === 'notification') {
-      out.send(202, {})
-      return
-    }
+    if (inbound.kind === 'notification') return out.send(202, {})
     const request = inbound.message
-    const eventStream = accepts(view.header('accept'), 'text/event-stream')
-    if (!eventStream && request.method === 'subscriptions/listen')
-      return sendError(out, streamNotAcceptable(), request.id)
+    const eventStream = (allows(view.header('accept')) & ALLOWS_EVENT_STREAM) !== 0
+    if (request.method === 'subscriptions/listen') return this.#listen(view, request, out, auth, eventStream)
+    const exchange = new HttpExchange(view, out, auth, eventStream, this.#maxBacklog)
+    // The exchange is also the transport check (standard headers against the body). A reply made
+    // synchronously is written at once.
+    const reply = this.server.answer
+      ? this.server.answer(request, exchange, exchange)
+      : this.server.handle(request, exchange, exchange)
+    if (reply instanceof Promise) return reply.then((settled) => writeReply(exchange, settled, out))
+    writeReply(exchange, reply, out)
+  }
+
+  /** A `subscriptions/listen` stream: bounded per address, kept open with SSE comments. */
+  async #listen(
+    view: HttpRequestView,
+    request: JsonRpcRequest,
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+    eventStream: boolean,
+  ): Promise<void> {
+    if (!eventStream) return sendError(out, streamNotAcceptable(), request.id)
     // Listen streams stay open indefinitely: one address may not hold an unbounded number of them.
-    const listenKey =
-      request.method === 'subscriptions/listen' && view.remoteAddress !== undefined
-        ? addressKey(view.remoteAddress)
-        : undefined
+    const listenKey = view.remoteAddress !== undefined ? addressKey(view.remoteAddress) : undefined
     if (listenKey !== undefined) {
       const held = this.#listens.get(listenKey) ?? 0
       if (held >= this.#maxListens) {
@@ -320,7 +309,7 @@ export class HttpCore {
     // Long-lived listen streams get periodic SSE comments so proxies keep them open (streamable-http
     // §Receiving Messages).
     const keepAlive =
-      request.method === 'subscriptions/listen' && this.#keepAliveMs > 0
+      this.#keepAliveMs > 0
         ? setInterval(() => {
             if (exchange.streaming && !exchange.aborted) out.write(':\n\n')
           }, this.#keepAliveMs)
@@ -328,7 +317,7 @@ export class HttpCore {
     keepAlive?.unref?.()
     let reply: Reply | null
     try {
-      reply = await this.server.handle(request, exchange, checkStandardHeaders(view))
+      reply = await this.server.handle(request, exchange, exchange)
     } finally {
       if (keepAlive) clearInterval(keepAlive)
       if (listenKey !== undefined) {

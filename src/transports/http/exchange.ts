@@ -1,8 +1,10 @@
 /** One HTTP request's exchange and how its answer is written (plain JSON, or SSE once something streamed). */
-import type { Reply } from '../../protocol/dispatcher.js'
+import type { MethodSpec, Reply, TransportCheck } from '../../protocol/dispatcher.js'
 import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
-import type { JsonRpcNotification } from '../../wire/jsonrpc.js'
+import type { JsonRpcNotification, JsonRpcRequest } from '../../wire/jsonrpc.js'
+import type { RequestMeta } from '../../wire/types.js'
 import type { HttpRequestView, HttpResponseSink } from './core.js'
+import { checkStandardHeaders } from './standard-headers.js'
 
 export const JSON_HEADERS = { 'content-type': 'application/json' }
 /** Unsent SSE bytes one response may pile up for a client that does not read (`HttpOptions.maxBacklogBytes`). */
@@ -17,9 +19,9 @@ export const SSE_HEADERS = {
 /**
  * One request's exchange. A class rather than an object literal with getters or per-request closures, which
  * measurably raised the CPU cost of a small tools/call. `header` and `notify` are handed out as bound
- * functions only when read, since callers may pass them around.
+ * functions only when read, since callers may pass them around. It is also the request's transport check.
  */
-export class HttpExchange implements Exchange {
+export class HttpExchange implements Exchange, TransportCheck {
   readonly transport = 'http' as const
   /** Set once the first notification turned the answer into an SSE stream. */
   streaming = false
@@ -34,6 +36,10 @@ export class HttpExchange implements Exchange {
     private readonly maxBacklog = DEFAULT_MAX_BACKLOG,
   ) {
     this.remoteAddress = view.remoteAddress
+  }
+
+  checkRequest(request: JsonRpcRequest, meta: RequestMeta, spec: MethodSpec | undefined): void {
+    checkStandardHeaders(this.view, request, meta, spec)
   }
 
   get header(): (name: string) => string | undefined {

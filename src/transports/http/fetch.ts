@@ -126,7 +126,7 @@ export function createFetchHandler(server: RequestHandler, options: FetchHandler
       core.refuseTooLarge(sink)
       return answered
     }
-    core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
+    core.handle(view, body, sink)
     return answered
   }
 }

@@ -35,7 +35,11 @@ class NodeSink implements HttpResponseSink {
       this.res.writeHead(status, headers).end()
       return
     }
-    this.res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) }).end(body)
+    // A flat name/value list: node takes it as it is, where an object would be copied and walked.
+    const list: string[] = []
+    for (const name in headers) list.push(name, headers[name] as string)
+    list.push('content-length', String(Buffer.byteLength(body)))
+    this.res.writeHead(status, list).end(body)
   }
   startStream(headers: Record<string, string>): void {
     this.res.writeHead(200, headers)
@@ -153,7 +157,7 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
     req.on('end', () => {
       if (refused) return
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
-      core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
+      core.handle(view, body, sink)
     })
   }
 }
@@ -169,7 +173,7 @@ function answerPreread(
   if (body === 'gone') return answerConsumedBody(server, sink)
   // The framework read the whole body already, so the connection stays usable after the 413.
   if (body.byteLength > core.maxBodyBytes) return sendError(sink, payloadTooLarge(core.maxBodyBytes))
-  core.handle(view, body, sink).catch((error: unknown) => core.fail(sink, error))
+  core.handle(view, body, sink)
 }
 
 export interface ServeOptions extends NodeHandlerOptions, ConnectionLimitOptions {

@@ -1,0 +1,44 @@
+/**
+ * Checks on the standard headers against the body (streamable-http §Standard Request Headers, §Server
+ * Validation; order: headers before version support).
+ */
+import type { MethodSpec } from '../../protocol/dispatcher.js'
+import { decodeHeaderValue } from '../../schema/x-mcp-header.js'
+import { headerMismatch } from '../../wire/errors.js'
+import type { JsonRpcRequest } from '../../wire/jsonrpc.js'
+import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
+import type { RequestMeta } from '../../wire/types.js'
+
+export function checkStandardHeaders(
+  view: { header(name: string): string | undefined },
+  request: JsonRpcRequest,
+  meta: RequestMeta,
+  spec: MethodSpec | undefined,
+): void {
+  const version = view.header(HEADER_PROTOCOL_VERSION)?.trim()
+  if (version === undefined || version === '') throw headerMismatch('MCP-Protocol-Version header is required')
+  if (version !== meta.protocolVersion) {
+    throw headerMismatch(
+      `MCP-Protocol-Version header '${version}' does not match _meta protocolVersion '${meta.protocolVersion}'`,
+    )
+  }
+  const method = view.header(HEADER_METHOD)?.trim()
+  if (method === undefined || method === '') throw headerMismatch('Mcp-Method header is required')
+  if (method !== request.method) {
+    throw headerMismatch(`Mcp-Method header value '${method}' does not match body value '${request.method}'`)
+  }
+  if (!spec?.nameParam) return
+  const bodyName = request.params?.[spec.nameParam]
+  const raw = view.header(HEADER_NAME)
+  if (raw === undefined || raw.trim() === '')
+    throw headerMismatch('Mcp-Name header is required for this method')
+  let name: string
+  try {
+    name = decodeHeaderValue(raw.trim())
+  } catch (error) {
+    throw headerMismatch(`Mcp-Name header ${(error as Error).message}`)
+  }
+  if (typeof bodyName === 'string' && name !== bodyName) {
+    throw headerMismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`)
+  }
+}
