@@ -7,9 +7,6 @@
  * AUTH_* variables turn bearer auth on (see auth.ts).
  * PAGE_SIZE sets the `tools/list` page size (default 1000: a client building its tool list wants them all).
  */
-import { serveNode } from 'toolwire/node'
-import { serveStdio } from 'toolwire/stdio'
-import { benchAuth } from './auth.js'
 import { createBenchServer } from './server.js'
 
 function positiveInt(value: string | undefined, fallback: number, label: string): number {
@@ -22,12 +19,19 @@ function positiveInt(value: string | undefined, fallback: number, label: string)
 async function main(): Promise<void> {
   const tools = Math.max(1, positiveInt(process.env.TOOLS, 1, 'TOOLS'))
   const pageSize = Math.max(1, positiveInt(process.env.PAGE_SIZE, 1000, 'PAGE_SIZE'))
-  const server = createBenchServer(tools, pageSize, benchAuth(process.env))
+  // node:crypto (for the keys) is loaded only when a benchmark asks for auth.
+  const auth = Object.keys(process.env).some((name) => name.startsWith('AUTH_'))
+    ? (await import('./auth.js')).benchAuth(process.env)
+    : undefined
+  const server = createBenchServer(tools, pageSize, auth)
+  // Each mode imports only its own transport, as a server that serves one of them would.
   if (process.argv.includes('--stdio')) {
+    const { serveStdio } = await import('toolwire/stdio')
     const connection = serveStdio(server)
     await connection.closed
     process.exit(0)
   }
+  const { serveNode } = await import('toolwire/node')
   const running = await serveNode(server, { port: positiveInt(process.env.PORT, 3000, 'PORT') })
   console.log(`toolwire bench server (${tools} tools) on ${running.url}`)
   const stop = (): void => void running.close().then(() => process.exit(0))
