@@ -9,9 +9,6 @@
  * MAX_CONNECTIONS_PER_ADDRESS raises the per-address connection limit (default 64): the client benchmark
  * keeps several clients' keep-alive pools open from one address.
  */
-import { serveNode } from 'toolwire/node'
-import { serveStdio } from 'toolwire/stdio'
-import { benchAuth } from './auth.js'
 import { createBenchServer } from './server.js'
 
 function positiveInt(value: string | undefined, fallback: number, label: string): number {
@@ -24,12 +21,19 @@ function positiveInt(value: string | undefined, fallback: number, label: string)
 async function main(): Promise<void> {
   const tools = Math.max(1, positiveInt(process.env.TOOLS, 1, 'TOOLS'))
   const pageSize = Math.max(1, positiveInt(process.env.PAGE_SIZE, 1000, 'PAGE_SIZE'))
-  const server = createBenchServer(tools, pageSize, benchAuth(process.env))
+  // node:crypto (for the keys) is loaded only when a benchmark asks for auth.
+  const auth = Object.keys(process.env).some((name) => name.startsWith('AUTH_'))
+    ? (await import('./auth.js')).benchAuth(process.env)
+    : undefined
+  const server = createBenchServer(tools, pageSize, auth)
+  // Each mode imports only its own transport, as a server that serves one of them would.
   if (process.argv.includes('--stdio')) {
+    const { serveStdio } = await import('toolwire/stdio')
     const connection = serveStdio(server)
     await connection.closed
     process.exit(0)
   }
+  const { serveNode } = await import('toolwire/node')
   const running = await serveNode(server, {
     port: positiveInt(process.env.PORT, 3000, 'PORT'),
     maxConnectionsPerAddress: Math.max(

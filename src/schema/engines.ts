@@ -1,6 +1,6 @@
 /** ajv and the RE2 pattern engine, loaded when first needed (lazy-modules.ts explains how). */
 import type { AjvModules } from './ajv-engine.js'
-import { exportsOf, LazyModules } from './lazy-modules.js'
+import { exportsOf, LazyModules } from '../wire/lazy-modules.js'
 import type { RegExpModules } from './regexp.js'
 
 export const lazyAjv = new LazyModules<AjvModules>(

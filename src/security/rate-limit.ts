@@ -5,20 +5,23 @@
  */
 import type RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
 import type RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
-import { LRUCache } from 'lru-cache'
+import type { LRUCache } from 'lru-cache'
+import { lazyLru, type LRUCacheClass } from './lru.js'
 
 interface Library {
   readonly Memory: typeof RateLimiterMemory
   readonly Res: typeof RateLimiterRes
+  readonly LRU: LRUCacheClass
 }
-/** Loaded on the first `consume`: a server with rate limits off never imports the package. */
+/** Loaded on the first `consume`: a server with rate limits off never imports these packages. */
 let library: Library | undefined
 let loading: Promise<Library> | undefined
 const load = (): Promise<Library> =>
   (loading ??= Promise.all([
     import('rate-limiter-flexible/lib/RateLimiterMemory.js'),
     import('rate-limiter-flexible/lib/RateLimiterRes.js'),
-  ]).then(([memory, res]) => (library = { Memory: memory.default, Res: res.default })))
+    lazyLru.load(),
+  ]).then(([memory, res, LRU]) => (library = { Memory: memory.default, Res: res.default, LRU })))
 
 /** A budget: `points` per `durationMs` window. */
 export interface Limit {
@@ -49,22 +52,27 @@ export class MemoryRateLimitStore implements RateLimitStore {
   /** Buckets are usually defined once: look their limiter up by identity before building the id. */
   readonly #byBucket = new WeakMap<Bucket, RateLimiterMemory>()
   /** Keys remembered, least recently used dropped first (its count goes with it). */
-  readonly #keys: LRUCache<string, { limiter: RateLimiterMemory; key: string }>
+  #keys: LRUCache<string, { limiter: RateLimiterMemory; key: string }> | undefined
+  readonly #maxKeys: number
 
   constructor(options: MemoryRateLimitOptions = {}) {
     const maxKeys = options.maxKeys ?? 10_000
     if (!(maxKeys >= 1)) throw new TypeError('maxKeys must be at least 1')
-    this.#keys = new LRUCache({
-      max: maxKeys,
-      dispose: (entry, _slot, reason) => {
-        if (reason === 'evict') void entry.limiter.delete(entry.key)
-      },
-    })
+    this.#maxKeys = maxKeys
   }
 
   /** How many keys are remembered now (for tests and metrics). */
   get size(): number {
-    return this.#keys.size
+    return this.#keys?.size ?? 0
+  }
+
+  #keysOf(lib: Library): LRUCache<string, { limiter: RateLimiterMemory; key: string }> {
+    return (this.#keys ??= new lib.LRU({
+      max: this.#maxKeys,
+      dispose: (entry, _slot, reason) => {
+        if (reason === 'evict') void entry.limiter.delete(entry.key)
+      },
+    }))
   }
 
   consume(bucket: Bucket, key: string, points = 1): Promise<Consumed> {
@@ -73,7 +81,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const limiter = this.#limiter(lib, bucket)
     const slot = `${bucket.name}\u0000${key}`
     // get() marks the key as recently used; a new key may evict the least recently used one.
-    if (this.#keys.get(slot) === undefined) this.#keys.set(slot, { limiter, key })
+    const keys = this.#keysOf(lib)
+    if (keys.get(slot) === undefined) keys.set(slot, { limiter, key })
     return limiter.consume(key, points).then(allowed, refused)
   }
 

@@ -4,8 +4,9 @@
  * (never past it) and for at most `maxAgeMs`, so a rotated key or a revoked token stops working within that
  * bound. Refused tokens are never kept: each is checked again, so a cache entry always means "was valid".
  */
-import { LRUCache } from 'lru-cache'
+import type { LRUCache } from 'lru-cache'
 import type { AuthInfo } from '../../protocol/exchange.js'
+import { lazyLru } from '../lru.js'
 import type { TokenVerifier } from './verifier.js'
 
 export interface VerifierCacheOptions {
@@ -41,9 +42,10 @@ export function cachedVerifier(verify: TokenVerifier, options: CacheSettings = {
   // token (several hundred characters for RS256) arrives as a new string with every request. For a JWT
   // these characters are signature bytes; a hit still needs the whole token to be equal, so two tokens
   // sharing a tail only push each other out.
-  const cache = new LRUCache<string, { token: string; auth: AuthInfo; until: number }>({
-    max: options.maxEntries ?? 10_000,
-  })
+  type Entry = { token: string; auth: AuthInfo; until: number }
+  const max = options.maxEntries ?? 10_000
+  // Made with the first verified token: lru-cache is loaded while that token's signature is checked.
+  let cache: LRUCache<string, Entry> | undefined
   /** Verifications under way, by token; each entry goes when its verification settles. */
   const inFlight = new Map<string, Promise<AuthInfo>>()
   const remember = (token: string, auth: AuthInfo): AuthInfo => {
@@ -51,16 +53,17 @@ export function cachedVerifier(verify: TokenVerifier, options: CacheSettings = {
     if (until <= now()) return auth
     // Shared by every request that presents this token: frozen, so no request can change another's view.
     const kept = Object.freeze(auth)
-    cache.set(keyOf(token), { token, auth: kept, until })
+    const LRU = lazyLru.loaded()
+    if (LRU) (cache ??= new LRU<string, Entry>({ max })).set(keyOf(token), { token, auth: kept, until })
     return kept
   }
   /** The identity of a token verified before and still trusted; undefined otherwise (never verifies). */
   const cached = (token: string): AuthInfo | undefined => {
     const key = keyOf(token)
-    const hit = cache.get(key)
+    const hit = cache?.get(key)
     if (hit === undefined || hit.token !== token) return undefined
     if (now() < hit.until) return hit.auth
-    cache.delete(key)
+    cache?.delete(key)
     return undefined
   }
   // A hit answers synchronously: no promise per request for a token seen before.
@@ -71,7 +74,10 @@ export function cachedVerifier(verify: TokenVerifier, options: CacheSettings = {
     // together (a client's first burst) share its one verification.
     let pending = inFlight.get(token)
     if (pending === undefined) {
-      pending = (async () => remember(token, await verify(token)))()
+      pending = (async () => {
+        const [auth] = await Promise.all([verify(token), lazyLru.load().catch(() => undefined)])
+        return remember(token, auth)
+      })()
       inFlight.set(token, pending)
       const settled = (): void => void inFlight.delete(token)
       pending.then(settled, settled)

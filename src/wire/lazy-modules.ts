@@ -1,6 +1,7 @@
 /**
- * Heavy dependencies a server may never need, loaded on first need instead of when toolwire is imported:
- * ajv (about a hundred CommonJS files, most of a small server's start-up) and the RE2 pattern engine.
+ * Dependencies a server may never need, loaded on first need instead of when toolwire is imported: ajv
+ * (about a hundred CommonJS files, most of a small server's start-up), the RE2 pattern engine, the LRU
+ * cache behind rate limits and the token cache. Node's module loader costs about a millisecond per file.
  *
  * On Node and Bun they load synchronously through `require`, so a schema that must be checked when the
  * server is defined still is. Where `require` cannot reach them (a bundled application, a runtime without
@@ -12,6 +13,7 @@ type Require = (id: string) => unknown
 export class LazyModules<T> {
   #value: T | undefined
   #loading: Promise<void> | undefined
+  #importing: Promise<T> | undefined
   readonly #fromRequire: (require: Require) => T
   readonly #fromImport: () => Promise<T>
 
@@ -41,6 +43,12 @@ export class LazyModules<T> {
       return undefined // not reachable from here (bundled): soon() imports them instead
     }
     return this.#value
+  }
+
+  /** Loads the modules now with `import()`, for callers that can wait (an ES module loads fastest so). */
+  load(): Promise<T> {
+    if (this.#value) return Promise.resolve(this.#value)
+    return (this.#importing ??= this.#fromImport().then((value) => (this.#value ??= value)))
   }
 
   /**
