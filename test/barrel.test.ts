@@ -24,7 +24,8 @@ function importGraph(file: string, seen = new Set<string>()): Set<string> {
   seen.add(file)
   const text = readFileSync(file, 'utf8')
   for (const match of text.matchAll(
-    /^(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/gm,
+    // Type-only imports are erased from the built module, so they load nothing.
+    /^(?:import|export)\s(?!type\s)[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/gm,
   )) {
     const spec = match[1] ?? match[2] ?? ''
     if (spec.startsWith('.')) importGraph(join(dirname(file), spec.replace(/\.js$/, '.ts')), seen)

@@ -6,6 +6,8 @@
  *
  * AUTH_* variables turn bearer auth on (see auth.ts).
  * PAGE_SIZE sets the `tools/list` page size (default 1000: a client building its tool list wants them all).
+ * MAX_CONNECTIONS_PER_ADDRESS raises the per-address connection limit (default 64): the client benchmark
+ * keeps several clients' keep-alive pools open from one address.
  */
 import { createBenchServer } from './server.js'
 
@@ -32,7 +34,13 @@ async function main(): Promise<void> {
     process.exit(0)
   }
   const { serveNode } = await import('toolwire/node')
-  const running = await serveNode(server, { port: positiveInt(process.env.PORT, 3000, 'PORT') })
+  const running = await serveNode(server, {
+    port: positiveInt(process.env.PORT, 3000, 'PORT'),
+    maxConnectionsPerAddress: Math.max(
+      1,
+      positiveInt(process.env.MAX_CONNECTIONS_PER_ADDRESS, 64, 'MAX_CONNECTIONS_PER_ADDRESS'),
+    ),
+  })
   console.log(`toolwire bench server (${tools} tools) on ${running.url}`)
   const stop = (): void => void running.close().then(() => process.exit(0))
   process.on('SIGTERM', stop)

@@ -425,16 +425,16 @@ export class Client {
       recover?: (error: unknown) => Promise<boolean>
     },
   ): Promise<Record<string, unknown>> {
-    const { headers, recover, ...send } = options
-    const signal = options.signal ?? new AbortController().signal
-    let retry: Record<string, unknown> = {}
+    // No rest copy of `options`: `recover` rides along unread, `headers` is replaced by its value.
+    const { headers, recover } = options
+    let retry: Record<string, unknown> | undefined
     for (let round = 1; ; round++) {
       let result: Record<string, unknown>
       try {
         result = await this.#request(
           method,
-          { ...base, ...retry },
-          { ...send, ...(headers && { headers: headers() }) },
+          retry ? { ...base, ...retry } : base,
+          headers ? { ...options, headers: headers() } : (options as Omit<typeof options, 'headers'>),
         )
       } catch (error) {
         if (recover && (await recover(error))) {
@@ -451,7 +451,8 @@ export class Client {
       const inputResponses = await answerInputs(result.inputRequests, this.#handlers, this.#capabilities, {
         method,
         name,
-        signal,
+        // A never-aborted signal when the caller gave none, made only when input is asked for.
+        signal: options.signal ?? new AbortController().signal,
       })
       retry = { inputResponses }
       if (typeof result.requestState === 'string') retry.requestState = result.requestState

@@ -19,6 +19,9 @@ import { encodeHeaderValue } from '../schema/x-mcp-header.js'
 import { nestedDeeperThan } from '../wire/json-depth.js'
 import { AuthorizationError } from './auth/errors.js'
 import { TransportError } from './errors.js'
+import { type Cancellation, cancellationOf } from './cancellation.js'
+import { fetchStack, type HttpStack, type Incoming, type Outgoing } from './exchange.js'
+import { asFetch, nodeHttpStack } from './node-http.js'
 import { OversizedError, readSse, type SseCursor } from './sse.js'
 import {
   type ClientTransport,
@@ -43,7 +46,10 @@ export interface HttpTransportOptions {
   readonly url: string | URL
   /** Sent on every request (e.g. `Authorization`); a function is called per request, for refreshed tokens. */
   readonly headers?: HeadersInput
-  /** A custom fetch, e.g. `createFetchHandler(server)` to talk to a server in-process. */
+  /**
+   * A custom fetch, e.g. `createFetchHandler(server)` to talk to a server in-process. Without it, Node uses
+   * `node:http` with a keep-alive pool, and other runtimes the global `fetch`.
+   */
   readonly fetch?: (request: Request) => Promise<Response>
   /** Largest response body, or SSE event, accepted (default 16 MiB); larger is a TransportError. */
   readonly maxResponseBytes?: number
@@ -81,7 +87,7 @@ export class HttpTransport implements ClientTransport {
   /** Set when the server turned out to be 2025-era (see legacy.ts). */
   legacy: LegacyHttpSession | undefined
   readonly #headers: HeadersInput | undefined
-  readonly #fetch: (request: Request) => Promise<Response>
+  readonly #stack: HttpStack
   readonly #maxBytes: number
   readonly #auth: HttpAuth | undefined
 
@@ -92,9 +98,17 @@ export class HttpTransport implements ClientTransport {
       throw new TypeError(`Expected an http(s) URL, got ${this.url.href}`)
     }
     this.#headers = options.headers
-    const plain = options.fetch ?? ((request: Request) => fetch(request))
     const auth = (this.#auth = options.auth)
-    this.#fetch = auth ? (request) => auth.fetch(request, plain) : plain
+    const node = options.fetch ? undefined : nodeHttpStack()
+    if (node && !auth) {
+      this.#stack = node
+    } else {
+      // The auth middleware wraps a fetch-shaped function, so on Node the pool is presented as one.
+      const plain = options.fetch ?? (node ? asFetch(node) : (request: Request) => fetch(request))
+      const wrapped = auth ? (request: Request) => auth.fetch(request, plain) : plain
+      const stack = fetchStack(wrapped)
+      this.#stack = node ? { send: stack.send, close: () => node.close() } : stack
+    }
   }
 
   async #userHeaders(): Promise<Readonly<Record<string, string>>> {
@@ -124,44 +138,58 @@ export class HttpTransport implements ClientTransport {
     return headers
   }
 
-  async #post(message: JsonRpcMessage, options: SendOptions): Promise<Response> {
-    const headers = new Headers(await this.#userHeaders())
+  async #post(message: JsonRpcMessage, options: SendOptions): Promise<Incoming> {
+    const headers = await this.#baseHeaders()
     const legacy = this.legacy
     if (legacy) {
       this.#legacyHeaders(headers, legacy)
     } else if ('method' in message) {
-      for (const [name, value] of Object.entries(HttpTransport.standardHeaders(message)))
-        headers.set(name, value)
-      for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value)
+      Object.assign(headers, HttpTransport.standardHeaders(message))
+      const extra = options.headers
+      for (const name in extra) headers[name.toLowerCase()] = extra[name] as string
     }
-    headers.set('content-type', 'application/json')
-    headers.set('accept', 'application/json, text/event-stream')
-    const response = await this.#exchange('POST', headers, JSON.stringify(message), options.signal)
+    headers['content-type'] = 'application/json'
+    headers.accept = 'application/json, text/event-stream'
+    const cancel = options.cancellation ?? (options.signal && cancellationOf(options.signal))
+    const response = await this.#exchange('POST', headers, JSON.stringify(message), cancel)
     // 2025-11-25 basic/transports §Session Management: the server assigns the session on initialize.
-    const assigned = response.headers.get('mcp-session-id')
+    const assigned = response.header('mcp-session-id')
     if (legacy && assigned && legacy.sessionId === undefined) legacy.sessionId = assigned
     options.onStatus?.(response.status)
     return response
   }
 
-  #legacyHeaders(headers: Headers, legacy: LegacyHttpSession): void {
-    headers.set('mcp-protocol-version', legacy.version)
-    if (legacy.sessionId !== undefined) headers.set('mcp-session-id', legacy.sessionId)
+  /** The configured headers, names in lower case: the base every request adds its own to. */
+  async #baseHeaders(): Promise<Record<string, string>> {
+    // Fixed headers are lower-cased once; a function is asked on every request (refreshed tokens).
+    if (typeof this.#headers !== 'function') return { ...(this.#fixedHeaders ??= lowerCased(this.#headers)) }
+    return lowerCased(await this.#headers())
+  }
+
+  #fixedHeaders: Record<string, string> | undefined
+
+  #legacyHeaders(headers: Record<string, string>, legacy: LegacyHttpSession): void {
+    headers['mcp-protocol-version'] = legacy.version
+    if (legacy.sessionId !== undefined) headers['mcp-session-id'] = legacy.sessionId
   }
 
   async #exchange(
-    method: string,
-    headers: Headers,
+    method: Outgoing['method'],
+    headers: Record<string, string>,
     body: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Response> {
-    const init: RequestInit = { method, headers }
-    if (body !== undefined) init.body = body
-    if (signal) init.signal = signal
+    cancel: Cancellation | undefined,
+  ): Promise<Incoming> {
+    const outgoing: Outgoing = {
+      method,
+      url: this.url,
+      headers,
+      ...(body !== undefined && { body }),
+      ...(cancel && { cancel }),
+    }
     try {
-      return await untilAborted(this.#fetch(new Request(this.url, init)), signal)
+      return await this.#stack.send(outgoing)
     } catch (error) {
-      if (signal?.aborted) throw signal.reason
+      if (cancel?.aborted) throw cancel.reason
       if (error instanceof AuthorizationError) throw error
       throw new TransportError(`Cannot reach ${this.url.href}: ${describe(error)}`, { cause: error })
     }
@@ -169,8 +197,8 @@ export class HttpTransport implements ClientTransport {
 
   async request(message: JsonRpcRequest, options: SendOptions = {}): Promise<JsonRpcResponse> {
     const response = await this.#post(message, options)
-    const type = response.headers.get('content-type') ?? ''
-    if (/^text\/event-stream/i.test(type) && response.body) {
+    const type = response.header('content-type') ?? ''
+    if (/^text\/event-stream/i.test(type)) {
       return this.#readStream(message, response, options)
     }
     const text = await this.#text(response, options)
@@ -180,14 +208,14 @@ export class HttpTransport implements ClientTransport {
     const snippet = text.trim().slice(0, 200)
     throw new TransportError(
       `${this.url.href} answered ${message.method} with ${status}${snippet ? `: ${snippet}` : ''}` +
-        (response.ok ? ' (not a JSON-RPC response)' : ''),
+        (isOk(response) ? ' (not a JSON-RPC response)' : ''),
       { status: response.status },
     )
   }
 
-  async #text(response: Response, options: SendOptions): Promise<string> {
+  async #text(response: Incoming, options: SendOptions): Promise<string> {
     try {
-      return await readCapped(response, this.#maxBytes)
+      return await response.text(this.#maxBytes)
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
       if (error instanceof TransportError) throw error
@@ -197,7 +225,7 @@ export class HttpTransport implements ClientTransport {
 
   async #readStream(
     message: JsonRpcRequest,
-    first: Response,
+    first: Incoming,
     options: SendOptions,
   ): Promise<JsonRpcResponse> {
     const cursor: SseCursor = {}
@@ -219,14 +247,13 @@ export class HttpTransport implements ClientTransport {
 
   /** Reads one SSE body: notifications and server requests are dispatched; resolves with the response, if any. */
   async #readEvents(
-    response: Response,
+    response: Incoming,
     options: SendOptions,
     cursor: SseCursor,
     message: JsonRpcRequest | undefined,
   ): Promise<JsonRpcResponse | undefined> {
-    const body = response.body as ReadableStream<Uint8Array>
     try {
-      for await (const data of readSse(body, this.#maxBytes, cursor)) {
+      for await (const data of readSse(response.chunks(), this.#maxBytes, cursor)) {
         const parsed = parseJson(data)
         if (isRecord(parsed) && typeof parsed.method === 'string' && !('id' in parsed)) {
           const notification = parsed as unknown as JsonRpcNotification
@@ -251,15 +278,15 @@ export class HttpTransport implements ClientTransport {
   }
 
   /** A GET for the session's stream (2025-era), resuming after `lastEventId` if given. */
-  async #openGet(lastEventId: string | undefined, signal: AbortSignal | undefined): Promise<Response> {
-    const headers = new Headers(await this.#userHeaders())
+  async #openGet(lastEventId: string | undefined, signal: AbortSignal | undefined): Promise<Incoming> {
+    const headers = await this.#baseHeaders()
     if (this.legacy) this.#legacyHeaders(headers, this.legacy)
-    headers.set('accept', 'text/event-stream')
-    if (lastEventId !== undefined) headers.set('last-event-id', lastEventId)
-    const response = await this.#exchange('GET', headers, undefined, signal)
-    const type = response.headers.get('content-type') ?? ''
-    if (!response.ok || !/^text\/event-stream/i.test(type) || !response.body) {
-      await response.body?.cancel()
+    headers.accept = 'text/event-stream'
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId
+    const response = await this.#exchange('GET', headers, undefined, signal && cancellationOf(signal))
+    const type = response.header('content-type') ?? ''
+    if (!isOk(response) || !/^text\/event-stream/i.test(type)) {
+      await response.discard()
       throw new TransportError(`${this.url.href} refused the GET stream with HTTP ${response.status}`, {
         status: response.status,
       })
@@ -270,8 +297,8 @@ export class HttpTransport implements ClientTransport {
   /** Sends a notification or a response to a server's request (202 expected). */
   async send(message: JsonRpcNotification | JsonRpcResponse): Promise<void> {
     const response = await this.#post(message, {})
-    await response.body?.cancel()
-    if (!response.ok) {
+    await response.discard()
+    if (!isOk(response)) {
       throw new TransportError(`${this.url.href} refused a message with HTTP ${response.status}`, {
         status: response.status,
       })
@@ -326,16 +353,19 @@ export class HttpTransport implements ClientTransport {
     this.#sessionStream?.controller.abort()
     this.#sessionStream = undefined
     const legacy = this.legacy
-    if (legacy?.sessionId === undefined) return
-    const headers = new Headers(await this.#userHeaders())
-    this.#legacyHeaders(headers, legacy)
-    try {
-      const response = await this.#exchange('DELETE', headers, undefined, AbortSignal.timeout(5_000))
-      await response.body?.cancel()
-    } catch {
-      // the server is gone or slow: the session expires on its side
+    if (legacy?.sessionId !== undefined) {
+      const headers = await this.#baseHeaders()
+      this.#legacyHeaders(headers, legacy)
+      try {
+        const timeout = cancellationOf(AbortSignal.timeout(5_000))
+        const response = await this.#exchange('DELETE', headers, undefined, timeout)
+        await response.discard()
+      } catch {
+        // the server is gone or slow: the session expires on its side
+      }
+      this.legacy = { version: legacy.version }
     }
-    this.legacy = { version: legacy.version }
+    this.#stack.close()
   }
 }
 
@@ -368,40 +398,13 @@ function isServerRequest(value: unknown): value is JsonRpcRequest {
   )
 }
 
-/** Reads a body up to `max` bytes; a larger one is cancelled and refused. */
-async function readCapped(response: Response, max: number): Promise<string> {
-  if (!response.body) return ''
-  const declared = Number(response.headers.get('content-length') ?? NaN)
-  if (declared > max) {
-    await response.body.cancel()
-    throw new TransportError(`The response is larger than ${max} bytes`, { status: response.status })
-  }
-  const reader = response.body.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) return text + decoder.decode()
-    size += value.byteLength
-    if (size > max) {
-      await reader.cancel()
-      throw new TransportError(`The response is larger than ${max} bytes`, { status: response.status })
-    }
-    text += decoder.decode(value, { stream: true })
-  }
+function lowerCased(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const lower: Record<string, string> = {}
+  for (const name in headers) lower[name.toLowerCase()] = headers[name] as string
+  return lower
 }
 
-/** Rejects as soon as the signal aborts, even if a custom fetch never settles a cancelled request. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason)
-    if (signal.aborted) return onAbort()
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}
+const isOk = (response: Incoming): boolean => response.status >= 200 && response.status < 300
 
 function parseJson(text: string): unknown {
   if (nestedDeeperThan(text, MAX_RESPONSE_DEPTH))

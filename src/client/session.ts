@@ -20,7 +20,8 @@ import {
   RequestTimeoutError,
   VersionMismatchError,
 } from './errors.js'
-import type { ClientTransport } from './transport.js'
+import { LazyAbort } from './cancellation.js'
+import type { ClientTransport, SendOptions } from './transport.js'
 import { ErrorCode } from '../wire/errors.js'
 
 export interface CallOptions {
@@ -140,9 +141,9 @@ export class Session {
     params: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<JsonRpcResponse> {
-    // One controller per exchange, aborted by the timeout(s) or the caller's signal. (No AbortSignal.any:
+    // One cancellation per exchange, aborted by the timeout(s) or the caller's signal. (No AbortSignal.any:
     // it keeps listeners on a long-lived caller signal alive.)
-    const controller = new AbortController()
+    const controller = new LazyAbort()
     let expired: RequestTimeoutError | undefined
     const expire = (ms: number): void => {
       expired ??= new RequestTimeoutError(ms)
@@ -169,7 +170,7 @@ export class Session {
     const onNotification =
       options.resetTimeoutOnProgress && forward
         ? (notification: JsonRpcNotification): void => {
-            if (notification.method === 'notifications/progress' && !controller.signal.aborted) arm()
+            if (notification.method === 'notifications/progress' && !controller.aborted) arm()
             forward(notification)
           }
         : forward
@@ -181,17 +182,22 @@ export class Session {
       params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params,
     }
     try {
-      return await this.transport.request(message, {
-        signal: controller.signal,
+      const sendOptions: SendOptions = {
+        // A real AbortSignal only for a transport that asks for one.
+        get signal() {
+          return controller.signal
+        },
+        cancellation: controller,
         ...(options.headers && { headers: options.headers }),
         ...(onNotification && { onNotification }),
         ...(options.onStatus && { onStatus: options.onStatus }),
-      })
+      }
+      return await this.transport.request(message, sendOptions)
     } catch (error) {
       // 2025-11-25 basic/transports §Sending Messages to the Server: a disconnect is not a cancellation
       // there, so a legacy HTTP server is told (stdio sends it in the transport).
-      if (controller.signal.aborted && this.legacy && this.transport.kind === 'http') {
-        const cancelled = { requestId: message.id, reason: String(controller.signal.reason) }
+      if (controller.aborted && this.legacy && this.transport.kind === 'http') {
+        const cancelled = { requestId: message.id, reason: String(controller.reason) }
         void this.transport
           .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: cancelled })
           .catch(() => undefined)

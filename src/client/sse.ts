@@ -6,6 +6,7 @@
  * received without completing an event throws, so a hostile server cannot exhaust memory.
  */
 import { createParser } from 'eventsource-parser'
+import { readerChunks } from './exchange.js'
 
 export class OversizedError extends Error {
   override readonly name = 'OversizedError'
@@ -18,11 +19,11 @@ export interface SseCursor {
 }
 
 export async function* readSse(
-  body: ReadableStream<Uint8Array>,
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
   maxEventBytes = Infinity,
   cursor?: SseCursor,
 ): AsyncGenerator<string> {
-  const reader = body.getReader()
+  const chunks = 'getReader' in body ? readerChunks(body) : body
   const decoder = new TextDecoder()
   const ready: string[] = []
   let pending = 0
@@ -46,17 +47,12 @@ export async function* readSse(
     if (oversized || pending > maxEventBytes)
       throw new OversizedError(`an event exceeds ${maxEventBytes} bytes`)
   }
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      feed(decoder.decode(value, { stream: true }))
-      yield* ready.splice(0)
-    }
-    // An event cut off by the end of the stream still counts (the server may close without a blank line).
-    feed(`${decoder.decode()}\n\n`)
+  // Leaving the loop early (an answer found, an error) closes the body.
+  for await (const value of chunks) {
+    feed(decoder.decode(value, { stream: true }))
     yield* ready.splice(0)
-  } finally {
-    await reader.cancel().catch(() => undefined)
   }
+  // An event cut off by the end of the stream still counts (the server may close without a blank line).
+  feed(`${decoder.decode()}\n\n`)
+  yield* ready.splice(0)
 }

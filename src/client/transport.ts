@@ -1,9 +1,15 @@
 /** What the client needs of a transport: send one request and get its response, with its notifications. */
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../wire/jsonrpc.js'
+import type { Cancellation } from './cancellation.js'
 
 export interface SendOptions {
   /** Aborting it cancels the request: HTTP closes the stream, stdio sends `notifications/cancelled`. */
   readonly signal?: AbortSignal
+  /**
+   * The same cancellation as `signal`, given by the client so that a transport can follow it without
+   * making the AbortSignal (an EventTarget per request); a transport may use either.
+   */
+  readonly cancellation?: Cancellation
   /** Extra HTTP headers for this request (`Mcp-Param-*`); ignored on stdio. */
   readonly headers?: Readonly<Record<string, string>>
   /** Notifications that belong to this request (progress, logs, subscription events). */
