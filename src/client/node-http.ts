@@ -155,8 +155,9 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308])
 /** The request a 3xx answer redirects to (fetch §HTTP-redirect fetch), or undefined for any other answer. */
 function redirectOf(outgoing: Outgoing, response: IncomingMessage): Outgoing | undefined {
   const status = response.statusCode ?? 0
+  if (!REDIRECTS.has(status)) return undefined
   const location = response.headers.location
-  if (!REDIRECTS.has(status) || location === undefined) return undefined
+  if (location === undefined) return undefined
   const url = new URL(location, outgoing.url)
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new TransportError(`Redirected to a ${url.protocol} URL`)
@@ -193,8 +194,7 @@ class NodeIncoming implements Incoming {
   }
 
   header(name: string): string | null {
-    const value = this.#response.headers[name]
-    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value
+    return headerOf(this.#response, name)
   }
 
   headerList(): [string, string][] {
@@ -221,9 +221,29 @@ class NodeIncoming implements Incoming {
   }
 }
 
+/**
+ * A header's value (lower-case name), or null. A header sent once is read straight from `rawHeaders`: the
+ * `headers` object, which node builds from every line on first use, is made only for repeated names, where
+ * node's rules for combining them apply.
+ */
+function headerOf(response: IncomingMessage, name: string): string | null {
+  const raw = response.rawHeaders
+  let found: string | undefined
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const key = raw[index] as string
+    if (key.length !== name.length || (key !== name && key.toLowerCase() !== name)) continue
+    if (found !== undefined) {
+      const value = response.headers[name]
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value
+    }
+    found = raw[index + 1] as string
+  }
+  return found ?? null
+}
+
 function readText(response: IncomingMessage, max: number): Promise<string> {
   const status = response.statusCode ?? 0
-  if (Number(response.headers['content-length']) > max) {
+  if (Number(headerOf(response, 'content-length')) > max) {
     response.destroy()
     return Promise.reject(tooLarge(max, status))
   }
