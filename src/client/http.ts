@@ -190,13 +190,9 @@ export class HttpTransport implements ClientTransport {
     body: string | undefined,
     cancel: Cancellation | undefined,
   ): Promise<Incoming> {
-    const outgoing: Outgoing = {
-      method,
-      url: this.url,
-      headers,
-      ...(body !== undefined && { body }),
-      ...(cancel && { cancel }),
-    }
+    const outgoing: { -readonly [K in keyof Outgoing]: Outgoing[K] } = { method, url: this.url, headers }
+    if (body !== undefined) outgoing.body = body
+    if (cancel) outgoing.cancel = cancel
     try {
       return await this.#stack.send(outgoing)
     } catch (error) {

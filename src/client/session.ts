@@ -182,22 +182,9 @@ export class Session {
       method,
       params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params,
     }
-    const onStatus = options.onStatus
-    const sendOptions: SendOptions = {
-      // A real AbortSignal only for a transport that asks for one.
-      get signal() {
-        return controller.signal
-      },
-      cancellation: controller,
-      ...(options.headers && { headers: options.headers }),
-      ...(onNotification && { onNotification }),
-      ...((onStatus || status) && {
-        onStatus: (value: number): void => {
-          if (status) status.value = value
-          onStatus?.(value)
-        },
-      }),
-    }
+    const sendOptions = new ExchangeOptions(controller, options.onStatus, status)
+    if (options.headers) sendOptions.headers = options.headers
+    if (onNotification) sendOptions.onNotification = onNotification
     try {
       return await this.transport.request(message, sendOptions)
     } catch (error) {
@@ -222,6 +209,37 @@ export class Session {
       if (totalHandle) clearTimeout(totalHandle)
       if (onCancel) caller?.removeEventListener('abort', onCancel)
     }
+  }
+}
+
+/**
+ * What one exchange hands its transport, as a class: no accessor, closure or spread per call. A real
+ * AbortSignal is made only for a transport that asks for one.
+ */
+class ExchangeOptions implements SendOptions {
+  readonly cancellation: LazyAbort
+  headers?: Readonly<Record<string, string>>
+  onNotification?: (notification: JsonRpcNotification) => void
+  readonly #forwardStatus: ((status: number) => void) | undefined
+  readonly #status: { value?: number } | undefined
+
+  constructor(
+    cancellation: LazyAbort,
+    forwardStatus: ((status: number) => void) | undefined,
+    status: { value?: number } | undefined,
+  ) {
+    this.cancellation = cancellation
+    this.#forwardStatus = forwardStatus
+    this.#status = status
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal
+  }
+
+  onStatus(status: number): void {
+    if (this.#status) this.#status.value = status
+    this.#forwardStatus?.(status)
   }
 }
 
