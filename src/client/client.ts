@@ -298,7 +298,9 @@ export class Client {
     options: ToolCallOptions = {},
   ): Promise<CallToolResult | TaskHandle> {
     // Without an auditor, no extra promise layer per call.
-    return this.#audit ? this.#auditedCall(this.#audit, name, args, options) : this.#callTool(name, args, options)
+    return this.#audit
+      ? this.#auditedCall(this.#audit, name, args, options)
+      : this.#callTool(name, args, options)
   }
 
   async #auditedCall(
