@@ -1,10 +1,19 @@
 /**
  * JSON Schema validation without code generation, for runtimes that forbid `new Function` (Cloudflare
- * Workers and other edge runtimes). @cfworker/json-schema walks the schema at validation time: slower than
- * ajv's generated code, but it needs nothing a Worker refuses.
+ * Workers and other edge runtimes), and on Node while ajv loads. @cfworker/json-schema walks the schema at
+ * validation time: slower than ajv's generated code, but it needs nothing a Worker refuses. It is itself
+ * loaded when a server is defined, with `import()`, so its files load while the server starts listening.
  */
-import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema'
+import type { OutputUnit, Schema, Validator } from '@cfworker/json-schema'
+import { LazyModules } from '../wire/lazy-modules.js'
 import type { Dialect, ValidationOutcome } from './json-schema.js'
+
+export type ValidatorClass = typeof Validator
+
+export const lazyInterpreter = new LazyModules<ValidatorClass>(
+  (require) => (require('@cfworker/json-schema') as { Validator: ValidatorClass }).Validator,
+  async () => (await import('@cfworker/json-schema')).Validator,
+)
 
 const DRAFTS = { '2020-12': '2020-12', '2019-09': '2019-09', 'draft-07': '7' } as const
 
@@ -45,6 +54,7 @@ function formatUnits(units: readonly OutputUnit[]): string[] {
 }
 
 export function interpretedValidator(
+  Validator: ValidatorClass,
   schema: Record<string, unknown>,
   dialect: Dialect,
 ): (value: unknown) => ValidationOutcome {

@@ -8,7 +8,7 @@ import type { ErrorObject } from 'ajv'
 import { AjvEngine, type AjvModules } from './ajv-engine.js'
 import { lazyAjv } from './engines.js'
 import { validate as validateMeta2020 } from './meta-2020-12.generated.js'
-import { codeGenerationAllowed } from './interpreted.js'
+import { codeGenerationAllowed, lazyInterpreter } from './interpreted.js'
 import { scanSchema } from './scan.js'
 import { SchemaValidator } from './schema-validator.js'
 
@@ -53,6 +53,8 @@ export interface CompiledSchema {
   /** The schema as JSON text: what identical schemas share their validator by. */
   readonly json: string
   validate(value: unknown): ValidationOutcome
+  /** As `validate`; may wait while a validator loads at start-up. */
+  validateAsync(value: unknown): ValidationOutcome | Promise<ValidationOutcome>
 }
 
 /**
@@ -221,6 +223,10 @@ export class SchemaCompiler {
         throw new SchemaError(formatMetaErrors(metaValidator2020.errors))
       }
       const scan = scanSchema(schema, this.#untrusted)
+      // The interpreting validator may check this schema first: its files load while the server starts.
+      if (this.validator === 'interpreted' || (!this.#ajv && !scan.nativeRegExps)) {
+        lazyInterpreter.load().catch(() => undefined)
+      }
       const validator = new SchemaValidator(schema, dialect, {
         engine: this.validator,
         ajv: this.#ajvEngine,
@@ -229,7 +235,12 @@ export class SchemaCompiler {
         // Patterns and formats run on the native engine in the interpreting validator: wait for ajv.
         interimAllowed: !scan.nativeRegExps,
       })
-      const compiled: CompiledSchema = { dialect, json, validate: (value) => validator.validate(value) }
+      const compiled: CompiledSchema = {
+        dialect,
+        json,
+        validate: (value) => validator.validate(value),
+        validateAsync: (value) => validator.validateAsync(value),
+      }
       this.#compiled.set(key, compiled)
       return compiled
     } catch (error) {

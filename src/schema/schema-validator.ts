@@ -8,7 +8,7 @@
  */
 import type { AjvEngine } from './ajv-engine.js'
 import { lazyAjv, lazyRegExp } from './engines.js'
-import { interpretedValidator } from './interpreted.js'
+import { interpretedValidator, lazyInterpreter } from './interpreted.js'
 import { type Dialect, SchemaError, type ValidationOutcome } from './json-schema.js'
 
 type Validate = (value: unknown) => ValidationOutcome
@@ -50,19 +50,40 @@ export class SchemaValidator {
     return final ? final(value) : this.#firstUses(value)
   }
 
+  /** As `validate`, but waits for the interpreting validator when it is still loading (at start-up). */
+  validateAsync(value: unknown): ValidationOutcome | Promise<ValidationOutcome> {
+    const final = this.#final
+    if (final) return final(value)
+    const waits =
+      (this.#plan.engine === 'interpreted' || this.#plan.interimAllowed) &&
+      lazyInterpreter.loaded() === undefined &&
+      (this.#plan.engine === 'interpreted' || this.#plan.ajv(false) === undefined)
+    if (!waits) return this.#firstUses(value)
+    const retry = (): ValidationOutcome => this.validate(value)
+    return lazyInterpreter.load().then(retry, retry)
+  }
+
   #firstUses(value: unknown): ValidationOutcome {
-    if (this.#plan.engine === 'interpreted') return (this.#final = this.#interpreter())(value)
+    if (this.#plan.engine === 'interpreted') {
+      const interpreter = this.#interpreter()
+      if (!interpreter) return NOT_READY
+      return (this.#final = interpreter)(value)
+    }
     const engine = this.#plan.ajv(!this.#plan.interimAllowed)
     if (engine) return this.#adopt(engine)(value)
     void lazyRegExp.soon().then(() => lazyAjv.soon())
-    const outcome = this.#interpreter()(value)
-    if (outcome.ok) return outcome
+    const outcome = this.#interpreter()?.(value)
+    if (outcome?.ok) return outcome
     const now = this.#plan.ajv(true)
-    return now ? this.#adopt(now)(value) : outcome
+    return now ? this.#adopt(now)(value) : (outcome ?? NOT_READY)
   }
 
-  #interpreter(): Validate {
-    return (this.#interim ??= interpretedValidator(this.#schema, this.#dialect))
+  /** The interpreting validator, where its module is loaded or can be loaded synchronously. */
+  #interpreter(): Validate | undefined {
+    if (this.#interim) return this.#interim
+    const Validator = lazyInterpreter.now()
+    if (Validator) this.#interim = interpretedValidator(Validator, this.#schema, this.#dialect)
+    return this.#interim
   }
 
   /** Switches to ajv; a schema ajv cannot compile here (code generation refused) stays interpreted. */
@@ -70,8 +91,20 @@ export class SchemaValidator {
     try {
       this.#final = engine.compile(this.#schema, this.#dialect)
     } catch {
-      this.#final = this.#interpreter()
+      const interpreter = this.#interpreter()
+      if (!interpreter) return () => NOT_READY
+      this.#final = interpreter
     }
     return this.#final
   }
 }
+
+/**
+ * Only where neither validator can be loaded synchronously (a Worker) and a value is checked synchronously
+ * before any asynchronous check has waited for the interpreting validator: not at all in toolwire's own
+ * request path, which checks asynchronously.
+ */
+const NOT_READY: ValidationOutcome = Object.freeze({
+  ok: false,
+  issues: ['the JSON Schema validator is still loading; send the request again'],
+})

@@ -117,7 +117,7 @@ export function prepareSchema(
     ...compiled,
     jsonSchema: schema,
     async: false,
-    validateAsync: compiled.validate,
+    validateAsync: compiled.validateAsync,
     checkPublished: compiled.validate,
   }
 }
