@@ -179,6 +179,24 @@ describe('against hostile or unusual servers', () => {
     await transport.close()
   })
 
+  it('reads response headers whatever their case, and a repeated one as node combines it', async () => {
+    const event = `event: message\ndata: ${ANSWER}\n\n`
+    const upper = await serve((_req, res) =>
+      res.writeHead(200, ['CONTENT-TYPE', 'text/event-stream']).end(event),
+    )
+    // node keeps the first of two Content-Type lines
+    const repeated = await serve((_req, res) =>
+      res
+        .writeHead(200, ['Content-Type', 'application/json', 'content-type', 'text/event-stream'])
+        .end(ANSWER),
+    )
+    for (const url of [upper, repeated]) {
+      const transport = new HttpTransport({ url })
+      expect(await transport.request(LIST)).toEqual(JSON.parse(ANSWER))
+      await transport.close()
+    }
+  })
+
   it('follows a redirect on the same origin with every header', async () => {
     const seen: (string | undefined)[] = []
     const url = await serve((req, res) => {

@@ -292,13 +292,23 @@ export class Client {
     options: ToolCallOptions & { task: true },
   ): Promise<CallToolResult | TaskHandle>
   callTool(name: string, args?: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult>
-  async callTool(
+  callTool(
     name: string,
     args: Record<string, unknown> = {},
     options: ToolCallOptions = {},
   ): Promise<CallToolResult | TaskHandle> {
-    const audit = this.#audit
-    if (!audit) return this.#callTool(name, args, options)
+    // Without an auditor, no extra promise layer per call.
+    return this.#audit
+      ? this.#auditedCall(this.#audit, name, args, options)
+      : this.#callTool(name, args, options)
+  }
+
+  async #auditedCall(
+    audit: ToolCallAuditor,
+    name: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<CallToolResult | TaskHandle> {
     const started = Date.now()
     const record = (settled: { result: CallToolResult } | { error: unknown }): void => {
       try {

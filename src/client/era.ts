@@ -25,6 +25,8 @@ export class EraGate {
   /** The server's era once known: a LegacyServer for a 2025-era one, undefined for 2026-07-28. */
   #era: Promise<LegacyServer | undefined> | undefined
   #legacy: LegacyServer | undefined
+  /** The `#era` promise once it has resolved: while it is still current, requests need not wait on it. */
+  #resolvedEra: Promise<LegacyServer | undefined> | undefined
   /** The stdio probe's `server/discover` result, handed to the discover() that may follow it. */
   #probeResult: Record<string, unknown> | undefined
 
@@ -54,10 +56,22 @@ export class EraGate {
    * (stdio §Backward Compatibility); on HTTP this request itself is the probe, and an answer that says
    * "legacy" leads to `initialize` and a resend (streamable-http §Backward Compatibility).
    */
-  async request(
+  request(
     method: string,
     params: Record<string, unknown>,
     options: CallOptions = {},
+  ): Promise<Record<string, unknown>> {
+    // A known 2026-07-28 server: straight through, without a wait on the settled era per call.
+    const era = this.#era
+    if (era !== undefined && era === this.#resolvedEra && !this.#legacy && method !== 'server/discover')
+      return this.#session.request(method, params, options)
+    return this.#request(method, params, options)
+  }
+
+  async #request(
+    method: string,
+    params: Record<string, unknown>,
+    options: CallOptions,
   ): Promise<Record<string, unknown>> {
     if (this.#era === undefined) {
       const http = this.#session.transport instanceof HttpTransport ? this.#session.transport : undefined
@@ -128,6 +142,7 @@ export class EraGate {
     const settled = era.then(
       (legacy) => {
         this.#legacy = legacy
+        this.#resolvedEra = settled
         return legacy
       },
       (error: unknown) => {

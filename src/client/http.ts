@@ -128,42 +128,53 @@ export class HttpTransport implements ClientTransport {
 
   /** The headers a request must carry, derived from its body (the body stays the source of truth). */
   static standardHeaders(message: JsonRpcRequest | JsonRpcNotification): Record<string, string> {
-    const headers: Record<string, string> = { 'mcp-method': message.method }
-    const meta = message.params?._meta
-    const version = isRecord(meta) ? meta[META_PROTOCOL_VERSION] : undefined
-    if (typeof version === 'string') headers['mcp-protocol-version'] = version
-    const param = NAME_PARAM[message.method]
-    const name = param === undefined ? undefined : message.params?.[param]
-    if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name)
-    return headers
+    return addStandardHeaders({}, message)
   }
 
   async #post(message: JsonRpcMessage, options: SendOptions): Promise<Incoming> {
-    const headers = await this.#baseHeaders()
+    // Fixed headers need no wait: a promise per call only for a headers function.
+    const base = typeof this.#headers === 'function' ? await this.#baseHeaders() : this.#copyFixedHeaders()
+    const headers = this.#messageHeaders(base, message, options)
+    const cancel = options.cancellation ?? (options.signal && cancellationOf(options.signal))
+    const response = await this.#exchange('POST', headers, JSON.stringify(message), cancel)
+    // 2025-11-25 basic/transports §Session Management: the server assigns the session on initialize.
+    const legacy = this.legacy
+    if (legacy && legacy.sessionId === undefined) {
+      const assigned = response.header('mcp-session-id')
+      if (assigned) legacy.sessionId = assigned
+    }
+    options.onStatus?.(response.status)
+    return response
+  }
+
+  #messageHeaders(
+    headers: Record<string, string>,
+    message: JsonRpcMessage,
+    options: SendOptions,
+  ): Record<string, string> {
     const legacy = this.legacy
     if (legacy) {
       this.#legacyHeaders(headers, legacy)
     } else if ('method' in message) {
-      Object.assign(headers, HttpTransport.standardHeaders(message))
+      addStandardHeaders(headers, message)
       const extra = options.headers
       for (const name in extra) headers[name.toLowerCase()] = extra[name] as string
     }
     headers['content-type'] = 'application/json'
     headers.accept = 'application/json, text/event-stream'
-    const cancel = options.cancellation ?? (options.signal && cancellationOf(options.signal))
-    const response = await this.#exchange('POST', headers, JSON.stringify(message), cancel)
-    // 2025-11-25 basic/transports §Session Management: the server assigns the session on initialize.
-    const assigned = response.header('mcp-session-id')
-    if (legacy && assigned && legacy.sessionId === undefined) legacy.sessionId = assigned
-    options.onStatus?.(response.status)
-    return response
+    return headers
   }
 
   /** The configured headers, names in lower case: the base every request adds its own to. */
   async #baseHeaders(): Promise<Record<string, string>> {
     // Fixed headers are lower-cased once; a function is asked on every request (refreshed tokens).
-    if (typeof this.#headers !== 'function') return { ...(this.#fixedHeaders ??= lowerCased(this.#headers)) }
+    if (typeof this.#headers !== 'function') return this.#copyFixedHeaders()
     return lowerCased(await this.#headers())
+  }
+
+  #copyFixedHeaders(): Record<string, string> {
+    const fixed = (this.#fixedHeaders ??= lowerCased(this.#headers as Readonly<Record<string, string>>))
+    return { ...fixed }
   }
 
   #fixedHeaders: Record<string, string> | undefined
@@ -179,13 +190,9 @@ export class HttpTransport implements ClientTransport {
     body: string | undefined,
     cancel: Cancellation | undefined,
   ): Promise<Incoming> {
-    const outgoing: Outgoing = {
-      method,
-      url: this.url,
-      headers,
-      ...(body !== undefined && { body }),
-      ...(cancel && { cancel }),
-    }
+    const outgoing: { -readonly [K in keyof Outgoing]: Outgoing[K] } = { method, url: this.url, headers }
+    if (body !== undefined) outgoing.body = body
+    if (cancel) outgoing.cancel = cancel
     try {
       return await this.#stack.send(outgoing)
     } catch (error) {
@@ -396,6 +403,21 @@ function isServerRequest(value: unknown): value is JsonRpcRequest {
     typeof value.method === 'string' &&
     (typeof value.id === 'string' || typeof value.id === 'number')
   )
+}
+
+/** Adds the headers a request must carry, derived from its body (the body stays the source of truth). */
+function addStandardHeaders(
+  headers: Record<string, string>,
+  message: JsonRpcRequest | JsonRpcNotification,
+): Record<string, string> {
+  headers['mcp-method'] = message.method
+  const meta = message.params?._meta
+  const version = isRecord(meta) ? meta[META_PROTOCOL_VERSION] : undefined
+  if (typeof version === 'string') headers['mcp-protocol-version'] = version
+  const param = NAME_PARAM[message.method]
+  const name = param === undefined ? undefined : message.params?.[param]
+  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name)
+  return headers
 }
 
 function lowerCased(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {

@@ -51,11 +51,28 @@ export function nodeHttpStack(): HttpStack | undefined {
     }
     return agent
   }
+  /** Where a URL's requests go, worked out once per URL object (the transport sends to the same one). */
+  let targets = new WeakMap<URL, Target>()
+  const targetOf = (url: URL): Target => {
+    let target = targets.get(url)
+    if (!target) {
+      const https = url.protocol === 'https:'
+      target = {
+        http: https ? modules.https : modules.http,
+        agent: agentFor(url.protocol),
+        protocol: url.protocol,
+        hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname, // IPv6 literal
+        port: url.port,
+        path: url.pathname + url.search,
+      }
+      targets.set(url, target)
+    }
+    return target
+  }
   const send = async (outgoing: Outgoing): Promise<Incoming> => {
     let current = outgoing
     for (let redirects = 0; ; redirects++) {
-      const http = current.url.protocol === 'https:' ? modules.https : modules.http
-      const response = await exchange(http, agentFor(current.url.protocol), current, false)
+      const response = await exchange(targetOf(current.url), current, false)
       let next: Outgoing | undefined
       try {
         next = redirectOf(current, response)
@@ -63,7 +80,7 @@ export function nodeHttpStack(): HttpStack | undefined {
         response.destroy()
         throw error
       }
-      if (!next) return incoming(response)
+      if (!next) return new NodeIncoming(response)
       response.destroy()
       if (redirects >= MAX_REDIRECTS) throw new TransportError(`More than ${MAX_REDIRECTS} redirects`)
       current = next
@@ -74,30 +91,35 @@ export function nodeHttpStack(): HttpStack | undefined {
     close: () => {
       for (const agent of agents.values()) agent.destroy()
       agents.clear()
+      targets = new WeakMap()
     },
   }
 }
 
+/** A URL's module, pooled Agent and request options. */
+interface Target {
+  readonly http: { request: HttpModule['request'] }
+  readonly agent: Agent
+  readonly protocol: string
+  readonly hostname: string
+  readonly port: string
+  readonly path: string
+}
+
 /** One request on the pool; resolves when the answer's headers are in. */
-function exchange(
-  http: { request: HttpModule['request'] },
-  agent: Agent,
-  outgoing: Outgoing,
-  retried: boolean,
-): Promise<IncomingMessage> {
+function exchange(target: Target, outgoing: Outgoing, retried: boolean): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const cancel = outgoing.cancel
     if (cancel?.aborted) return reject(cancel.reason)
-    const { body, url } = outgoing
     // Node sets Content-Length itself when the whole body is passed to end().
-    const request = http.request({
-      protocol: url.protocol,
-      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname, // IPv6 literal
-      port: url.port,
-      path: url.pathname + url.search,
+    const request = target.http.request({
+      protocol: target.protocol,
+      hostname: target.hostname,
+      port: target.port,
+      path: target.path,
       method: outgoing.method,
       headers: outgoing.headers,
-      agent,
+      agent: target.agent,
     })
     let answered: IncomingMessage | undefined
     // Aborting stops the request, or the body being read once answered (streamable-http §Cancellation:
@@ -113,26 +135,29 @@ function exchange(
       // A kept-alive socket the server closed while idle fails at once; nothing was processed, so the
       // request goes out once more on a fresh connection (as node's documentation advises).
       if (!retried && request.reusedSocket && error.code === 'ECONNRESET') {
-        resolve(exchange(http, agent, outgoing, true))
+        resolve(exchange(target, outgoing, true))
       } else reject(error)
     })
     request.on('response', (response: IncomingMessage) => {
       answered = response
-      response.on('error', () => undefined) // surfaces through text() or chunks()
+      response.on('error', ignore) // surfaces through text() or chunks()
       if (release) response.once('close', release)
       resolve(response)
     })
-    request.end(body)
+    request.end(outgoing.body)
   })
 }
+
+const ignore = (): void => undefined
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
 /** The request a 3xx answer redirects to (fetch §HTTP-redirect fetch), or undefined for any other answer. */
 function redirectOf(outgoing: Outgoing, response: IncomingMessage): Outgoing | undefined {
   const status = response.statusCode ?? 0
+  if (!REDIRECTS.has(status)) return undefined
   const location = response.headers.location
-  if (!REDIRECTS.has(status) || location === undefined) return undefined
+  if (location === undefined) return undefined
   const url = new URL(location, outgoing.url)
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new TransportError(`Redirected to a ${url.protocol} URL`)
@@ -156,34 +181,69 @@ function redirectOf(outgoing: Outgoing, response: IncomingMessage): Outgoing | u
 const closedEarly = (cause: unknown): TransportError =>
   new TransportError('The server closed the connection before the answer was complete', { cause })
 
-function incoming(response: IncomingMessage): Incoming {
-  return {
-    status: response.statusCode ?? 0,
-    statusText: response.statusMessage ?? '',
-    header: (name) => {
+/** An answer as the transport reads it (a class: no closures per answer). */
+class NodeIncoming implements Incoming {
+  readonly #response: IncomingMessage
+  readonly status: number
+  readonly statusText: string
+
+  constructor(response: IncomingMessage) {
+    this.#response = response
+    this.status = response.statusCode ?? 0
+    this.statusText = response.statusMessage ?? ''
+  }
+
+  header(name: string): string | null {
+    return headerOf(this.#response, name)
+  }
+
+  headerList(): [string, string][] {
+    const list: [string, string][] = []
+    const raw = this.#response.rawHeaders
+    for (let index = 0; index + 1 < raw.length; index += 2)
+      list.push([raw[index] as string, raw[index + 1] as string])
+    return list
+  }
+
+  text(maxBytes: number): Promise<string> {
+    return readText(this.#response, maxBytes)
+  }
+
+  chunks(): AsyncIterable<Uint8Array> {
+    return chunksOf(this.#response)
+  }
+
+  async discard(): Promise<void> {
+    // A finished answer gives its socket back to the pool; an unfinished one (a stream) is cut.
+    const response = this.#response
+    if (response.complete) response.resume()
+    else response.destroy()
+  }
+}
+
+/**
+ * A header's value (lower-case name), or null. A header sent once is read straight from `rawHeaders`: the
+ * `headers` object, which node builds from every line on first use, is made only for repeated names, where
+ * node's rules for combining them apply.
+ */
+function headerOf(response: IncomingMessage, name: string): string | null {
+  const raw = response.rawHeaders
+  let found: string | undefined
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const key = raw[index] as string
+    if (key.length !== name.length || (key !== name && key.toLowerCase() !== name)) continue
+    if (found !== undefined) {
       const value = response.headers[name]
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value
-    },
-    headerList: () => {
-      const list: [string, string][] = []
-      const raw = response.rawHeaders
-      for (let index = 0; index + 1 < raw.length; index += 2)
-        list.push([raw[index] as string, raw[index + 1] as string])
-      return list
-    },
-    text: (maxBytes) => readText(response, maxBytes),
-    chunks: () => chunksOf(response),
-    discard: async () => {
-      // A finished answer gives its socket back to the pool; an unfinished one (a stream) is cut.
-      if (response.complete) response.resume()
-      else response.destroy()
-    },
+    }
+    found = raw[index + 1] as string
   }
+  return found ?? null
 }
 
 function readText(response: IncomingMessage, max: number): Promise<string> {
   const status = response.statusCode ?? 0
-  if (Number(response.headers['content-length']) > max) {
+  if (Number(headerOf(response, 'content-length')) > max) {
     response.destroy()
     return Promise.reject(tooLarge(max, status))
   }

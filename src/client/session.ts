@@ -94,11 +94,13 @@ export class Session {
 
   meta(extra?: Readonly<Record<string, unknown>>): Record<string, unknown> {
     if (this.legacy) return { ...extra }
-    const meta: Record<string, unknown> = {
-      ...extra,
-      [META_PROTOCOL_VERSION]: this.version,
-      [META_CLIENT_CAPABILITIES]: this.options.capabilities,
-    }
+    const meta: Record<string, unknown> = extra
+      ? {
+          ...extra,
+          [META_PROTOCOL_VERSION]: this.version,
+          [META_CLIENT_CAPABILITIES]: this.options.capabilities,
+        }
+      : { [META_PROTOCOL_VERSION]: this.version, [META_CLIENT_CAPABILITIES]: this.options.capabilities }
     if (this.options.clientInfo) meta[META_CLIENT_INFO] = this.options.clientInfo
     return meta
   }
@@ -112,13 +114,10 @@ export class Session {
     params: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<Record<string, unknown>> {
-    let status: number | undefined
-    const onStatus = (value: number): void => {
-      status = value
-      options.onStatus?.(value)
-    }
+    // The answer's HTTP status, for the ProtocolError (a holder, not a closure and an options copy per call).
+    const status: { value?: number } = {}
     for (let attempt = 0; ; attempt++) {
-      const response = await this.send(method, params, { ...options, onStatus })
+      const response = await this.#send(method, params, options, status)
       if ('result' in response) return checkResult(response.result, method)
       const { code, message, data } = response.error
       if (code === ErrorCode.UnsupportedProtocolVersion && attempt === 0 && !this.legacy) {
@@ -131,15 +130,20 @@ export class Session {
         }
         if (shared === undefined) throw new VersionMismatchError(SUPPORTED_VERSIONS, offered, message)
       }
-      throw new ProtocolError(code, message, data, status)
+      throw new ProtocolError(code, message, data, status.value)
     }
   }
 
   /** One exchange: builds the message with a fresh id and `_meta`, applies timeout and cancellation. */
-  async send(
+  send(method: string, params: Record<string, unknown>, options: CallOptions = {}): Promise<JsonRpcResponse> {
+    return this.#send(method, params, options, undefined)
+  }
+
+  async #send(
     method: string,
     params: Record<string, unknown>,
-    options: CallOptions = {},
+    options: CallOptions,
+    status: { value?: number } | undefined,
   ): Promise<JsonRpcResponse> {
     // One cancellation per exchange, aborted by the timeout(s) or the caller's signal. (No AbortSignal.any:
     // it keeps listeners on a long-lived caller signal alive.)
@@ -151,47 +155,41 @@ export class Session {
     }
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs
     const limited = Number.isFinite(timeoutMs) && timeoutMs > 0
-    let handle: ReturnType<typeof setTimeout> | undefined
-    const arm = (): void => {
-      if (handle) clearTimeout(handle)
-      if (limited) handle = setTimeout(() => expire(timeoutMs), timeoutMs)
-    }
-    arm()
+    // One timer per call (none without a limit); progress re-arms it.
+    let handle = limited ? setTimeout(expire, timeoutMs, timeoutMs) : undefined
     // Progress may reset the timeout forever; a ceiling still bounds the whole call (default 10 × timeoutMs).
     const total =
       options.maxTotalTimeoutMs ??
       (options.resetTimeoutOnProgress && limited ? timeoutMs * DEFAULT_TOTAL_FACTOR : undefined)
-    const totalHandle = total !== undefined && total > 0 ? setTimeout(() => expire(total), total) : undefined
+    const totalHandle = total !== undefined && total > 0 ? setTimeout(expire, total, total) : undefined
     const caller = options.signal
-    const onCancel = (): void => controller.abort(caller?.reason)
-    if (caller?.aborted) onCancel()
-    else caller?.addEventListener('abort', onCancel, { once: true })
+    const onCancel = caller && ((): void => controller.abort(caller.reason))
+    if (caller?.aborted) onCancel?.()
+    else if (onCancel) caller?.addEventListener('abort', onCancel, { once: true })
     const forward = options.onNotification
     const onNotification =
       options.resetTimeoutOnProgress && forward
         ? (notification: JsonRpcNotification): void => {
-            if (notification.method === 'notifications/progress' && !controller.aborted) arm()
+            if (notification.method === 'notifications/progress' && !controller.aborted) {
+              if (handle) clearTimeout(handle)
+              if (limited) handle = setTimeout(expire, timeoutMs, timeoutMs)
+            }
             forward(notification)
           }
         : forward
-    const meta = this.meta({ ...options.meta, ...(params._meta as object | undefined) })
+    const extraMeta = options.meta
+    const ownMeta = params._meta as object | undefined
+    const meta = this.meta(extraMeta || ownMeta ? { ...extraMeta, ...ownMeta } : undefined)
     const message = {
       jsonrpc: '2.0' as const,
       id: this.nextId(),
       method,
       params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params,
     }
+    const sendOptions = new ExchangeOptions(controller, options.onStatus, status)
+    if (options.headers) sendOptions.headers = options.headers
+    if (onNotification) sendOptions.onNotification = onNotification
     try {
-      const sendOptions: SendOptions = {
-        // A real AbortSignal only for a transport that asks for one.
-        get signal() {
-          return controller.signal
-        },
-        cancellation: controller,
-        ...(options.headers && { headers: options.headers }),
-        ...(onNotification && { onNotification }),
-        ...(options.onStatus && { onStatus: options.onStatus }),
-      }
       return await this.transport.request(message, sendOptions)
     } catch (error) {
       // 2025-11-25 basic/transports §Sending Messages to the Server: a disconnect is not a cancellation
@@ -213,8 +211,39 @@ export class Session {
     } finally {
       if (handle) clearTimeout(handle)
       if (totalHandle) clearTimeout(totalHandle)
-      caller?.removeEventListener('abort', onCancel)
+      if (onCancel) caller?.removeEventListener('abort', onCancel)
     }
+  }
+}
+
+/**
+ * What one exchange hands its transport, as a class: no accessor, closure or spread per call. A real
+ * AbortSignal is made only for a transport that asks for one.
+ */
+class ExchangeOptions implements SendOptions {
+  readonly cancellation: LazyAbort
+  headers?: Readonly<Record<string, string>>
+  onNotification?: (notification: JsonRpcNotification) => void
+  readonly #forwardStatus: ((status: number) => void) | undefined
+  readonly #status: { value?: number } | undefined
+
+  constructor(
+    cancellation: LazyAbort,
+    forwardStatus: ((status: number) => void) | undefined,
+    status: { value?: number } | undefined,
+  ) {
+    this.cancellation = cancellation
+    this.#forwardStatus = forwardStatus
+    this.#status = status
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal
+  }
+
+  onStatus(status: number): void {
+    if (this.#status) this.#status.value = status
+    this.#forwardStatus?.(status)
   }
 }
 

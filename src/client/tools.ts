@@ -35,6 +35,8 @@ export type ToolWarning = (message: string) => void
 const pageKey = (owner: string, version: string, cursor: string | undefined): string =>
   JSON.stringify(['tools/list', version, cursor ?? null, owner])
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({})
+
 export class ToolBook {
   /** Pages by owner and cursor; lru-cache drops a page when its ttlMs is over (checked on read, no timer). */
   readonly #pages = new LRUCache<string, CachedPage>({ max: 1_000 })
@@ -118,9 +120,11 @@ export class ToolBook {
   }
 
   /** `Mcp-Param-*` headers for a call, from the most recent schema of the tool; absent or null values are omitted. */
-  paramHeaders(name: string, args: unknown): Record<string, string> {
+  paramHeaders(name: string, args: unknown): Readonly<Record<string, string>> {
+    const params = this.#known.get(name)?.headerParams
+    if (!params || params.length === 0) return NO_HEADERS // most tools have none: nothing to build per call
     const headers: Record<string, string> = {}
-    for (const param of this.#known.get(name)?.headerParams ?? []) {
+    for (const param of params) {
       const value = encodeParamValue(valueAt(args, param.path))
       if (value !== undefined) headers[`mcp-param-${param.header.toLowerCase()}`] = value
     }
