@@ -173,6 +173,8 @@ export interface ClientBenchOptions {
   readonly log?: (line: string) => void
 }
 
+const collectGarbage: () => void = (globalThis as { gc?: () => void }).gc ?? (() => undefined)
+
 /** Runs every leg against one toolwire bench server; resolves with the Markdown table of medians. */
 export async function clientBench(options: ClientBenchOptions): Promise<string> {
   const log = options.log ?? ((line: string) => console.log(line))
@@ -183,7 +185,10 @@ export async function clientBench(options: ClientBenchOptions): Promise<string> 
   const par = new Map<string, number[]>(CLIENT_LEGS.map((leg) => [leg.name, []]))
   try {
     // A fresh client per measurement: what one client accumulates (caches, listeners) stays in its own run.
+    // and each starts from a collected heap, so no leg pays for the garbage an earlier one left (the four
+    // clients share this process; `npm run bench` runs it with --expose-gc).
     const run = async (leg: Leg, inFlight: number, seconds: number): Promise<Measured> => {
+      collectGarbage()
       const client = await leg.open(server.url)
       try {
         return await measure(client, inFlight, seconds)
