@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { Agent, request } from 'node:http'
 import { fileURLToPath } from 'node:url'
-import { type BenchServer, callMessage, callProblem, headersFor } from './harness.js'
+import { announcedUrl, type BenchServer, callMessage, callProblem, headersFor } from './harness.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** MiB per semi-space: room for every counted call's garbage, so none is collected mid-count. */
@@ -55,19 +55,7 @@ async function start(server: BenchServer): Promise<Probe> {
     },
   )
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let seen = ''
-      const timer = setTimeout(() => reject(new Error(`${server.name} did not start`)), 30_000)
-      child.once('exit', (code) => reject(new Error(`${server.name} exited with ${code}`)))
-      child.stdout?.on('data', (chunk: Buffer) => {
-        seen += chunk.toString()
-        const match = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(seen)
-        if (match) {
-          clearTimeout(timer)
-          resolve(match[0])
-        }
-      })
-    })
+    const url = await announcedUrl(server, child, 30_000)
     const ask = <T>(message: string): Promise<T> =>
       new Promise((resolve, reject) => {
         child.once('message', (answer) => resolve(answer as T))

@@ -136,6 +136,23 @@ function track(child: ChildProcess): Running {
   }
 }
 
+/** The URL a starting server prints on its stdout (`… on http://127.0.0.1:PORT/mcp`). */
+export function announcedUrl(server: BenchServer, child: ChildProcess, timeoutMs: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let seen = ''
+    const timer = setTimeout(() => reject(new Error(`${server.name} did not start`)), timeoutMs)
+    child.once('exit', (code) => reject(new Error(`${server.name} exited with ${code}`)))
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString()
+      const match = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(seen)
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[0])
+      }
+    })
+  })
+}
+
 export interface HttpRunning extends Running {
   readonly url: string
   /** Milliseconds from spawn to the first correct tools/call answer. */
@@ -163,19 +180,7 @@ export async function startHttp(
   })
   const running = track(child)
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let seen = ''
-      const timer = setTimeout(() => reject(new Error(`${server.name} did not start`)), timeoutMs)
-      child.once('exit', (code) => reject(new Error(`${server.name} exited with ${code}`)))
-      child.stdout?.on('data', (chunk: Buffer) => {
-        seen += chunk.toString()
-        const match = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(seen)
-        if (match) {
-          clearTimeout(timer)
-          resolve(match[0])
-        }
-      })
-    })
+    const url = await announcedUrl(server, child, timeoutMs)
     const first = callMessage(1)
     const answer = await post(url, first, 10_000, { ...headersFor(first), ...extras.headers })
     const problem =

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import type { RequestHandler } from '../../protocol/handler.js'
 import { HttpCore, sendError, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 import { payloadTooLarge } from '../../wire/errors.js'
-import { LazyAbort } from '../../protocol/lazy-abort.js'
+import { LazyAbort } from '../../wire/lazy-abort.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
 import {
   type ConnectionLimitOptions,

@@ -5,7 +5,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { DualEraHandler } from '../dual-era.js'
 import type { Exchange } from '../../protocol/exchange.js'
-import { LazyAbort } from '../../protocol/lazy-abort.js'
+import { LazyAbort } from '../../wire/lazy-abort.js'
 import { encodeError, encodeResult } from '../../protocol/encode.js'
 import type { Reply } from '../../protocol/dispatcher.js'
 import { invalidRequest, McpError, nestedTooDeep, parseError } from '../../wire/errors.js'
