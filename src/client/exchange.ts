@@ -4,6 +4,7 @@
  * middleware) and, on Node, `node:http` directly (node-http.ts), which skips building `Request` and
  * `Response` objects on the hot path.
  */
+import { readStreamCapped } from '../wire/read-capped.js'
 import type { Cancellation } from './cancellation.js'
 import { TransportError } from './errors.js'
 
@@ -97,20 +98,9 @@ async function readCapped(response: Response, max: number): Promise<string> {
     await response.body.cancel()
     throw tooLarge(max, response.status)
   }
-  const reader = response.body.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) return text + decoder.decode()
-    size += value.byteLength
-    if (size > max) {
-      await reader.cancel()
-      throw tooLarge(max, response.status)
-    }
-    text += decoder.decode(value, { stream: true })
-  }
+  const bytes = await readStreamCapped(response.body, max)
+  if (!bytes) throw tooLarge(max, response.status)
+  return new TextDecoder().decode(bytes)
 }
 
 /** Rejects as soon as the signal aborts, even if a custom fetch never settles a cancelled request. */

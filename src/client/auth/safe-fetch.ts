@@ -3,6 +3,7 @@
  * https only (loopback http excepted), no redirects followed, bounded time and size
  * (basic/authorization/security-considerations §Communication Security, §Open Redirection).
  */
+import { readStreamCapped } from '../../wire/read-capped.js'
 import { AuthorizationError } from './errors.js'
 
 export interface FetchLimits {
@@ -68,32 +69,15 @@ async function readCapped(
     await response.body.cancel()
     throw tooBig()
   }
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
+  let body: Uint8Array | undefined
   try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      size += value.byteLength
-      if (size > max) {
-        await reader.cancel()
-        throw tooBig()
-      }
-      chunks.push(value)
-    }
+    body = await readStreamCapped(response.body, max)
   } catch (error) {
-    if (error instanceof AuthorizationError) throw error
     if (timeout.aborted) throw new AuthorizationError(`${url.origin} did not answer within the time limit`)
     throw new AuthorizationError(`Reading the response from ${url.origin} failed: ${message(error)}`)
   }
-  const body = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    body.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return body.buffer
+  if (!body) throw tooBig()
+  return body.slice().buffer
 }
 
 /** Only the origin of a URL goes into messages: paths and queries may carry codes or tokens. */

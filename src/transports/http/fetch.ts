@@ -1,4 +1,5 @@
 /** Web-standard adapter: `(Request) => Promise<Response>`, for Workers, Deno, Bun, Hono, Next … and tests. */
+import { readStreamCapped } from '../../wire/read-capped.js'
 import type { RequestHandler } from '../../protocol/handler.js'
 import { answerConsumedBody } from './consumed-body.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
@@ -16,31 +17,6 @@ export interface FetchHandlerOptions extends HttpOptions {
    * undefined when unknown. Only trust a forwarding header your own proxy sets.
    */
   readonly clientAddress?: (request: Request, context: unknown) => string | undefined
-}
-
-async function readCapped(request: Request, max: number): Promise<Uint8Array | undefined> {
-  if (!request.body) return new Uint8Array(0)
-  const reader = request.body.getReader()
-  const parts: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > max) {
-      await reader.cancel()
-      return undefined
-    }
-    parts.push(value)
-  }
-  if (parts.length === 1) return parts[0]
-  const body = new Uint8Array(size)
-  let offset = 0
-  for (const part of parts) {
-    body.set(part, offset)
-    offset += part.byteLength
-  }
-  return body
 }
 
 /**
@@ -121,7 +97,7 @@ export function createFetchHandler(server: RequestHandler, options: FetchHandler
       answerConsumedBody(server, sink)
       return answered
     }
-    const body = await readCapped(request, core.maxBodyBytes)
+    const body = await readStreamCapped(request.body, core.maxBodyBytes)
     if (!body) {
       core.refuseTooLarge(sink)
       return answered
