@@ -2,32 +2,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFetchHandler, defineServer, defineTool, type Server } from '../src/index.js'
 import { RedisTaskStore } from '../src/stores/redis/index.js'
-import { errorOf, meta, post, resultOf, type Fetcher } from './helpers/http.js'
+import { errorOf, resultOf, type Fetcher } from './helpers/http.js'
+import { taskRequest, waitForStatus } from './helpers/tasks.js'
 import { redisAvailable, requireRedis, type RedisProcess, startRedis } from './helpers/redis.js'
 
 const run = redisAvailable || requireRedis
 
-const withTasks = meta({
-  'io.modelcontextprotocol/clientCapabilities': {
-    extensions: { 'io.modelcontextprotocol/tasks': {} },
-    elicitation: {},
-  },
-})
-const send = (fetcher: Fetcher, method: string, params: Record<string, unknown>) =>
-  post(fetcher, method, params, {
-    meta: withTasks,
-    headers: typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {},
-  })
-
-async function waitFor(fetcher: Fetcher, taskId: string, status: string): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    const task = resultOf(await send(fetcher, 'tasks/get', { taskId }))
-    if (task.status === status) return task
-    if (Date.now() > deadline) throw new Error(`task ${taskId} stayed ${String(task.status)}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+const send = taskRequest
+const waitFor = waitForStatus
 
 describe.runIf(run)('tasks on Redis', () => {
   let redis: RedisProcess

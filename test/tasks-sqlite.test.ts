@@ -5,32 +5,14 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createFetchHandler, defineServer, defineTool, type Server } from '../src/index.js'
 import { SqliteTaskStore } from '../src/handles/sqlite.js'
-import { errorOf, meta, post, resultOf, type Fetcher } from './helpers/http.js'
+import { errorOf, resultOf, type Fetcher } from './helpers/http.js'
+import { taskRequest, waitForStatus } from './helpers/tasks.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-tasks-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const withTasks = meta({
-  'io.modelcontextprotocol/clientCapabilities': {
-    extensions: { 'io.modelcontextprotocol/tasks': {} },
-    elicitation: {},
-  },
-})
-const send = (fetcher: Fetcher, method: string, params: Record<string, unknown>) =>
-  post(fetcher, method, params, {
-    meta: withTasks,
-    headers: typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {},
-  })
-
-async function waitFor(fetcher: Fetcher, taskId: string, status: string): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    const task = resultOf(await send(fetcher, 'tasks/get', { taskId }))
-    if (task.status === status) return task
-    if (Date.now() > deadline) throw new Error(`task ${taskId} stayed ${String(task.status)}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+const send = taskRequest
+const waitFor = waitForStatus
 
 /** One instance of a service: its own store connection on the shared file. */
 function instance(file: string): { server: Server; fetcher: Fetcher; store: SqliteTaskStore } {

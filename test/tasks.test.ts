@@ -10,32 +10,11 @@ import {
 } from '../src/index.js'
 import { createFixtureServer } from './fixtures/conformance/server.js'
 import { errorOf, meta, post, resultOf, type Fetcher } from './helpers/http.js'
-
-const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} }
-const withTasks = meta({ 'io.modelcontextprotocol/clientCapabilities': TASKS })
+import { taskRequest, waitForTask, withTasks } from './helpers/tasks.js'
 
 const call = (fetcher: Fetcher, name: string, args: Record<string, unknown> = {}, m = withTasks) =>
   post(fetcher, 'tools/call', { name, arguments: args }, { meta: m })
-const taskRequest = (fetcher: Fetcher, method: string, params: Record<string, unknown>, m = withTasks) =>
-  post(fetcher, method, params, {
-    meta: m,
-    headers: typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {},
-  })
-
-/** Polls tasks/get until `done` holds, with a generous deadline (never a fixed sleep). */
-async function waitFor(
-  fetcher: Fetcher,
-  taskId: string,
-  done: (task: Record<string, unknown>) => boolean,
-): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    const task = resultOf(await taskRequest(fetcher, 'tasks/get', { taskId }))
-    if (done(task)) return task
-    if (Date.now() > deadline) throw new Error(`task ${taskId} stayed ${String(task.status)}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+const waitFor = waitForTask
 const terminal = (task: Record<string, unknown>) =>
   ['completed', 'failed', 'cancelled'].includes(String(task.status))
 
