@@ -8,7 +8,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { playBrowser, startAuthorizationServer, type TestAuthorizationServer } from './helpers/oidc.js'
+import {
+  playBrowser,
+  ROBOT_CLIENT,
+  startAuthorizationServer,
+  type TestAuthorizationServer,
+} from './helpers/oidc.js'
 import { CLI } from './helpers/paths.js'
 import { startProtectedNotes, type ProtectedNotes } from './helpers/protected-notes.js'
 
@@ -19,15 +24,7 @@ let configDir = ''
 beforeAll(async () => {
   as = await startAuthorizationServer({
     resourceScopes: 'notes:read notes:write',
-    clients: [
-      {
-        client_id: 'robot',
-        client_secret: 'robot-secret-value',
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      },
-    ],
+    clients: [ROBOT_CLIENT],
   })
   mcp = await startProtectedNotes(as.issuer)
   configDir = mkdtempSync(join(tmpdir(), 'toolwire-login-'))

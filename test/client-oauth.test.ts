@@ -5,7 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AuthorizationError, connect, MemoryTokenStore, OAuthProvider } from '../src/client/index.js'
-import { playBrowser, startAuthorizationServer, type TestAuthorizationServer } from './helpers/oidc.js'
+import {
+  playBrowser,
+  ROBOT_CLIENT,
+  startAuthorizationServer,
+  type TestAuthorizationServer,
+} from './helpers/oidc.js'
 import { startProtectedNotes, type ProtectedNotes } from './helpers/protected-notes.js'
 
 const REDIRECT = 'http://127.0.0.1:1/callback'
@@ -19,15 +24,7 @@ beforeAll(async () => {
     resourceScopes: 'notes:read notes:write',
     // Shorter than the client's refresh margin, so every use of a token refreshes it first.
     accessTokenTTL: 30,
-    clients: [
-      {
-        client_id: 'robot',
-        client_secret: 'robot-secret-value',
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      },
-    ],
+    clients: [ROBOT_CLIENT],
   })
   mcp = await startProtectedNotes(as.issuer)
   url = mcp.url

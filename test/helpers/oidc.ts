@@ -17,6 +17,15 @@ export interface TestAuthorizationServer {
   close(): Promise<void>
 }
 
+/** A machine client registered for the client-credentials grant. */
+export const ROBOT_CLIENT = {
+  client_id: 'robot',
+  client_secret: 'robot-secret-value',
+  grant_types: ['client_credentials'],
+  redirect_uris: [],
+  response_types: [],
+}
+
 export async function startAuthorizationServer(options: {
   resourceScopes: string
   accessTokenTTL?: number
