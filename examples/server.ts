@@ -1,4 +1,4 @@
-// A whole MCP server in one module: `toolwire serve examples/server.ts` serves its default export.
+// A whole MCP server in one module: `toolwire serve` runs its default export.
 import { z } from 'zod'
 import { defineServer, defineTool } from 'toolwire'
 
