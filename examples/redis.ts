@@ -61,6 +61,7 @@ const { basket_id } = created.structuredContent as { basket_id: string }
 const added = await clientB.callTool('basket_add', { basket_id, item: 'tea' }) // the other instance
 assert.deepEqual(added.content, [{ type: 'text', text: 'tea' }])
 
+// #region listen
 let changed: (names: string[]) => void = () => {}
 const names = new Promise<string[]>((resolve) => (changed = resolve))
 // subscribe() resolves once instance B acknowledged the listen stream.
@@ -71,6 +72,7 @@ const subscription = await clientB.subscribe(
 a.server.tools.disable('basket_add') // on instance A; each instance keeps its own registry
 // B's listener hears of A's change and refetches the list from B (which still has both tools).
 assert.deepEqual(await names, ['basket_create', 'basket_add'])
+// #endregion listen
 await subscription.close()
 
 await Promise.all([clientA.close(), clientB.close()])
