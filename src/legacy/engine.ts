@@ -8,7 +8,7 @@
 import type { Reply } from '../protocol/dispatcher.js'
 import type { Exchange } from '../protocol/exchange.js'
 import type { ChangeBus, ChangeEvent, SessionEvent } from '../features/subscriptions/bus.js'
-import { invalidParams, invalidRequest, McpError, methodNotFound } from '../wire/errors.js'
+import { invalidParams, invalidRequest, methodNotFound } from '../wire/errors.js'
 import {
   isRecord,
   type JsonRpcNotification,
@@ -20,14 +20,35 @@ import type { ClientCapabilities, Implementation, RequestMeta, ServerCapabilitie
 import type { LegacySession } from './session.js'
 import { legacyCapabilities, negotiateVersion } from './versions.js'
 import { ClientRequests } from './client-requests.js'
-import { encodeResult } from '../protocol/encode.js'
+import type { MethodHandler } from '../protocol/middleware.js'
+import { resourceNotFound } from '../features/resources/define.js'
 
 export interface LegacyOptions {
   /** How long a session id opens (default 24 h); afterwards the client gets 404 and initializes again. */
   readonly sessionTtlMs?: number
   /** Sessions whose log level and subscriptions one instance remembers (default 10 000; oldest go first). */
   readonly maxSessions?: number
+  /** Longest URI `resources/subscribe` accepts, in characters (default 2048); longer is -32602. */
+  readonly maxUriLength?: number
+  /** Resources one session may be subscribed to at once (default 64); more is -32602. */
+  readonly maxSubscriptionsPerSession?: number
+  /**
+   * Bytes of subscribed URIs one instance remembers over all sessions (default 16 MiB); past it the oldest
+   * sessions without an open stream are forgotten, as past `maxSessions`.
+   */
+  readonly maxStateBytes?: number
 }
+
+export const LEGACY_DEFAULTS = {
+  sessionTtlMs: 86_400_000,
+  maxSessions: 10_000,
+  maxUriLength: 2048,
+  maxSubscriptionsPerSession: 64,
+  maxStateBytes: 16 * 1024 * 1024,
+} as const
+
+/** What a remembered subscription costs besides its URI's characters (set entry, string header). */
+const SUBSCRIPTION_OVERHEAD = 64
 
 /** What the engine needs of the server it serves. */
 export interface LegacyHost {
@@ -37,13 +58,25 @@ export interface LegacyHost {
   readonly capabilities: ServerCapabilities
   readonly instructions: string | undefined
   readonly changes: ChangeBus
-  handleLegacy(request: JsonRpcRequest, exchange: Exchange, meta: RequestMeta): Promise<Reply | null>
+  /** Whether `resources/read` would find `uri` (an exact resource or a template's). */
+  serves(uri: string): boolean
+  /** Answers a request of a session; `own` answers the methods only the 2025 revisions have. */
+  handleLegacy(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    meta: RequestMeta,
+    own?: MethodHandler,
+  ): Promise<Reply | null>
 }
 
 /** What the 2025 protocol makes stateful about one client: kept per instance, never in the session id. */
 export class PeerState {
   logLevel: LogLevel | undefined
   readonly subscriptions = new Set<string>()
+  /** What the subscriptions hold, counted against the instance's `maxStateBytes`. */
+  bytes = 0
+  /** Whether the engine remembers this state for an HTTP session (and counts its bytes). */
+  remembered = false
   /** Open notification channels (GET streams of an HTTP session, a stdio connection) and how to end each. */
   readonly streams = new Map<(message: JsonRpcNotification) => void, () => void>()
 }
@@ -61,6 +94,11 @@ const LEVELS = new Set<string>(LOG_LEVELS)
 export class LegacyEngine {
   readonly #host: LegacyHost
   readonly #maxSessions: number
+  readonly #maxUriLength: number
+  readonly #maxSubscriptions: number
+  readonly #maxStateBytes: number
+  /** Bytes the remembered sessions' subscriptions hold (see `PeerState.bytes`). */
+  #stateBytes = 0
   /** Per-session state of HTTP sessions seen by this instance, oldest first. */
   readonly #states = new Map<string, PeerState>()
   /** Peers with an open notification channel. */
@@ -73,7 +111,14 @@ export class LegacyEngine {
 
   constructor(host: LegacyHost, options: LegacyOptions = {}) {
     this.#host = host
-    this.#maxSessions = options.maxSessions ?? 10_000
+    this.#maxSessions = positive(options.maxSessions, LEGACY_DEFAULTS.maxSessions, 'maxSessions')
+    this.#maxUriLength = positive(options.maxUriLength, LEGACY_DEFAULTS.maxUriLength, 'maxUriLength')
+    this.#maxSubscriptions = positive(
+      options.maxSubscriptionsPerSession,
+      LEGACY_DEFAULTS.maxSubscriptionsPerSession,
+      'maxSubscriptionsPerSession',
+    )
+    this.#maxStateBytes = positive(options.maxStateBytes, LEGACY_DEFAULTS.maxStateBytes, 'maxStateBytes')
     host.changes.subscribe((event) => this.#onEvent(event))
   }
 
@@ -117,9 +162,11 @@ export class LegacyEngine {
       case 'subscribe':
       case 'unsubscribe': {
         if (typeof change.uri !== 'string') return false
-        const { subscriptions } = this.peer(sessionId)
-        if (change.kind === 'subscribe') subscriptions.add(change.uri)
-        else subscriptions.delete(change.uri)
+        const peer = this.peer(sessionId)
+        if (change.kind === 'unsubscribe') this.#unsubscribe(peer, change.uri)
+        // Another instance checked the request; the bounds still hold here, whatever the bus carried.
+        else if (change.uri.length <= this.#maxUriLength && peer.subscriptions.size < this.#maxSubscriptions)
+          this.#subscribe(peer, change.uri)
         return true
       }
       case 'ended':
@@ -157,15 +204,45 @@ export class LegacyEngine {
     let state = this.#states.get(sessionId)
     if (state) return state
     state = new PeerState()
+    state.remembered = true
     this.#states.set(sessionId, state)
-    if (this.#states.size > this.#maxSessions) {
-      for (const [id, old] of this.#states) {
-        if (old.streams.size > 0) continue
-        this.#states.delete(id)
-        break
-      }
-    }
+    this.#trim(state)
     return state
+  }
+
+  /** Forgets the oldest sessions without an open stream while too many, or too many bytes, are kept. */
+  #trim(keep: PeerState): void {
+    const over = (): boolean =>
+      this.#states.size > this.#maxSessions || this.#stateBytes > this.#maxStateBytes
+    if (!over()) return
+    for (const [id, old] of this.#states) {
+      if (old === keep || old.streams.size > 0) continue
+      this.#forget(id, old)
+      if (!over()) return
+    }
+  }
+
+  #forget(sessionId: string, state: PeerState): void {
+    this.#states.delete(sessionId)
+    state.remembered = false
+    this.#stateBytes -= state.bytes
+  }
+
+  #subscribe(peer: PeerState, uri: string): void {
+    if (peer.subscriptions.has(uri)) return
+    peer.subscriptions.add(uri)
+    const cost = uri.length + SUBSCRIPTION_OVERHEAD
+    peer.bytes += cost
+    if (!peer.remembered) return
+    this.#stateBytes += cost
+    this.#trim(peer)
+  }
+
+  #unsubscribe(peer: PeerState, uri: string): void {
+    if (!peer.subscriptions.delete(uri)) return
+    const cost = uri.length + SUBSCRIPTION_OVERHEAD
+    peer.bytes -= cost
+    if (peer.remembered) this.#stateBytes -= cost
   }
 
   /** Whether a session was ended with DELETE (its token still verifies until it expires). */
@@ -186,12 +263,18 @@ export class LegacyEngine {
     for (const [id, until] of this.#ended) if (until <= now) this.#ended.delete(id)
     if (this.#ended.size < 100_000 && typeof expiresAt === 'number') this.#ended.set(sessionId, expiresAt)
     const state = this.#states.get(sessionId)
-    this.#states.delete(sessionId)
-    if (state) this.#closeStreams(state)
+    if (state) {
+      this.#forget(sessionId, state)
+      this.#closeStreams(state)
+    }
   }
 
-  /** Answers one request of a legacy peer. */
-  async request(
+  /**
+   * Answers one request of a legacy peer. The methods only the 2025 revisions have run inside the server's
+   * middleware like every other method, so they count against the caller's request limit: unmetered, a
+   * handshake method is a free way to make the server work and remember.
+   */
+  request(
     session: Pick<LegacySession, 'version' | 'capabilities' | 'clientInfo'>,
     peer: PeerState,
     request: JsonRpcRequest,
@@ -199,48 +282,90 @@ export class LegacyEngine {
     sessionId?: string,
   ): Promise<Reply | null> {
     const params = request.params ?? {}
-    try {
-      switch (request.method) {
-        case 'ping':
-          return ok(request, {})
-        case 'initialize':
+    const meta = sessionMeta(session, peer, params)
+    const own = this.#handshakeMethod(request.method, peer, sessionId)
+    return this.#host.handleLegacy(request, exchange, meta, own)
+  }
+
+  /**
+   * Answers `initialize` (2025-11-25 basic/lifecycle §Initialization), counted like any request; `opened`
+   * receives the negotiated session before the reply is returned, and only when it succeeded.
+   */
+  initialize(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    opened: (negotiated: Negotiated) => void | Promise<void>,
+  ): Promise<Reply | null> {
+    const params = request.params ?? {}
+    const meta: RequestMeta = {
+      protocolVersion: negotiateVersion(params.protocolVersion),
+      clientCapabilities: {},
+      raw: {},
+    }
+    return this.#host.handleLegacy(request, exchange, meta, async () => {
+      const negotiated = this.negotiate(params)
+      await opened(negotiated)
+      return negotiated.result
+    })
+  }
+
+  /**
+   * Refuses a subscription the session may not hold: what a session remembers must not grow with what a
+   * client sends, and a URI the server does not serve gets the error `resources/read` gives for it
+   * (2025-11-25 server/resources §Error Handling).
+   */
+  #checkSubscription(peer: PeerState, uri: string): void {
+    if (uri.length > this.#maxUriLength)
+      throw invalidParams(`Invalid params: uri is longer than ${this.#maxUriLength} characters`)
+    if (!peer.subscriptions.has(uri) && peer.subscriptions.size >= this.#maxSubscriptions)
+      throw invalidParams(
+        `Invalid params: a session may hold at most ${this.#maxSubscriptions} subscriptions; unsubscribe first`,
+      )
+    if (!this.#host.serves(uri)) throw resourceNotFound(uri)
+  }
+
+  /** The handler of a method only the 2025 revisions have, or undefined for the server's own methods. */
+  #handshakeMethod(
+    method: string,
+    peer: PeerState,
+    sessionId: string | undefined,
+  ): MethodHandler | undefined {
+    switch (method) {
+      case 'ping':
+        return () => ({})
+      case 'initialize':
+        return () => {
           throw invalidRequest('this session is already initialized')
-        case 'logging/setLevel':
-          if (typeof params.level !== 'string' || !LEVELS.has(params.level))
-            throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(params.level)}`)
-          peer.logLevel = params.level as LogLevel
+        }
+      case 'logging/setLevel':
+        return async (ctx) => {
+          const { level } = ctx.params
+          if (typeof level !== 'string' || !LEVELS.has(level))
+            throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(level)}`)
+          peer.logLevel = level as LogLevel
           // Answered once the other instances have been told: the session's next request may reach any of
           // them, and it must find the level already set.
-          if (sessionId !== undefined) await this.#publish(sessionId, { kind: 'level', level: params.level })
-          return ok(request, {})
-        case 'resources/subscribe':
-        case 'resources/unsubscribe':
-          if (!this.#host.capabilities.resources?.subscribe) throw methodNotFound(request.method)
-          if (typeof params.uri !== 'string') throw invalidParams('Invalid params: uri must be a string')
-          if (request.method === 'resources/subscribe') peer.subscriptions.add(params.uri)
-          else peer.subscriptions.delete(params.uri)
+          if (sessionId !== undefined) await this.#publish(sessionId, { kind: 'level', level })
+          return {}
+        }
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return async (ctx) => {
+          if (!this.#host.capabilities.resources?.subscribe) throw methodNotFound(method)
+          const { uri } = ctx.params
+          if (typeof uri !== 'string') throw invalidParams('Invalid params: uri must be a string')
+          if (method === 'resources/subscribe') this.#checkSubscription(peer, uri)
+          if (method === 'resources/subscribe') this.#subscribe(peer, uri)
+          else this.#unsubscribe(peer, uri)
           if (sessionId !== undefined) {
-            const kind = request.method === 'resources/subscribe' ? 'subscribe' : 'unsubscribe'
-            await this.#publish(sessionId, { kind, uri: params.uri })
+            const kind = method === 'resources/subscribe' ? 'subscribe' : 'unsubscribe'
+            await this.#publish(sessionId, { kind, uri })
           }
-          return ok(request, {})
-      }
-    } catch (error) {
-      if (!(error instanceof McpError)) throw error
-      return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: request.id, error: error.toJSON() }) }
+          return {}
+        }
+      default:
+        return undefined
     }
-    const raw = isRecord(params._meta) ? params._meta : {}
-    const meta: RequestMeta = {
-      protocolVersion: session.version,
-      clientCapabilities: session.capabilities,
-      raw,
-    }
-    if (session.clientInfo) meta.clientInfo = session.clientInfo
-    if (peer.logLevel) meta.logLevel = peer.logLevel
-    const token = raw.progressToken
-    if (typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token)))
-      meta.progressToken = token
-    return this.#host.handleLegacy(request, exchange, meta)
   }
 
   /** Sends a server-to-client request and waits for its answer (see ClientRequests.ask). */
@@ -307,7 +432,29 @@ export class LegacyEngine {
   }
 }
 
-const ok = (request: JsonRpcRequest, result: Record<string, unknown>): Reply => ({
-  status: 200,
-  body: encodeResult(request.id, result),
-})
+function positive(value: number | undefined, fallback: number, what: string): number {
+  const chosen = value ?? fallback
+  if (!(Number.isInteger(chosen) && chosen > 0))
+    throw new TypeError(`legacy.${what} must be a positive integer`)
+  return chosen
+}
+
+/** What a session's request carries in place of the current revision's `_meta` envelope. */
+function sessionMeta(
+  session: Pick<LegacySession, 'version' | 'capabilities' | 'clientInfo'>,
+  peer: PeerState,
+  params: Record<string, unknown>,
+): RequestMeta {
+  const raw = isRecord(params._meta) ? params._meta : {}
+  const meta: RequestMeta = {
+    protocolVersion: session.version,
+    clientCapabilities: session.capabilities,
+    raw,
+  }
+  if (session.clientInfo) meta.clientInfo = session.clientInfo
+  if (peer.logLevel) meta.logLevel = peer.logLevel
+  const token = raw.progressToken
+  if (typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token)))
+    meta.progressToken = token
+  return meta
+}

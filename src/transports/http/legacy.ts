@@ -6,7 +6,7 @@
 import { type AuthInfo, authPrincipal } from '../../protocol/exchange.js'
 import type { LegacyEngine } from '../../legacy/engine.js'
 import type { LegacySession, SessionCodec } from '../../legacy/session.js'
-import { encodeError, encodeResult } from '../../protocol/encode.js'
+import { encodeError } from '../../protocol/encode.js'
 import { ErrorCode, invalidRequest, McpError } from '../../wire/errors.js'
 import { type Inbound, isRecord, isRequestId, type JsonRpcRequest } from '../../wire/jsonrpc.js'
 import { HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
@@ -81,7 +81,7 @@ export class LegacyHttp {
     auth: AuthInfo | undefined,
   ): Promise<void> {
     if (inbound.kind === 'request' && inbound.message.method === 'initialize') {
-      return this.#initialize(inbound.message, out, auth)
+      return this.#initialize(view, inbound.message, out, auth)
     }
     const session = await this.#session(view, out, auth)
     if (!session) return
@@ -167,27 +167,32 @@ export class LegacyHttp {
   }
 
   async #initialize(
+    view: HttpRequestView,
     request: JsonRpcRequest,
     out: HttpResponseSink,
     auth: AuthInfo | undefined,
   ): Promise<void> {
-    try {
-      const negotiated = this.engine.negotiate(request.params ?? {})
-      const token = await this.sessions.mint(
+    let token: string | undefined
+    const exchange = new HttpExchange(view, out, auth, false, this.maxBacklog)
+    const reply = await this.engine.initialize(request, exchange, async (negotiated) => {
+      token = await this.sessions.mint(
         negotiated.version,
         negotiated.capabilities,
         negotiated.clientInfo,
         auth && authPrincipal(auth),
       )
-      out.send(
-        200,
-        { ...JSON_HEADERS, [HEADER_SESSION_ID]: token },
-        encodeResult(request.id, negotiated.result),
+    })
+    if (reply === null) return out.send(202, {})
+    if (token === undefined) {
+      // A refused handshake is 400, unless the refusal brought its own status (429 with Retry-After).
+      const status = reply.headers ? reply.status : 400
+      return out.send(
+        status,
+        reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS,
+        reply.body,
       )
-    } catch (error) {
-      if (!(error instanceof McpError)) throw error
-      sendError(out, 400, error, request.id)
     }
+    out.send(200, { ...JSON_HEADERS, [HEADER_SESSION_ID]: token }, reply.body)
   }
 
   /** The request's open session, or undefined after answering 400 (no id) or 404 (unknown, ended, expired). */
