@@ -12,6 +12,7 @@ import { type Inbound, isRecord, isRequestId, type JsonRpcRequest } from '../../
 import { HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
 import { hasModernMeta } from '../../legacy/versions.js'
 import type { HttpRequestView, HttpResponseSink } from './core.js'
+import type { ListenSlots } from './listen-slots.js'
 import { HttpExchange, JSON_HEADERS, SSE_HEADERS, writeReply } from './exchange.js'
 
 export const HEADER_SESSION_ID = 'mcp-session-id'
@@ -53,7 +54,11 @@ class LegacyHttpExchange extends HttpExchange {
 }
 
 function sendError(out: HttpResponseSink, status: number, error: McpError, id?: JsonRpcRequest['id']): void {
-  out.send(status, JSON_HEADERS, encodeError(id, error))
+  out.send(
+    status,
+    error.headers ? { ...JSON_HEADERS, ...error.headers } : JSON_HEADERS,
+    encodeError(id, error),
+  )
 }
 
 export class LegacyHttp {
@@ -63,6 +68,8 @@ export class LegacyHttp {
     private readonly keepAliveMs: number,
     /** Unsent bytes a session's SSE answer or GET stream may pile up before it is cut. */
     private readonly maxBacklog: number,
+    /** GET streams count as listen streams (`maxListenStreamsPerAddress`), whichever adapter serves them. */
+    private readonly listens: ListenSlots,
   ) {}
 
   /** True when a POST belongs to the legacy era: an `initialize` or a session's message without `_meta`. */
@@ -127,6 +134,9 @@ export class LegacyHttp {
     }
     const session = await this.#session(view, out, auth)
     if (!session) return
+    const release = this.listens.take(view.remoteAddress, auth)
+    if (typeof release !== 'function') return sendError(out, 429, release)
+    if (view.aborted ?? view.signal.aborted) return release()
     out.startStream(SSE_HEADERS)
     out.write(':\n\n')
     let open = true
@@ -137,6 +147,7 @@ export class LegacyHttp {
       if (!open) return
       open = false
       if (keepAlive) clearInterval(keepAlive)
+      release()
       detach()
       out.end()
     }
