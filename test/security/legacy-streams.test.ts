@@ -6,13 +6,7 @@
 import { createServer, type Server as NodeServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  createFetchHandler,
-  createNodeHandler,
-  defineServer,
-  defineTool,
-  type Server,
-} from '../../src/index.js'
+import { createFetchHandler, defineServer, defineTool, type Server } from '../../src/index.js'
 import { createNodeHandler, serveNode } from '../../src/transports/http/node.js'
 import { meta } from '../helpers/http.js'
 import { until } from '../helpers/wait.js'
