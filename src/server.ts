@@ -347,7 +347,11 @@ export class Server implements RequestHandler {
       const legacy = options.legacy ?? {}
       const ttl = legacy.sessionTtlMs ?? 86_400_000
       if (!(ttl > 0)) throw new TypeError('legacy.sessionTtlMs must be positive')
-      this.sessions = new SessionCodec(stateCodec, ttl)
+      this.sessions = new SessionCodec(
+        stateCodec,
+        ttl,
+        legacy.maxSessionCacheBytes === undefined ? {} : { maxBytes: legacy.maxSessionCacheBytes },
+      )
       this.legacy = new LegacyEngine(
         {
           info,

@@ -37,6 +37,11 @@ export interface LegacyOptions {
    * sessions without an open stream are forgotten, as past `maxSessions`.
    */
   readonly maxStateBytes?: number
+  /**
+   * Bytes of decrypted session ids one instance remembers, so a busy session is decrypted once (default
+   * 16 MiB; at most 10 000 ids); the oldest go first.
+   */
+  readonly maxSessionCacheBytes?: number
 }
 
 export const LEGACY_DEFAULTS = {
@@ -45,6 +50,7 @@ export const LEGACY_DEFAULTS = {
   maxUriLength: 2048,
   maxSubscriptionsPerSession: 64,
   maxStateBytes: 16 * 1024 * 1024,
+  maxSessionCacheBytes: 16 * 1024 * 1024,
 } as const
 
 /** What a remembered subscription costs besides its URI's characters (set entry, string header). */
