@@ -42,6 +42,11 @@ export interface LegacyOptions {
    * 16 MiB; at most 10 000 ids); the oldest go first.
    */
   readonly maxSessionCacheBytes?: number
+  /**
+   * Largest `capabilities` plus `clientInfo` an `initialize` may bring, in bytes of JSON (default 4096); more
+   * is -32602. Both travel inside the session id, which must stay small enough for every proxy's headers.
+   */
+  readonly maxHandshakeBytes?: number
 }
 
 export const LEGACY_DEFAULTS = {
@@ -51,6 +56,7 @@ export const LEGACY_DEFAULTS = {
   maxSubscriptionsPerSession: 64,
   maxStateBytes: 16 * 1024 * 1024,
   maxSessionCacheBytes: 16 * 1024 * 1024,
+  maxHandshakeBytes: 4096,
 } as const
 
 /** What a remembered subscription costs besides its URI's characters (set entry, string header). */
@@ -103,6 +109,7 @@ export class LegacyEngine {
   readonly #maxUriLength: number
   readonly #maxSubscriptions: number
   readonly #maxStateBytes: number
+  readonly #maxHandshakeBytes: number
   /** Bytes the remembered sessions' subscriptions hold (see `PeerState.bytes`). */
   #stateBytes = 0
   /** Per-session state of HTTP sessions seen by this instance, oldest first. */
@@ -125,6 +132,11 @@ export class LegacyEngine {
       'maxSubscriptionsPerSession',
     )
     this.#maxStateBytes = positive(options.maxStateBytes, LEGACY_DEFAULTS.maxStateBytes, 'maxStateBytes')
+    this.#maxHandshakeBytes = positive(
+      options.maxHandshakeBytes,
+      LEGACY_DEFAULTS.maxHandshakeBytes,
+      'maxHandshakeBytes',
+    )
     host.changes.subscribe((event) => this.#onEvent(event))
   }
 
@@ -190,6 +202,12 @@ export class LegacyEngine {
     const info = params.clientInfo
     if (info !== undefined && !(isRecord(info) && typeof info.name === 'string'))
       throw invalidParams('Invalid params: clientInfo needs a name')
+    // What the client declares is carried in its session id on every request: it may not be unbounded.
+    const declared = utf8Length(JSON.stringify({ capabilities, clientInfo: info }))
+    if (declared > this.#maxHandshakeBytes)
+      throw invalidParams(
+        `Invalid params: capabilities and clientInfo take ${declared} bytes; at most ${this.#maxHandshakeBytes}`,
+      )
     const version = negotiateVersion(params.protocolVersion)
     const result: Record<string, unknown> = {
       protocolVersion: version,
@@ -437,6 +455,8 @@ export class LegacyEngine {
     }
   }
 }
+
+const utf8Length = (text: string): number => new TextEncoder().encode(text).byteLength
 
 function positive(value: number | undefined, fallback: number, what: string): number {
   const chosen = value ?? fallback
