@@ -47,6 +47,8 @@ export interface LegacyOptions {
    * is -32602. Both travel inside the session id, which must stay small enough for every proxy's headers.
    */
   readonly maxHandshakeBytes?: number
+  /** Messages one JSON-RPC batch may hold (2025-03-26 sessions only; default 64); more is -32600. */
+  readonly maxBatchLength?: number
 }
 
 export const LEGACY_DEFAULTS = {
@@ -57,6 +59,7 @@ export const LEGACY_DEFAULTS = {
   maxStateBytes: 16 * 1024 * 1024,
   maxSessionCacheBytes: 16 * 1024 * 1024,
   maxHandshakeBytes: 4096,
+  maxBatchLength: 64,
 } as const
 
 /** What a remembered subscription costs besides its URI's characters (set entry, string header). */
@@ -110,6 +113,8 @@ export class LegacyEngine {
   readonly #maxSubscriptions: number
   readonly #maxStateBytes: number
   readonly #maxHandshakeBytes: number
+  /** Messages one JSON-RPC batch of a 2025-03-26 session may hold. */
+  readonly maxBatchLength: number
   /** Bytes the remembered sessions' subscriptions hold (see `PeerState.bytes`). */
   #stateBytes = 0
   /** Per-session state of HTTP sessions seen by this instance, oldest first. */
@@ -132,6 +137,7 @@ export class LegacyEngine {
       'maxSubscriptionsPerSession',
     )
     this.#maxStateBytes = positive(options.maxStateBytes, LEGACY_DEFAULTS.maxStateBytes, 'maxStateBytes')
+    this.maxBatchLength = positive(options.maxBatchLength, LEGACY_DEFAULTS.maxBatchLength, 'maxBatchLength')
     this.#maxHandshakeBytes = positive(
       options.maxHandshakeBytes,
       LEGACY_DEFAULTS.maxHandshakeBytes,

@@ -272,6 +272,9 @@ export class HttpCore {
     } catch {
       return sendError(out, parseError())
     }
+    // Batches exist only in 2025-03-26, whose sessions always name themselves (the legacy side decides).
+    if (this.#legacy && Array.isArray(parsed) && view.header(HEADER_SESSION_ID) !== undefined)
+      return this.#legacy.batch(view, parsed, out, auth)
     const inbound = classify(parsed)
     if (this.#legacy && LegacyHttp.claims(view, inbound)) return this.#legacy.post(view, inbound, out, auth)
     if (inbound.kind === 'invalid') return sendError(out, invalidRequest(inbound.reason), inbound.id)

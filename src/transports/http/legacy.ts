@@ -8,11 +8,12 @@ import type { LegacyEngine } from '../../legacy/engine.js'
 import type { LegacySession, SessionCodec } from '../../legacy/session.js'
 import { encodeError } from '../../protocol/encode.js'
 import { ErrorCode, invalidRequest, McpError } from '../../wire/errors.js'
-import { type Inbound, isRecord, isRequestId, type JsonRpcRequest } from '../../wire/jsonrpc.js'
+import { classify, type Inbound, isRecord, isRequestId, type JsonRpcRequest } from '../../wire/jsonrpc.js'
 import { HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
 import { hasModernMeta } from '../../legacy/versions.js'
 import type { HttpRequestView, HttpResponseSink } from './core.js'
 import type { ListenSlots } from './listen-slots.js'
+import { BATCHING_VERSIONS, BatchSink } from './legacy-batch.js'
 import { HttpExchange, JSON_HEADERS, SSE_HEADERS, writeReply } from './exchange.js'
 
 export const HEADER_SESSION_ID = 'mcp-session-id'
@@ -92,6 +93,53 @@ export class LegacyHttp {
     }
     const session = await this.#session(view, out, auth)
     if (!session) return
+    await this.deliver(view, inbound, out, auth, session)
+  }
+
+  /**
+   * A JSON-RPC batch (an array body). Only 2025-03-26 has them (basic/transports §Sending Messages to the
+   * Server: the body may be a batch of requests, notifications or responses); later revisions removed them,
+   * so their sessions keep getting the refusal the current revision gives.
+   */
+  async batch(
+    view: HttpRequestView,
+    messages: readonly unknown[],
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
+    const session = await this.#session(view, out, auth)
+    if (!session) return
+    if (!BATCHING_VERSIONS.has(session.version))
+      return sendError(out, 400, invalidRequest('Batch requests are not supported'))
+    const max = this.engine.maxBatchLength
+    if (messages.length === 0) return sendError(out, 400, invalidRequest('a batch may not be empty'))
+    if (messages.length > max)
+      return sendError(out, 400, invalidRequest(`a batch may hold at most ${max} messages`))
+    const sink = new BatchSink(out)
+    await Promise.all(
+      messages.map((message) => {
+        const inbound = classify(message)
+        if (inbound.kind === 'invalid')
+          return sink.add(encodeError(inbound.id, invalidRequest(inbound.reason)))
+        if (inbound.kind === 'request' && inbound.message.method === 'initialize') {
+          // 2025-03-26 basic/lifecycle §Initialization: the initialize request must not be part of a batch.
+          const refusal = invalidRequest('initialize must not be part of a batch')
+          return sink.add(encodeError(inbound.message.id, refusal))
+        }
+        return this.deliver(view, inbound, sink, auth, session)
+      }),
+    )
+    sink.finish()
+  }
+
+  /** One message of an open session (alone in its POST, or one element of a batch). */
+  async deliver(
+    view: HttpRequestView,
+    inbound: Inbound,
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+    session: LegacySession,
+  ): Promise<void> {
     if (inbound.kind === 'notification') {
       const { method, params } = inbound.message
       if (method === 'notifications/cancelled' && isRecord(params) && isRequestId(params.requestId)) {
