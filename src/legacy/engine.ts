@@ -16,54 +16,17 @@ import {
   type JsonRpcResponse,
 } from '../wire/jsonrpc.js'
 import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
-import type { ClientCapabilities, Implementation, RequestMeta, ServerCapabilities } from '../wire/types.js'
+import type { Implementation, RequestMeta, ServerCapabilities } from '../wire/types.js'
 import type { LegacySession } from './session.js'
-import { legacyCapabilities, negotiateVersion } from './versions.js'
+import { negotiateVersion } from './versions.js'
 import { ClientRequests } from './client-requests.js'
 import type { MethodHandler } from '../protocol/middleware.js'
 import { resourceNotFound } from '../features/resources/define.js'
+import { LEGACY_DEFAULTS, type LegacyOptions, positive } from './options.js'
+import { PeerState, PeerStates } from './peer-states.js'
+import { negotiate, type Negotiated, sessionMeta } from './handshake.js'
 
-export interface LegacyOptions {
-  /** How long a session id opens (default 24 h); afterwards the client gets 404 and initializes again. */
-  readonly sessionTtlMs?: number
-  /** Sessions whose log level and subscriptions one instance remembers (default 10 000; oldest go first). */
-  readonly maxSessions?: number
-  /** Longest URI `resources/subscribe` accepts, in characters (default 2048); longer is -32602. */
-  readonly maxUriLength?: number
-  /** Resources one session may be subscribed to at once (default 64); more is -32602. */
-  readonly maxSubscriptionsPerSession?: number
-  /**
-   * Bytes of subscribed URIs one instance remembers over all sessions (default 16 MiB); past it the oldest
-   * sessions without an open stream are forgotten, as past `maxSessions`.
-   */
-  readonly maxStateBytes?: number
-  /**
-   * Bytes of decrypted session ids one instance remembers, so a busy session is decrypted once (default
-   * 16 MiB; at most 10 000 ids); the oldest go first.
-   */
-  readonly maxSessionCacheBytes?: number
-  /**
-   * Largest `capabilities` plus `clientInfo` an `initialize` may bring, in bytes of JSON (default 4096); more
-   * is -32602. Both travel inside the session id, which must stay small enough for every proxy's headers.
-   */
-  readonly maxHandshakeBytes?: number
-  /** Messages one JSON-RPC batch may hold (2025-03-26 sessions only; default 64); more is -32600. */
-  readonly maxBatchLength?: number
-}
-
-export const LEGACY_DEFAULTS = {
-  sessionTtlMs: 86_400_000,
-  maxSessions: 10_000,
-  maxUriLength: 2048,
-  maxSubscriptionsPerSession: 64,
-  maxStateBytes: 16 * 1024 * 1024,
-  maxSessionCacheBytes: 16 * 1024 * 1024,
-  maxHandshakeBytes: 4096,
-  maxBatchLength: 64,
-} as const
-
-/** What a remembered subscription costs besides its URI's characters (set entry, string header). */
-const SUBSCRIPTION_OVERHEAD = 64
+export { LEGACY_DEFAULTS, type LegacyOptions, type Negotiated, PeerState }
 
 /** What the engine needs of the server it serves. */
 export interface LegacyHost {
@@ -84,41 +47,15 @@ export interface LegacyHost {
   ): Promise<Reply | null>
 }
 
-/** What the 2025 protocol makes stateful about one client: kept per instance, never in the session id. */
-export class PeerState {
-  logLevel: LogLevel | undefined
-  readonly subscriptions = new Set<string>()
-  /** What the subscriptions hold, counted against the instance's `maxStateBytes`. */
-  bytes = 0
-  /** Whether the engine remembers this state for an HTTP session (and counts its bytes). */
-  remembered = false
-  /** Open notification channels (GET streams of an HTTP session, a stdio connection) and how to end each. */
-  readonly streams = new Map<(message: JsonRpcNotification) => void, () => void>()
-}
-
-/** The outcome of a valid `initialize`. */
-export interface Negotiated {
-  readonly version: string
-  readonly capabilities: ClientCapabilities
-  readonly clientInfo: Implementation | undefined
-  readonly result: Record<string, unknown>
-}
-
 const LEVELS = new Set<string>(LOG_LEVELS)
 
 export class LegacyEngine {
   readonly #host: LegacyHost
-  readonly #maxSessions: number
-  readonly #maxUriLength: number
-  readonly #maxSubscriptions: number
-  readonly #maxStateBytes: number
+  /** Per-session state of HTTP sessions seen by this instance, bounded. */
+  readonly #peers: PeerStates
   readonly #maxHandshakeBytes: number
   /** Messages one JSON-RPC batch of a 2025-03-26 session may hold. */
   readonly maxBatchLength: number
-  /** Bytes the remembered sessions' subscriptions hold (see `PeerState.bytes`). */
-  #stateBytes = 0
-  /** Per-session state of HTTP sessions seen by this instance, oldest first. */
-  readonly #states = new Map<string, PeerState>()
   /** Peers with an open notification channel. */
   readonly #listening = new Set<PeerState>()
   /** Sessions ended with DELETE, until their token would have expired anyway. */
@@ -129,14 +66,7 @@ export class LegacyEngine {
 
   constructor(host: LegacyHost, options: LegacyOptions = {}) {
     this.#host = host
-    this.#maxSessions = positive(options.maxSessions, LEGACY_DEFAULTS.maxSessions, 'maxSessions')
-    this.#maxUriLength = positive(options.maxUriLength, LEGACY_DEFAULTS.maxUriLength, 'maxUriLength')
-    this.#maxSubscriptions = positive(
-      options.maxSubscriptionsPerSession,
-      LEGACY_DEFAULTS.maxSubscriptionsPerSession,
-      'maxSubscriptionsPerSession',
-    )
-    this.#maxStateBytes = positive(options.maxStateBytes, LEGACY_DEFAULTS.maxStateBytes, 'maxStateBytes')
+    this.#peers = new PeerStates(options)
     this.maxBatchLength = positive(options.maxBatchLength, LEGACY_DEFAULTS.maxBatchLength, 'maxBatchLength')
     this.#maxHandshakeBytes = positive(
       options.maxHandshakeBytes,
@@ -187,10 +117,9 @@ export class LegacyEngine {
       case 'unsubscribe': {
         if (typeof change.uri !== 'string') return false
         const peer = this.peer(sessionId)
-        if (change.kind === 'unsubscribe') this.#unsubscribe(peer, change.uri)
+        if (change.kind === 'unsubscribe') this.#peers.unsubscribe(peer, change.uri)
         // Another instance checked the request; the bounds still hold here, whatever the bus carried.
-        else if (change.uri.length <= this.#maxUriLength && peer.subscriptions.size < this.#maxSubscriptions)
-          this.#subscribe(peer, change.uri)
+        else if (this.#peers.refusal(peer, change.uri) === undefined) this.#peers.subscribe(peer, change.uri)
         return true
       }
       case 'ended':
@@ -201,78 +130,12 @@ export class LegacyEngine {
 
   /** Checks an `initialize` request and builds its result (2025-11-25 basic/lifecycle §Initialization). */
   negotiate(params: Record<string, unknown>): Negotiated {
-    if (typeof params.protocolVersion !== 'string')
-      throw invalidParams('Invalid params: initialize needs a protocolVersion string')
-    const capabilities = params.capabilities ?? {}
-    if (!isRecord(capabilities)) throw invalidParams('Invalid params: capabilities must be an object')
-    const info = params.clientInfo
-    if (info !== undefined && !(isRecord(info) && typeof info.name === 'string'))
-      throw invalidParams('Invalid params: clientInfo needs a name')
-    // What the client declares is carried in its session id on every request: it may not be unbounded.
-    const declared = utf8Length(JSON.stringify({ capabilities, clientInfo: info }))
-    if (declared > this.#maxHandshakeBytes)
-      throw invalidParams(
-        `Invalid params: capabilities and clientInfo take ${declared} bytes; at most ${this.#maxHandshakeBytes}`,
-      )
-    const version = negotiateVersion(params.protocolVersion)
-    const result: Record<string, unknown> = {
-      protocolVersion: version,
-      capabilities: legacyCapabilities(this.#host.capabilities),
-      serverInfo: this.#host.info,
-    }
-    if (this.#host.instructions !== undefined) result.instructions = this.#host.instructions
-    return {
-      version,
-      capabilities: capabilities as ClientCapabilities,
-      clientInfo: info as Implementation | undefined,
-      result,
-    }
+    return negotiate(params, this.#host, this.#maxHandshakeBytes)
   }
 
   /** The state this instance keeps for an HTTP session (made on first use, bounded). */
   peer(sessionId: string): PeerState {
-    let state = this.#states.get(sessionId)
-    if (state) return state
-    state = new PeerState()
-    state.remembered = true
-    this.#states.set(sessionId, state)
-    this.#trim(state)
-    return state
-  }
-
-  /** Forgets the oldest sessions without an open stream while too many, or too many bytes, are kept. */
-  #trim(keep: PeerState): void {
-    const over = (): boolean =>
-      this.#states.size > this.#maxSessions || this.#stateBytes > this.#maxStateBytes
-    if (!over()) return
-    for (const [id, old] of this.#states) {
-      if (old === keep || old.streams.size > 0) continue
-      this.#forget(id, old)
-      if (!over()) return
-    }
-  }
-
-  #forget(sessionId: string, state: PeerState): void {
-    this.#states.delete(sessionId)
-    state.remembered = false
-    this.#stateBytes -= state.bytes
-  }
-
-  #subscribe(peer: PeerState, uri: string): void {
-    if (peer.subscriptions.has(uri)) return
-    peer.subscriptions.add(uri)
-    const cost = uri.length + SUBSCRIPTION_OVERHEAD
-    peer.bytes += cost
-    if (!peer.remembered) return
-    this.#stateBytes += cost
-    this.#trim(peer)
-  }
-
-  #unsubscribe(peer: PeerState, uri: string): void {
-    if (!peer.subscriptions.delete(uri)) return
-    const cost = uri.length + SUBSCRIPTION_OVERHEAD
-    peer.bytes -= cost
-    if (peer.remembered) this.#stateBytes -= cost
+    return this.#peers.get(sessionId)
   }
 
   /** Whether a session was ended with DELETE (its token still verifies until it expires). */
@@ -292,11 +155,8 @@ export class LegacyEngine {
     const now = Date.now()
     for (const [id, until] of this.#ended) if (until <= now) this.#ended.delete(id)
     if (this.#ended.size < 100_000 && typeof expiresAt === 'number') this.#ended.set(sessionId, expiresAt)
-    const state = this.#states.get(sessionId)
-    if (state) {
-      this.#forget(sessionId, state)
-      this.#closeStreams(state)
-    }
+    const state = this.#peers.remove(sessionId)
+    if (state) this.#closeStreams(state)
   }
 
   /**
@@ -345,12 +205,8 @@ export class LegacyEngine {
    * (2025-11-25 server/resources §Error Handling).
    */
   #checkSubscription(peer: PeerState, uri: string): void {
-    if (uri.length > this.#maxUriLength)
-      throw invalidParams(`Invalid params: uri is longer than ${this.#maxUriLength} characters`)
-    if (!peer.subscriptions.has(uri) && peer.subscriptions.size >= this.#maxSubscriptions)
-      throw invalidParams(
-        `Invalid params: a session may hold at most ${this.#maxSubscriptions} subscriptions; unsubscribe first`,
-      )
+    const refusal = this.#peers.refusal(peer, uri)
+    if (refusal) throw invalidParams(`Invalid params: ${refusal}`)
     if (!this.#host.serves(uri)) throw resourceNotFound(uri)
   }
 
@@ -385,8 +241,8 @@ export class LegacyEngine {
           const { uri } = ctx.params
           if (typeof uri !== 'string') throw invalidParams('Invalid params: uri must be a string')
           if (method === 'resources/subscribe') this.#checkSubscription(peer, uri)
-          if (method === 'resources/subscribe') this.#subscribe(peer, uri)
-          else this.#unsubscribe(peer, uri)
+          if (method === 'resources/subscribe') this.#peers.subscribe(peer, uri)
+          else this.#peers.unsubscribe(peer, uri)
           if (sessionId !== undefined) {
             const kind = method === 'resources/subscribe' ? 'subscribe' : 'unsubscribe'
             await this.#publish(sessionId, { kind, uri })
@@ -460,33 +316,4 @@ export class LegacyEngine {
       for (const send of peer.streams.keys()) send(message)
     }
   }
-}
-
-const utf8Length = (text: string): number => new TextEncoder().encode(text).byteLength
-
-function positive(value: number | undefined, fallback: number, what: string): number {
-  const chosen = value ?? fallback
-  if (!(Number.isInteger(chosen) && chosen > 0))
-    throw new TypeError(`legacy.${what} must be a positive integer`)
-  return chosen
-}
-
-/** What a session's request carries in place of the current revision's `_meta` envelope. */
-function sessionMeta(
-  session: Pick<LegacySession, 'version' | 'capabilities' | 'clientInfo'>,
-  peer: PeerState,
-  params: Record<string, unknown>,
-): RequestMeta {
-  const raw = isRecord(params._meta) ? params._meta : {}
-  const meta: RequestMeta = {
-    protocolVersion: session.version,
-    clientCapabilities: session.capabilities,
-    raw,
-  }
-  if (session.clientInfo) meta.clientInfo = session.clientInfo
-  if (peer.logLevel) meta.logLevel = peer.logLevel
-  const token = raw.progressToken
-  if (typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token)))
-    meta.progressToken = token
-  return meta
 }
