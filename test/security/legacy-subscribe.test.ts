@@ -48,7 +48,7 @@ describe('resources/subscribe of 2025-era sessions', () => {
     expect(note.body.result).toEqual({})
   })
 
-  it('refuses more than maxSubscriptionsPerSession, but a repeat or an unsubscribe frees nothing wrongly', async () => {
+  it('refuses more than maxSubscriptionsPerSession; a repeat costs nothing, an unsubscribe frees a place', async () => {
     const { sid } = await initialize(probe.url)
     for (let i = 0; i < 8; i++)
       expect(
