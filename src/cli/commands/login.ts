@@ -43,7 +43,7 @@ async function login(url: string, flags: LoginFlags): Promise<void> {
       clientName: 'toolwire CLI',
       ...(flags.clientMetadataUrl ? { clientMetadataUrl: flags.clientMetadataUrl } : {}),
       authorize: async (authorizationUrl, signal) => {
-        const opened = flags.browser !== false && openBrowser(authorizationUrl.href)
+        const opened = flags.browser !== false && (await openBrowser(authorizationUrl.href))
         say(opened ? 'Opened your browser to authorize. If it did not open, visit:' : 'To authorize, open:')
         say(`  ${authorizationUrl.href}`)
         return listener.callback(signal)
