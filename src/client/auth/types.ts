@@ -91,6 +91,16 @@ export interface OAuthOptions {
   readonly timeoutMs?: number
   /** Largest metadata, registration or token response accepted (default 256 KiB). */
   readonly maxResponseBytes?: number
-  /** A custom fetch for requests to authorization servers and metadata (tests, proxies). */
+  /**
+   * A custom fetch for requests to authorization servers and metadata (tests, proxies). Private addresses
+   * are then judged only where a URL's host is an IP literal or `localhost`: the default one on Node also
+   * judges the address each name resolves to.
+   */
   readonly fetch?: (input: string, init: RequestInit) => Promise<Response>
+  /**
+   * Which IP addresses count as private (loopback, link-local, RFC 1918, unique-local …): the OAuth client
+   * fetches none of them for an MCP server that is not on one itself. Default: every address that is not
+   * public unicast (`isPrivateAddress`).
+   */
+  readonly isPrivateAddress?: (address: string) => boolean
 }
