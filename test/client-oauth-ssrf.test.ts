@@ -218,3 +218,27 @@ describe('on Node, a host name is judged by the address DNS answers when connect
     expect(local.seen).toEqual(['/by-name'])
   })
 })
+
+describe('isPrivateAddress (the default classification)', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.9.9.9', true],
+    ['::1', true],
+    ['169.254.169.254', true],
+    ['fe80::1', true],
+    ['10.1.2.3', true],
+    ['172.16.0.1', true],
+    ['192.168.1.1', true],
+    ['100.64.0.1', true],
+    ['fd00::1', true],
+    ['0.0.0.0', true],
+    ['::ffff:127.0.0.1', true],
+    ['::ffff:a9fe:a9fe', true],
+    ['not an address', true],
+    ['8.8.8.8', false],
+    ['2606:4700:4700::1111', false],
+    ['::ffff:8.8.8.8', false],
+  ])('%s → %s', (address, expected) => {
+    expect(isPrivateAddress(address)).toBe(expected)
+  })
+})

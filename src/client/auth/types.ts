@@ -70,7 +70,9 @@ export interface OAuthOptions {
   readonly redirectUri?: string
   /**
    * Shows the authorization URL to the user (opens a browser) and resolves with the URL the authorization
-   * server redirected back to (the callback, carrying `code`, `state`, `iss`).
+   * server redirected back to (the callback, carrying `code`, `state`, `iss`). A redirect listener should
+   * ignore callbacks whose `state` is not the authorization URL's and keep waiting: a response that does
+   * not match ends the flow with an error, so resolving with a forged one lets anyone cancel the login.
    */
   readonly authorize?: (authorizationUrl: URL, signal: AbortSignal) => Promise<URL | string>
   /** An https URL hosting this client's metadata document (client-registration §Client ID Metadata Documents). */
