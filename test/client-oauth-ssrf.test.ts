@@ -89,16 +89,28 @@ afterAll(async () => {
   await Promise.all([remote.close(), local.close(), localMcp.close()])
 })
 
-const options = (): OAuthOptions => ({
+const options = (extra: Partial<OAuthOptions> = {}): OAuthOptions => ({
   store: new MemoryTokenStore(),
   redirectUri: 'http://127.0.0.1:1/callback',
   authorize: () => Promise.reject(new Error('the user should never be sent anywhere here')),
   isPrivateAddress: isPrivateHere,
   timeoutMs: 5_000,
+  ...extra,
 })
 
-async function listToolsError(mcpUrl: string): Promise<unknown> {
-  const client = connect({ url: mcpUrl }, { auth: options() })
+/**
+ * For the cases naming non-loopback addresses: should the check ever fail, the request is recorded here and
+ * not sent, so the test never sends traffic off this machine.
+ */
+const outside: string[] = []
+const loopbackOnly: NonNullable<OAuthOptions['fetch']> = (input, init) => {
+  if (/^https?:\/\/127\./.test(input)) return fetch(input, init)
+  outside.push(input)
+  return Promise.reject(new Error('the test sends nothing off this machine'))
+}
+
+async function listToolsError(mcpUrl: string, extra: Partial<OAuthOptions> = {}): Promise<unknown> {
+  const client = connect({ url: mcpUrl }, { auth: options(extra) })
   try {
     return await client.listTools().then(
       () => undefined,
@@ -123,21 +135,39 @@ function asMetadata(issuer: string, overrides: Record<string, unknown> = {}): Re
 
 describe('a public MCP server cannot point the OAuth client at private addresses', () => {
   it.each([
-    ['loopback (127.0.0.1)', () => `${local.origin}${RESOURCE_PATH}`, /127\.0\.0\.1 is a loopback address/],
-    ['link-local (cloud metadata)', () => 'https://169.254.169.254/latest/meta-data/', /linkLocal/],
-    ['private (10.x)', () => 'https://10.0.0.1/.well-known/oauth-protected-resource', /a private address/],
+    [
+      'loopback (127.0.0.1)',
+      () => `${local.origin}${RESOURCE_PATH}`,
+      /127\.0\.0\.1 is a loopback address/,
+      {},
+    ],
+    [
+      'link-local (cloud metadata)',
+      () => 'https://169.254.169.254/latest/meta-data/',
+      /linkLocal/,
+      { fetch: loopbackOnly },
+    ],
+    [
+      'private (10.x)',
+      () => 'https://10.0.0.1/.well-known/oauth-protected-resource',
+      /a private address/,
+      { fetch: loopbackOnly },
+    ],
     [
       'localhost by name',
       () => `http://localhost:${new URL(local.origin).port}${RESOURCE_PATH}`,
       /localhost/,
+      {},
     ],
-  ])('resource_metadata on %s is refused', async (_name, target, message) => {
+  ])('resource_metadata on %s is refused', async (_name, target, message, extra: Partial<OAuthOptions>) => {
     local.routes[RESOURCE_PATH] = json({
       resource: `${remote.origin}/mcp`,
       authorization_servers: [local.origin],
     })
     remote.routes['/mcp'] = challenge(target())
-    const error = await listToolsError(`${remote.origin}/mcp`)
+    outside.length = 0
+    const error = await listToolsError(`${remote.origin}/mcp`, extra)
+    expect(outside).toEqual([])
     expect(error).toBeInstanceOf(AuthorizationError)
     expect((error as Error).message).toMatch(message)
     expect((error as Error).message).toContain('MCP server is not on a private network')
@@ -166,7 +196,7 @@ describe('a public MCP server cannot point the OAuth client at private addresses
     remote.routes[AS_PATH] = json(
       asMetadata(remote.origin, {
         registration_endpoint: `${local.origin}/register`,
-        token_endpoint: 'https://10.0.0.1/token',
+        token_endpoint: 'https://10.0.0.1/token', // never reached: registration is refused first
       }),
     )
     local.routes['/register'] = (_req, res) =>
