@@ -4,7 +4,7 @@
  * (basic/authorization/security-considerations §Communication Security, §Open Redirection), and no
  * private address unless the MCP server is on one (private-address.ts). Here the host is judged as written
  * (an IP literal or `localhost`), which works with any fetch; on Node the default fetch also judges the
- * address each name resolves to, when it connects (provider.ts).
+ * address each name resolves to, when it connects (oauth-fetch.ts).
  */
 import { readStreamCapped } from '../../wire/read-capped.js'
 import { AuthorizationError } from './errors.js'
