@@ -35,6 +35,7 @@ export type * from '../wire/types.js'
 export { AuthorizationError } from './auth/errors.js'
 export { MemoryTokenStore } from './auth/memory-store.js'
 export { OAuthProvider } from './auth/provider.js'
+export { isPrivateAddress } from './auth/private-address.js'
 export type {
   ClientCredentials,
   ClientRecord,

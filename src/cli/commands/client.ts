@@ -163,10 +163,17 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value]
 
-/** The options every client command shares. */
+/**
+ * The options every client command shares. Repeatable options take one value per flag: a variadic one would
+ * swallow the target that follows it (`-H 'Authorization: …' https://…`).
+ */
 export function common(command: Command): Command {
   return command
-    .option('-H, --header <header...>', 'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)')
+    .option(
+      '-H, --header <header>',
+      'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)',
+      collect,
+    )
     .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio server (repeatable)', collect)
     .option(
       '--root <dir>',
