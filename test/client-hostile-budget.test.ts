@@ -68,6 +68,21 @@ describe('task polling ends with the call', () => {
   })
 })
 
+describe('2025-11-25 tasks draw from the same budget', () => {
+  it('a task with pollInterval 0 ends at maxTotalTimeoutMs and is cancelled with tasks/cancel', async () => {
+    const { url, counts } = hostile.path('legacy-task-polls')
+    const client = connect({ url }, quiet)
+    const totalMs = 1_000
+    const error = await client.callTool('job', {}, { maxTotalTimeoutMs: totalMs }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RequestTimeoutError)
+    expect(client.legacy).toBe(true)
+    expect(counts.methods['tasks/get']).toBeGreaterThan(0)
+    expect(counts.methods['tasks/get']).toBeLessThanOrEqual(totalMs / DEFAULT_BUDGET.minPollIntervalMs + 1)
+    await until(() => (counts.methods['tasks/cancel'] ?? 0) === 1)
+    await client.close()
+  })
+})
+
 describe('questions asked through a task count as input rounds', () => {
   it('stops a task that asks forever after maxInputRounds', async () => {
     const { url, counts } = hostile.path('task-inputs')

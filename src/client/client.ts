@@ -25,6 +25,7 @@ import { HttpTransport, type HttpTransportOptions } from './http.js'
 import { EraGate } from './era.js'
 import { budgetLimits, type BudgetLimits, CallBudget } from './budget.js'
 import { discoverResultOf } from './legacy.js'
+import { awaitLegacyTask, isCreateTaskResult, needsLegacyTask } from './legacy-tasks.js'
 import { DEFAULT_CONCURRENT_SERVER_REQUESTS, ServerRequestGate } from './server-requests.js'
 import { type NotificationTap, openLegacySubscription } from './legacy-listen.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
@@ -403,6 +404,8 @@ export class Client {
     this.#book.checkParamValues(name, args)
     const base: Record<string, unknown> = { name, arguments: args }
     if (progressToken !== undefined) base._meta = { progressToken }
+    // A 2025-11-25 tool that runs only as a task is called with a `task` (2025-11-25 basic/utilities/tasks).
+    if (needsLegacyTask(this.#era.legacy, this.#book.known(name)?.tool)) base.task = {}
     let refreshedHeaders = false
     const budget = this.#budget(`tools/call ${name}`, options)
     const result = await this.#withInputs('tools/call', name, base, budget, {
@@ -429,6 +432,14 @@ export class Client {
         return true
       },
     })
+    if (base.task !== undefined && isCreateTaskResult(result)) {
+      const host = { request: this.#request.bind(this) }
+      const final = await awaitLegacyTask(host, result, budget, {
+        signal: options.signal,
+        onStatus: options.onTaskStatus,
+      })
+      return this.#book.checkCall(name, final, options.throwOnToolError === true)
+    }
     if (result.resultType === 'task') {
       if (!this.#capabilities.extensions?.[TASKS_EXTENSION])
         throw new InvalidResponseError(
