@@ -99,6 +99,23 @@ describe('questions asked through a task count as input rounds', () => {
     expect(counts.methods['tasks/update']).toBe(3)
     await client.close()
   })
+
+  it('stops once the questions of all rounds pass maxInputRequests', async () => {
+    const { url, counts } = hostile.path('task-inputs')
+    let sampled = 0
+    const client = connect(
+      { url },
+      {
+        ...quiet,
+        budget: { maxInputRequests: 2 },
+        handlers: { sampling: () => (sampled++, Promise.resolve(SAMPLED)) },
+      },
+    )
+    await expect(client.callTool('job', {})).rejects.toMatchObject({ limit: 'maxInputRequests', max: 2 })
+    expect(sampled).toBe(2)
+    expect(counts.methods['tasks/update']).toBe(2)
+    await client.close()
+  })
 })
 
 describe('listing stops at the page and item limits', () => {
@@ -158,6 +175,7 @@ describe('requests a 2025-era server sends the client', () => {
     // The handlers hold until the server has heard every refusal: no more than three ever run.
     await until(() => counts.errors === FLOOD - 3)
     expect(started).toBe(3)
+    expect([...counts.codes]).toEqual([-32600])
     release()
     const result = await call
     expect(result.content).toEqual([{ type: 'text', text: `answered 3, refused ${FLOOD - 3}` }])
