@@ -6,9 +6,14 @@
  * tools as needing a task and calls them.
  */
 import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Client, RequestTimeoutError, type TaskState } from '../src/client/index.js'
+import { type Client, connect, RequestTimeoutError, type TaskState } from '../src/client/index.js'
 import { connectStdio } from '../src/client/stdio-entry.js'
 import { CLI, ROOT } from './helpers/paths.js'
 import { until } from './helpers/wait.js'
@@ -66,6 +71,79 @@ describe('2025-11-25 tasks: server-everything over stdio', { timeout: 60_000 }, 
     const taskId = task?.taskId
     expect(taskId).toBeTypeOf('string')
     await until(async () => (await client.request('tasks/get', { taskId })).status === 'cancelled')
+  })
+})
+
+interface Everything {
+  createServer(): { server: { connect(transport: StreamableHTTPServerTransport): Promise<void> } }
+}
+
+/** server-everything's own server, one per session, behind the SDK's Streamable HTTP transport on port 0. */
+async function everythingOverHttp(): Promise<{ url: string; http: HttpServer }> {
+  const module = join(
+    ROOT,
+    'node_modules',
+    '@modelcontextprotocol',
+    'server-everything',
+    'dist',
+    'server',
+    'index.js',
+  )
+  const { createServer: createEverything } = (await import(pathToFileURL(module).href)) as Everything
+  const sessions = new Map<string, StreamableHTTPServerTransport>()
+  const readBody = async (request: IncomingMessage): Promise<unknown> => {
+    const chunks: Buffer[] = []
+    for await (const chunk of request) chunks.push(chunk as Buffer)
+    return chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined
+  }
+  const http = createServer((request, response) => {
+    void (async () => {
+      const body = request.method === 'POST' ? await readBody(request) : undefined
+      const id = request.headers['mcp-session-id']
+      let transport = typeof id === 'string' ? sessions.get(id) : undefined
+      if (!transport && (body as { method?: string } | undefined)?.method === 'initialize') {
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sessionId) => void sessions.set(sessionId, created),
+        })
+        await createEverything().server.connect(created)
+        transport = created
+      }
+      if (!transport) return void response.writeHead(400).end('Bad Request: no session')
+      await transport.handleRequest(request, response, body)
+    })()
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, http }
+}
+
+describe('2025-11-25 tasks: server-everything over Streamable HTTP', { timeout: 60_000 }, () => {
+  it('calls the research tool; its question comes on the tasks/result stream', async () => {
+    const { url, http } = await everythingOverHttp()
+    const asked: string[] = []
+    const client = connect(
+      { url },
+      {
+        warn: () => undefined,
+        handlers: {
+          elicitation: (params, context) => {
+            asked.push(`${context.method} ${params.message}`)
+            return { action: 'accept', content: { interpretation: 'historical' } }
+          },
+        },
+      },
+    )
+    try {
+      const result = await client.callTool(TOOL, { topic: 'canals', ambiguous: true })
+      expect(client.legacy).toBe(true)
+      expect(text(result)).toContain('# Research Report: canals (historical)')
+      // On HTTP the question names the request whose stream carried it.
+      expect(asked).toEqual([expect.stringMatching(/^tasks\/result The research query "canals"/)])
+    } finally {
+      await client.close()
+      http.closeAllConnections()
+      await new Promise((resolve) => http.close(resolve))
+    }
   })
 })
 
