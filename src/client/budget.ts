@@ -35,6 +35,15 @@ export const DEFAULT_BUDGET: BudgetLimits = {
   maxServerRequests: 32,
 }
 
+/**
+ * How long a call that gave up waits for its `tasks/cancel` to be acknowledged, so a process that exits
+ * next (the CLI) still stops the task; a server that never answers delays the error by at most this much.
+ */
+export const CANCEL_WAIT_MS = 5_000
+
+/** Timers may fire a little before the deadline as `Date.now()` sees it. */
+const DEADLINE_SLACK_MS = 10
+
 export type BudgetLimit = Exclude<keyof BudgetLimits, 'minPollIntervalMs'>
 
 /** A call drew more from its budget than the limits allow; the call was stopped. */
@@ -90,6 +99,15 @@ export class CallBudget {
     const left = this.deadline - Date.now()
     if (left <= 0) throw new RequestTimeoutError(this.#totalMs ?? 0, this.what)
     return left
+  }
+
+  /**
+   * The error a call reports: a request cut short by the call's deadline (its `maxTotalTimeoutMs` was what
+   * remained) is the call timing out, named as such; any other error is itself.
+   */
+  explain(error: unknown): unknown {
+    const spent = error instanceof RequestTimeoutError && Date.now() + DEADLINE_SLACK_MS >= this.deadline
+    return spent ? new RequestTimeoutError(this.#totalMs ?? 0, this.what) : error
   }
 
   /** The server asked for input once more (an `input_required` result, or new questions in a task). */

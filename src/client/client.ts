@@ -511,7 +511,7 @@ export class Client {
         result = await this.#request(method, retry ? { ...base, ...retry } : base, this.#within(budget, sent))
       } catch (error) {
         if (recover && (await recover(error))) continue
-        throw error
+        throw budget.explain(error)
       }
       if (result.resultType !== 'input_required') return result
       const asked = isRecord(result.inputRequests) ? Object.keys(result.inputRequests).length : 0

@@ -8,7 +8,7 @@
  */
 import { isRecord } from '../wire/jsonrpc.js'
 import type { Tool } from '../wire/types.js'
-import type { CallBudget } from './budget.js'
+import { CANCEL_WAIT_MS, type CallBudget } from './budget.js'
 import { InvalidResponseError, ProtocolError, RequestCancelledError } from './errors.js'
 import type { LegacyServer } from './legacy.js'
 import type { CallOptions } from './session.js'
@@ -104,10 +104,12 @@ export async function awaitLegacyTask(
       options.onStatus?.({ ...rest, status: 'completed' })
     }
     return result
-  } catch (error) {
+  } catch (thrown) {
+    const error = budget.explain(thrown)
     // A failed task's own error comes from tasks/result; anything else means the client stops waiting.
     const settled = error instanceof ProtocolError || last.status === 'cancelled'
-    if (!settled) void host.request('tasks/cancel', { taskId }, { timeoutMs: 5_000 }).catch(() => undefined)
+    if (!settled)
+      await host.request('tasks/cancel', { taskId }, { timeoutMs: CANCEL_WAIT_MS }).catch(() => undefined)
     throw error
   }
 }

@@ -7,7 +7,7 @@
 import { ErrorCode } from '../wire/errors.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult } from '../wire/types.js'
-import { BudgetExceededError, type CallBudget } from './budget.js'
+import { BudgetExceededError, CANCEL_WAIT_MS, type CallBudget } from './budget.js'
 import { InvalidResponseError, ProtocolError, RequestCancelledError, RequestTimeoutError } from './errors.js'
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
@@ -114,10 +114,11 @@ export class TaskHandle {
     const budget = options.budget ?? this.#host.budget()
     try {
       return await this.#wait(budget, options)
-    } catch (error) {
+    } catch (thrown) {
+      const error = budget.explain(thrown)
       // The caller stops waiting: the server need not go on working for nobody (extensions/tasks §Cancelling Tasks).
       if (error instanceof BudgetExceededError || error instanceof RequestTimeoutError)
-        void this.cancel(AbortSignal.timeout(5_000)).catch(() => undefined)
+        await this.cancel(AbortSignal.timeout(CANCEL_WAIT_MS)).catch(() => undefined)
       throw error
     }
   }
