@@ -42,6 +42,16 @@ afterAll(async () => {
 
 const lines = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter(Boolean)
 
+describe('the budget', () => {
+  it('has frozen defaults and refuses a limit that is not a number >= 0', () => {
+    expect(Object.isFrozen(DEFAULT_BUDGET)).toBe(true)
+    expect(() => connect({ url: 'http://127.0.0.1:9/mcp' }, { budget: { maxPages: -1 } })).toThrow(RangeError)
+    expect(() => connect({ url: 'http://127.0.0.1:9/mcp' }, { budget: { maxPolls: Number.NaN } })).toThrow(
+      /maxPolls must be a number >= 0/,
+    )
+  })
+})
+
 describe('task polling ends with the call', () => {
   it('a task with pollIntervalMs 0 and a fresh lastUpdatedAt ends at maxTotalTimeoutMs, polled at the floor', async () => {
     const { url, counts } = hostile.path('polls')

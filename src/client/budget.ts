@@ -25,7 +25,7 @@ export interface BudgetLimits {
   readonly maxServerRequests: number
 }
 
-export const DEFAULT_BUDGET: BudgetLimits = {
+export const DEFAULT_BUDGET: BudgetLimits = Object.freeze({
   maxInputRounds: 10,
   maxInputRequests: 50,
   maxPolls: 1_000,
@@ -33,7 +33,7 @@ export const DEFAULT_BUDGET: BudgetLimits = {
   maxPages: 100,
   maxItems: 10_000,
   maxServerRequests: 32,
-}
+})
 
 /**
  * How long a call that gave up waits for its `tasks/cancel` to be acknowledged, so a process that exits
@@ -62,7 +62,7 @@ export class BudgetExceededError extends Error {
 
 /** Completes the limits a client was given with the defaults. */
 export function budgetLimits(given: Partial<BudgetLimits> = {}): BudgetLimits {
-  const limits = { ...DEFAULT_BUDGET }
+  const limits: { -readonly [K in keyof BudgetLimits]: number } = { ...DEFAULT_BUDGET }
   for (const key of Object.keys(DEFAULT_BUDGET) as (keyof BudgetLimits)[]) {
     const value = given[key]
     if (value === undefined) continue
