@@ -204,7 +204,8 @@ export class Session {
     const sendOptions = new ExchangeOptions(controller, options.onStatus, status)
     if (options.headers) sendOptions.headers = options.headers
     if (onNotification) sendOptions.onNotification = onNotification
-    const budget = options.budget
+    // Only a 2025-era server sends requests that name a call: no bookkeeping on the 2026-07-28 hot path.
+    const budget = this.legacy ? options.budget : undefined
     if (budget) this.#budgets.set(message.id, budget)
     try {
       return await this.transport.request(message, sendOptions)
