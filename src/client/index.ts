@@ -5,6 +5,8 @@
 export type { Client, ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
 export type { ToolCallAuditor, ToolCallOutcome, ToolCallRecord } from './audit.js'
 export { connect } from './connect.js'
+export { BudgetExceededError, DEFAULT_BUDGET } from './budget.js'
+export type { BudgetLimit, BudgetLimits } from './budget.js'
 export type {
   GetPromptResult,
   PromptArgumentInfo,
