@@ -20,7 +20,7 @@ import type {
 } from '../wire/types.js'
 import { OAuthProvider } from './auth/provider.js'
 import type { OAuthOptions } from './auth/types.js'
-import { InvalidResponseError, ProtocolError } from './errors.js'
+import { InvalidResponseError, ProtocolError, UnknownToolError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
 import { EraGate } from './era.js'
 import { answerServerRequest, discoverResultOf } from './legacy.js'
@@ -99,6 +99,12 @@ export interface ToolCallOptions {
    * still resolves to its result.
    */
   readonly task?: boolean
+  /**
+   * Call a tool the server does not list (after a fresh `tools/list`). Its result is returned UNCHECKED:
+   * there is no `outputSchema` to check `structuredContent` against and no `Mcp-Param-*` headers are sent.
+   * Without it, such a call throws `UnknownToolError` before anything is sent.
+   */
+  readonly allowUnlisted?: boolean
 }
 
 export interface ListToolsResult {
@@ -354,8 +360,14 @@ export class Client {
         options.onProgress?.(params as unknown as ProgressNotificationParams)
       } else options.onNotification?.(notification)
     }
-    // Results are only trusted against the tool's definition: fetch it first if this client never listed it.
-    if (!this.#book.known(name)) await this.listTools(options.signal ? { signal: options.signal } : {})
+    // Results are only trusted against the tool's definition. A tool this client has no definition of may
+    // have been added since the list was cached: list once more, past the cache; a tool still unknown is
+    // refused before anything is sent (its structuredContent could not be checked), unless allowed.
+    if (!this.#book.known(name)) {
+      await this.listTools({ fresh: true, ...(options.signal && { signal: options.signal }) })
+      if (!this.#book.known(name) && options.allowUnlisted !== true)
+        throw new UnknownToolError(name, this.#book.dropped(name))
+    }
     this.#book.checkParamValues(name, args)
     const base: Record<string, unknown> = { name, arguments: args }
     if (progressToken !== undefined) base._meta = { progressToken }

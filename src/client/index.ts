@@ -21,6 +21,7 @@ export {
   RequestTimeoutError,
   ToolExecutionError,
   TransportError,
+  UnknownToolError,
   VersionMismatchError,
 } from './errors.js'
 export { HttpTransport } from './http.js'
