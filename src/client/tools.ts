@@ -13,6 +13,7 @@ import {
   scanHeaderParams,
   valueAt,
 } from '../schema/x-mcp-header.js'
+import { contentAnnotationProblem } from '../wire/annotations.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult, Tool } from '../wire/types.js'
 import { InvalidResponseError, ToolExecutionError } from './errors.js'
@@ -170,6 +171,10 @@ export class ToolBook {
     if (!Array.isArray(result.content)) {
       throw new InvalidResponseError(`tools/call ${name}: the result has no content array`)
     }
+    // Annotations steer what a model or user is shown (schema `Annotations`): a role or priority the
+    // specification does not define is a broken answer, not something to pass on.
+    const annotationProblem = contentAnnotationProblem(result.content)
+    if (annotationProblem) throw new InvalidResponseError(`tools/call ${name}: ${annotationProblem}`)
     const call = result as unknown as CallToolResult
     if (call.isError === true) {
       if (throwOnToolError) throw new ToolExecutionError(name, call)

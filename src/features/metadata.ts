@@ -74,22 +74,7 @@ export function toolAnnotationProblems(annotations: unknown): string[] {
 }
 
 /** A resource's `annotations` (schema `Annotations`): audience roles, a priority in [0, 1], a timestamp. */
-export function annotationProblems(annotations: unknown): string[] {
-  if (annotations === undefined) return []
-  if (!isRecord(annotations)) return [`annotations must be an object, not ${describe(annotations)}`]
-  const problems: string[] = []
-  const { audience, priority, lastModified } = annotations
-  if (
-    audience !== undefined &&
-    !(Array.isArray(audience) && audience.every((role) => role === 'user' || role === 'assistant'))
-  ) {
-    problems.push(`annotations.audience must list "user" and/or "assistant", not ${describe(audience)}`)
-  }
-  if (priority !== undefined && !(typeof priority === 'number' && priority >= 0 && priority <= 1))
-    problems.push(`annotations.priority must be a number from 0 to 1, not ${describe(priority)}`)
-  optionalString(problems, 'annotations.lastModified', lastModified)
-  return problems
-}
+export { annotationProblems } from '../wire/annotations.js'
 
 /** A cache scope (list results, discovery): "public" or "private". */
 export function cacheScopeProblem(scope: unknown, where: string): string | undefined {
