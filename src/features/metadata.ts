@@ -59,6 +59,40 @@ export function baseProblems(config: {
   return problems
 }
 
+/** A website a client may show as a link: an absolute http(s) URL, never `javascript:`, `data:` or `file:`. */
+const WEBSITE = /^https?:\/\/[^\s/?#]+[^\s]*$/i
+
+/**
+ * The server's own description, as `server/discover` and `initialize` publish it: every field of
+ * `Implementation` (`name` and `version` non-empty strings; `title`, `description` strings; `websiteUrl`
+ * an http(s) URL; `icons` as for tools) and `instructions`, a string (schema `Implementation`,
+ * `DiscoverResult.instructions`).
+ */
+export function implementationProblems(config: {
+  readonly name?: unknown
+  readonly version?: unknown
+  readonly title?: unknown
+  readonly description?: unknown
+  readonly websiteUrl?: unknown
+  readonly icons?: unknown
+  readonly instructions?: unknown
+}): string[] {
+  const problems: string[] = []
+  for (const field of ['name', 'version'] as const) {
+    const value = config[field]
+    if (typeof value !== 'string' || value.trim() === '')
+      problems.push(`${field} must be a non-empty string, not ${describe(value)}`)
+  }
+  problems.push(
+    ...baseProblems({ title: config.title, description: config.description, icons: config.icons }),
+  )
+  const { websiteUrl } = config
+  if (websiteUrl !== undefined && !(typeof websiteUrl === 'string' && WEBSITE.test(websiteUrl)))
+    problems.push(`websiteUrl must be an http: or https: URL, not ${describe(websiteUrl)}`)
+  optionalString(problems, 'instructions', config.instructions)
+  return problems
+}
+
 /** A tool's `annotations` (schema `ToolAnnotations`): an optional title and boolean hints. */
 export function toolAnnotationProblems(annotations: unknown): string[] {
   if (annotations === undefined) return []
