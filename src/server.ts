@@ -288,6 +288,7 @@ export class Server implements RequestHandler {
       wrapHandler: security.wrapToolHandler,
       ...(engine && { tasks: engine }),
       ...(security.guardResult && { guardResult: security.guardResult }),
+      ...(serverInfo && { serverInfo }),
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)

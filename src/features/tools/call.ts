@@ -7,13 +7,14 @@ import { StartTask } from '../../protocol/task-control.js'
 import { contentAnnotationProblem } from '../../wire/annotations.js'
 import { internalError, invalidParams, McpError, missingCapability, notFound } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
-import type { CallToolResult } from '../../wire/types.js'
+import type { CallToolResult, Implementation } from '../../wire/types.js'
 import type { ValidationOutcome } from '../../schema/json-schema.js'
 import type { CompiledTool } from './compile.js'
 import { type ErrorExposure, exposesMessage } from './errors.js'
 import { checkParamHeaders } from './header-check.js'
 import type { ToolRegistry } from './registry.js'
 import { contentProblem, jsonText, normalizeReturn } from './result.js'
+import { addedBytes } from './result-size.js'
 
 /** The tasks extension's part in tools/call (see features/tasks/engine.ts). */
 export interface TaskHooks {
@@ -50,6 +51,11 @@ export interface ToolCallOptions {
    * or a promise of it, and the wrapper may return either, so a synchronous handler awaits nothing.
    */
   readonly wrapHandler?: (tool: CompiledTool, ctx: RequestContext, run: () => unknown) => unknown
+  /**
+   * The server info the dispatcher adds to each result's `_meta` (basic/index §_meta); absent when it adds
+   * none. The size cap counts it: the cap is on the whole encoded result.
+   */
+  readonly serverInfo?: Implementation
 }
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true })
@@ -287,7 +293,7 @@ function guardResult(tool: CompiledTool, options: ToolCallOptions, result: CallT
     final = { ...sent, content: [copy] }
     bytes += guard.size(copy)
   }
-  const fitted = guard.fit(final, bytes)
+  const fitted = guard.fit(final, bytes + addedBytes(final, options.serverInfo))
   return 'refuse' in fitted ? refusal(tool, options, fitted.refuse, fitted.log) : fitted.result
 }
 
