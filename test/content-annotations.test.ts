@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { connect, InvalidResponseError } from '../src/client/index.js'
-import { createFetchHandler, defineServer, defineTool, toolResult } from '../src/index.js'
+import { createFetchHandler, definePrompt, defineServer, defineTool, toolResult } from '../src/index.js'
 import type { Annotations } from '../src/wire/types.js'
 import { errorOf, post, resultOf } from './helpers/http.js'
 
@@ -78,6 +78,42 @@ describe('the server checks the annotations it sends', () => {
     )
     const [block] = resultOf(answer).content as { annotations: unknown }[]
     expect(block!.annotations).toEqual({ audience: ['user'], lastModified: '2025-01-12T15:00:58Z' })
+  })
+})
+
+describe('the server checks the annotations of prompt messages', () => {
+  it('refuses { audience: ["robot"], priority: 7 } in a prompt message (-32603)', async () => {
+    const server = (annotations: Record<string, unknown>) =>
+      createFetchHandler(
+        defineServer({
+          name: 'prompts',
+          version: '1',
+          logger: { error: () => {}, warn: () => {} },
+          prompts: [
+            definePrompt({
+              name: 'p',
+              handler: () => [
+                {
+                  role: 'user',
+                  content: { type: 'text', text: 'hi', annotations: annotations as Annotations },
+                },
+              ],
+            }),
+          ],
+        }),
+      )
+    const bad = await post(server({ audience: ['robot'], priority: 7 }), 'prompts/get', { name: 'p' })
+    expect(errorOf(bad)).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/prompt p produced an invalid result/),
+    })
+    const good = await post(server({ audience: ['user'], priority: 1 }), 'prompts/get', { name: 'p' })
+    expect(resultOf(good).messages).toEqual([
+      {
+        role: 'user',
+        content: { type: 'text', text: 'hi', annotations: { audience: ['user'], priority: 1 } },
+      },
+    ])
   })
 })
 
