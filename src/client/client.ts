@@ -363,9 +363,9 @@ export class Client {
     }
     // Results are only trusted against the tool's definition. A tool this client has no definition of may
     // have been added since the list was cached: list once more, past the cache; a tool still unknown is
-    // refused before anything is sent (its structuredContent could not be checked), unless allowed.
-    // The credential an unlisted call starts with: a scope step-up on the way (a tool hidden from the token
-    // it had) changes it, and the tool may then be listed, so its result can be checked after all.
+    // refused before anything is sent (its structuredContent could not be checked), unless allowed. An
+    // allowed call remembers its credential: a scope step-up on the way (a tool hidden from the token it
+    // had) changes it, and the tool may then be listed, so its result can be checked after all.
     let unlistedWith: string | undefined
     if (!this.#book.known(name)) {
       await this.listTools({ fresh: true, ...(options.signal && { signal: options.signal }) })
