@@ -15,9 +15,14 @@ export interface RegExpModules {
   readonly safeRegex: (pattern: string) => boolean
 }
 
-/** What ajv needs of a compiled pattern (`code.regExp`). */
+/**
+ * What ajv needs of a compiled pattern (`code.regExp`). ajv shares compiled patterns within an instance by
+ * their string form (`usePattern` keys its scope by `toString()`), so the string must name the pattern: with
+ * an object's default `[object Object]`, every pattern a server compiled ran as the first one.
+ */
 export interface RegExpLike {
   test(text: string): boolean
+  toString(): string
 }
 
 export class UnsafePatternError extends Error {
@@ -75,7 +80,9 @@ function toRe2(pattern: string): string {
 function re2(pattern: string, engines: RegExpModules): RegExpLike | Error {
   try {
     const compiled = engines.RE2JS.compile(toRe2(pattern))
-    return { test: (text) => compiled.matcher(text).find() }
+    // Distinct from a native RegExp's `/source/flags`, so the two engines never stand in for each other.
+    const key = `re2:${JSON.stringify(pattern)}`
+    return { test: (text) => compiled.matcher(text).find(), toString: () => key }
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error))
   }
