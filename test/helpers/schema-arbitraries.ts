@@ -176,15 +176,21 @@ function objectSchema(child: fc.Arbitrary<Schema>): fc.Arbitrary<Schema> {
     )
 }
 
+/** The older dialects a schema may declare (2020-12 when it declares none). */
+const DIALECTS = ['http://json-schema.org/draft-07/schema#', 'https://json-schema.org/draft/2019-09/schema']
+
 /** A tool's schema: an object at the root (as `inputSchema` must be), `$defs` its `$ref`s point into. */
 export const rootSchemaArb: fc.Arbitrary<Schema> = fc
-  .array(nodeSchema(1, []), { maxLength: 3 })
-  .chain((defs) => {
+  .tuple(fc.array(nodeSchema(1, []), { maxLength: 3 }), fc.constantFrom(undefined, undefined, ...DIALECTS))
+  .chain(([defs, dialect]) => {
     const refs = defs.map((_, index) => `#/$defs/d${index}`)
     return objectSchema(nodeSchema(2, refs)).map((root) =>
-      defs.length === 0
-        ? root
-        : { ...root, $defs: Object.fromEntries(defs.map((def, index) => [`d${index}`, def])) },
+      defined({
+        $schema: dialect,
+        ...root,
+        $defs:
+          defs.length === 0 ? undefined : Object.fromEntries(defs.map((def, index) => [`d${index}`, def])),
+      }),
     )
   })
 
