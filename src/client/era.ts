@@ -9,13 +9,26 @@ import {
   httpAnswerSaysLegacy,
   initializeLegacy,
   knownLegacy,
+  LEGACY_VERSIONS,
   type LegacyServer,
   rememberEra,
   stdioProbeSaysLegacy,
 } from './legacy.js'
 import { ProtocolError, RequestTimeoutError, TransportError } from './errors.js'
+import { SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation } from '../wire/types.js'
 import type { CallOptions, Session } from './session.js'
+
+/** The revisions a client may be pinned to (`protocolVersion`), newest first. */
+export const PINNABLE_VERSIONS: readonly string[] = [...SUPPORTED_VERSIONS, ...LEGACY_VERSIONS]
+
+/** Refuses a revision this client cannot speak, naming the ones it can. */
+export function checkPinnedVersion(version: string): string {
+  if (PINNABLE_VERSIONS.includes(version)) return version
+  throw new TypeError(
+    `Unknown MCP protocol version ${JSON.stringify(version)}: pin one of ${PINNABLE_VERSIONS.join(', ')}`,
+  )
+}
 
 export class EraGate {
   readonly #session: Session
@@ -29,11 +42,19 @@ export class EraGate {
   #resolvedEra: Promise<LegacyServer | undefined> | undefined
   /** The stdio probe's `server/discover` result, handed to the discover() that may follow it. */
   #probeResult: Record<string, unknown> | undefined
+  /** A 2025-era revision the client is pinned to: `initialize` offers it and accepts nothing else. */
+  readonly #pinnedLegacy: string | undefined
 
-  constructor(session: Session, clientInfo: Implementation | undefined, timeoutMs: number) {
+  /**
+   * `pinned` skips discovery: some servers speak both eras but implement a feature in only one, so the
+   * caller picks the era. A 2026-07-28 pin sends no `initialize`; a 2025-era pin opens with it.
+   */
+  constructor(session: Session, clientInfo: Implementation | undefined, timeoutMs: number, pinned?: string) {
     this.#session = session
     this.#clientInfo = clientInfo
     this.#timeoutMs = timeoutMs
+    if (pinned !== undefined && LEGACY_VERSIONS.includes(pinned)) this.#pinnedLegacy = pinned
+    else if (pinned !== undefined) this.#era = this.#settle(Promise.resolve(undefined))
   }
 
   /** What `initialize` said, once the server turned out to be 2025-era. */
@@ -73,7 +94,9 @@ export class EraGate {
     params: Record<string, unknown>,
     options: CallOptions,
   ): Promise<Record<string, unknown>> {
-    if (this.#era === undefined) {
+    if (this.#era === undefined && this.#pinnedLegacy !== undefined) {
+      this.#era = this.#settle(this.#initialize())
+    } else if (this.#era === undefined) {
       const http = this.#session.transport instanceof HttpTransport ? this.#session.transport : undefined
       if (http && !knownLegacy(http.url)) return this.#probeHttp(http, method, params, options)
       this.#era = this.#settle(http ? this.#initializeCached(http) : this.#probeStdio())
@@ -155,7 +178,7 @@ export class EraGate {
   }
 
   #initialize(): Promise<LegacyServer> {
-    return initializeLegacy(this.#session, this.#clientInfo, this.#timeoutMs)
+    return initializeLegacy(this.#session, this.#clientInfo, this.#timeoutMs, this.#pinnedLegacy)
   }
 
   /** stdio: `server/discover` first; a recognised modern error stays modern, anything else is legacy. */
