@@ -95,7 +95,13 @@ export class EraGate {
     options: CallOptions,
   ): Promise<Record<string, unknown>> {
     if (this.#era === undefined && this.#pinnedLegacy !== undefined) {
-      this.#era = this.#settle(this.#initialize())
+      const http = this.#session.transport instanceof HttpTransport ? this.#session.transport : undefined
+      const initialized = this.#initialize()
+      this.#era = this.#settle(
+        http
+          ? initialized.catch((failure: unknown) => this.#oldTransport(http, failure, failure))
+          : initialized,
+      )
     } else if (this.#era === undefined) {
       const http = this.#session.transport instanceof HttpTransport ? this.#session.transport : undefined
       if (http && !knownLegacy(http.url)) return this.#probeHttp(http, method, params, options)
@@ -148,15 +154,13 @@ export class EraGate {
         settle(modern ? Promise.resolve(undefined) : Promise.reject(toError(error)))
         throw error
       }
-      // When `initialize` fails too, its own answer says more only if it is a JSON-RPC error.
-      settle(
-        this.#initialize().catch((failure: unknown) =>
-          Promise.reject(failure instanceof ProtocolError ? failure : error),
-        ),
-      )
+      // When `initialize` fails too, its own answer says more only if it is a JSON-RPC error; a 4xx
+      // without one may be the HTTP+SSE transport of 2024-11-05.
+      settle(this.#initialize().catch((failure: unknown) => this.#oldTransport(http, error, failure)))
     }
     await this.#era
-    rememberEra(http.url, true)
+    // An HTTP+SSE server is found again by the same steps: `initialize` straight away would fail there.
+    if (!http.oldSse) rememberEra(http.url, true)
     return this.request(method, params, options)
   }
 
@@ -175,6 +179,30 @@ export class EraGate {
     )
     settled.catch(() => undefined) // the requests that wait on it see the failure; none is left unhandled
     return settled
+  }
+
+  /**
+   * 2025-03-26 basic/transports §Backwards Compatibility: POST `initialize` failed with 4xx, so GET, expecting
+   * the event stream of the HTTP+SSE transport (2024-11-05), and initialize through it. If the URL serves
+   * that neither, one line says so (never the page it answered with). `probeError` is thrown when
+   * `initialize` failed otherwise.
+   */
+  async #oldTransport(http: HttpTransport, probeError: unknown, failure: unknown): Promise<LegacyServer> {
+    const status = failure instanceof TransportError ? failure.status : undefined
+    if (status === undefined || status < 400 || status >= 500 || status === 401 || status === 403) {
+      throw failure instanceof ProtocolError ? failure : probeError
+    }
+    try {
+      await http.openOldSse(this.#timeoutMs)
+    } catch (refused) {
+      const why = refused instanceof Error ? refused.message : String(refused)
+      throw new TransportError(
+        `${http.url.href} is not an MCP endpoint: POST answered HTTP ${status} and ${why}; check the URL ` +
+          '(Streamable HTTP servers usually serve /mcp, HTTP+SSE servers /sse)',
+        { status, cause: refused },
+      )
+    }
+    return this.#initialize()
   }
 
   #initialize(): Promise<LegacyServer> {

@@ -109,7 +109,10 @@ export async function initializeLegacy(
     const version = result.protocolVersion
     // lifecycle §Version Negotiation: a version the client does not support ends the connection; with a
     // pinned revision, only that one is supported.
-    const accepted = pinned === undefined ? LEGACY_VERSIONS : [pinned]
+    // The HTTP+SSE transport's own revision, 2024-11-05, is spoken there too.
+    const oldSse = transport instanceof HttpTransport && transport.oldSse
+    const accepted =
+      pinned !== undefined ? [pinned] : oldSse ? [...LEGACY_VERSIONS, '2024-11-05'] : LEGACY_VERSIONS
     if (typeof version !== 'string' || !accepted.includes(version)) {
       throw new VersionMismatchError(
         pinned === undefined ? [...SUPPORTED_VERSIONS, ...LEGACY_VERSIONS] : accepted,
