@@ -5,12 +5,14 @@
  * revision. A 2025-era pin opens with `initialize`; a 2026-07-28 pin never sends it.
  */
 import { execFile } from 'node:child_process'
+import { join } from 'node:path'
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { promisify } from 'node:util'
 import { toNodeHandler } from '@modelcontextprotocol/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, type Client } from '../src/client/index.js'
+import { connectStdio } from '../src/client/stdio-entry.js'
 import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 import { createToolwireTestServer } from './fixtures/toolwire-server.js'
 import { startSdkV1Http, type RunningSdkV1Http } from './fixtures/sdk-v1-server.mjs'
@@ -142,6 +144,34 @@ describe('connect({ protocolVersion }) against the official SDK servers', () => 
     const { client, sent } = pinned(v2.url, '2025-11-25')
     await expect(client.listTools()).rejects.toThrow(/Unsupported protocol version: 2025-11-25/)
     expect(sentMethods(sent)).toEqual(['initialize'])
+  })
+})
+
+describe('connect({ protocolVersion }) over stdio', () => {
+  it('SDK v1 pinned to 2025-06-18 speaks 2025-06-18', async () => {
+    const client = connectStdio(
+      { command: process.execPath, args: [join(ROOT, 'test', 'fixtures', 'sdk-v1-server.mjs')] },
+      { protocolVersion: '2025-06-18', warn: () => undefined },
+    )
+    clients.push(client)
+    const result = await client.callTool('add', { a: 20, b: 22 })
+    expect(result.structuredContent).toEqual({ sum: 42 })
+    expect(client.protocolVersion).toBe('2025-06-18')
+  })
+
+  it('the SDK v2 server pinned to 2026-07-28 is used without initialize', async () => {
+    const client = connectStdio(
+      {
+        command: process.execPath,
+        args: [join(ROOT, 'test', 'fixtures', 'sdk-server.mjs')],
+        stderr: 'ignore',
+      },
+      { protocolVersion: '2026-07-28', warn: () => undefined },
+    )
+    clients.push(client)
+    const result = await client.callTool('add', { a: 1, b: 1 })
+    expect(result.structuredContent).toEqual({ sum: 2 })
+    expect(client.legacy).toBe(false)
   })
 })
 
