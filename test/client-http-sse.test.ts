@@ -10,7 +10,7 @@ import { createServer, type Server as HttpServer, type ServerResponse } from 'no
 import type { AddressInfo } from 'node:net'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, type Client, TransportError } from '../src/client/index.js'
+import { connect, type Client, type HttpTransport, TransportError } from '../src/client/index.js'
 import { startSdkV1Sse, type RunningSdkV1Sse } from './fixtures/sdk-v1-sse-server.mjs'
 import { CLI, ROOT } from './helpers/paths.js'
 
@@ -70,6 +70,20 @@ describe('the library against an SDK v1 HTTP+SSE server', () => {
     await expect
       .poll(async () => Number(text(await client.callTool('cancelled_count'))), { timeout: 10_000 })
       .toBe(before + 1)
+  })
+
+  it('a stream the server ended is replaced by a new one, with a new session, for the next call', async () => {
+    await client.listTools()
+    const initialized = server.posted.filter((method) => method === 'initialize').length
+    await server.endStreams()
+    // A call in flight when the stream ends fails (its answer is lost); the next one finds the stream over.
+    await expect
+      .poll(() => (client.transport as HttpTransport).oldSseChannel?.ended, { timeout: 10_000 })
+      .toBe(true)
+    const result = await client.callTool('add', { a: 4, b: 4 })
+    expect(result.structuredContent).toEqual({ sum: 8 })
+    expect(server.posted.filter((method) => method === 'initialize')).toHaveLength(initialized + 1)
+    expect(server.transports.size).toBe(1)
   })
 
   it('closing the client closes its stream', async () => {

@@ -4,6 +4,7 @@
  * the connection, and for the endpoint in this process (legacy.ts).
  */
 import { HttpTransport } from './http.js'
+import type { OldSseChannel } from './http-sse.js'
 import {
   discoverResultOf,
   httpAnswerSaysLegacy,
@@ -114,24 +115,40 @@ export class EraGate {
       if (this.#legacy) return { ...discoverResultOf(this.#legacy) }
       if (probed) return probed
     }
-    const session = this.#legacy && this.#session.transport instanceof HttpTransport
-    const sessionId = session ? (this.#session.transport as HttpTransport).legacy?.sessionId : undefined
+    const http =
+      this.#legacy && this.#session.transport instanceof HttpTransport ? this.#session.transport : undefined
+    // HTTP+SSE (2024-11-05): the session lives as long as the stream, so a stream the server ended is
+    // replaced, with a new session, before the next request.
+    const ended = http?.oldSseChannel
+    if (http && ended?.ended) await this.#reopenOldSse(http, ended)
+    const channel = http?.oldSseChannel
+    const sessionId = http?.legacy?.sessionId
     try {
       return await this.#session.request(method, params, options)
     } catch (error) {
       // 2025-11-25 basic/transports §Session Management: a 404 to a request with a session id means the
-      // session is over, and the client starts a new one with initialize.
+      // session is over, and the client starts a new one with initialize. An HTTP+SSE endpoint that no
+      // longer knows the stream's session answers 404 the same way.
       const status =
         error instanceof ProtocolError || error instanceof TransportError ? error.status : undefined
-      if (sessionId === undefined || status !== 404) throw error
-      const transport = this.#session.transport as HttpTransport
-      if (transport.legacy?.sessionId === sessionId) {
-        transport.forgetSession()
+      if (!http || status !== 404 || (sessionId === undefined && channel === undefined)) throw error
+      if (channel) {
+        await this.#reopenOldSse(http, channel)
+      } else if (http.legacy?.sessionId === sessionId) {
+        http.forgetSession()
         this.#era = this.#settle(this.#initialize())
       }
       await this.#era
       return this.#session.request(method, params, options)
     }
+  }
+
+  /** Opens a new HTTP+SSE stream and session in place of `channel`, once for all the requests that found it over. */
+  async #reopenOldSse(http: HttpTransport, channel: OldSseChannel): Promise<void> {
+    if (http.oldSseChannel === channel) {
+      this.#era = this.#settle(http.openOldSse(this.#timeoutMs).then(() => this.#initialize()))
+    }
+    await this.#era
   }
 
   /** HTTP, era unknown: this request is the probe; requests sent meanwhile wait for its outcome. */

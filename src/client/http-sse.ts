@@ -190,6 +190,11 @@ export class OldSseChannel {
     }
   }
 
+  /** Whether the stream has ended (the server closed it, or the client did): its session is over. */
+  get ended(): boolean {
+    return this.#failure !== undefined
+  }
+
   #fail(error: TransportError): void {
     this.#failure ??= error
     for (const pending of this.#pending.values()) pending.reject(this.#failure)

@@ -209,6 +209,11 @@ export class HttpTransport implements ClientTransport {
     return this.#oldSse !== undefined
   }
 
+  /** The HTTP+SSE stream in use: its session lasts as long as the stream. */
+  get oldSseChannel(): OldSseChannel | undefined {
+    return this.#oldSse
+  }
+
   #oldSse: OldSseChannel | undefined
 
   /**
@@ -218,6 +223,7 @@ export class HttpTransport implements ClientTransport {
    */
   async openOldSse(timeoutMs: number): Promise<void> {
     this.#oldSse?.close()
+    this.#oldSse = undefined
     this.#oldSse = await openOldSse(
       this.url,
       async (method, url, headers, body, cancel) =>
