@@ -77,12 +77,10 @@ export async function openOldSse(
     const type = response.header('content-type') ?? ''
     if (response.status < 200 || response.status >= 300 || !/^text\/event-stream/i.test(type)) {
       await response.discard()
-      throw new TransportError(
-        `GET answered HTTP ${response.status}${type ? ` (${type.split(';')[0]})` : ''}`,
-        {
-          status: response.status,
-        },
-      )
+      const media = type.split(';')[0]?.trim().slice(0, 60)
+      throw new TransportError(`GET answered HTTP ${response.status}${media ? ` (${media})` : ''}`, {
+        status: response.status,
+      })
     }
     const events = readSseEvents(response.chunks(), maxBytes)
     const first = await Promise.race([events.next(), aborted])
