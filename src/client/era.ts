@@ -143,7 +143,7 @@ export class EraGate {
     }
   }
 
-  /** Opens a new HTTP+SSE stream and session in place of `channel`, once for all the requests that found it over. */
+  /** A new HTTP+SSE stream and session in place of `channel`, opened once for all that found it over. */
   async #reopenOldSse(http: HttpTransport, channel: OldSseChannel): Promise<void> {
     if (http.oldSseChannel === channel) {
       this.#era = this.#settle(http.openOldSse(this.#timeoutMs).then(() => this.#initialize()))
