@@ -1,11 +1,11 @@
 /**
- * The Bun and Deno rows of the README's "Where it runs" table, run as written (only `port: 3000` becomes
- * `port: 0`, a free port) in the real runtimes from npm: a normal request is answered, and a DNS-rebinding
- * request (a foreign Host and Origin reaching the loopback listener) gets 403 (basic/transports/streamable-http
- * §Security Warning).
+ * The Bun, Deno and Hono rows of the README's "Where it runs" table, run as written in the real runtimes from
+ * npm (Bun's and Deno's rows with `port: 0` for `port: 3000`; Hono's in an app served on loopback by Bun, Deno
+ * and @hono/node-server): a normal request is answered, and a DNS-rebinding request (a foreign Host and Origin
+ * reaching the loopback listener) gets 403 (basic/transports/streamable-http §Security Warning).
  */
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -16,44 +16,104 @@ import { startUrlProcess, type UrlProcess } from './helpers/process-url.js'
 
 const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name)
 
-/** The code cell of a row of the README's "Where it runs" table. */
-function readmeRow(where: string): string {
+/** The code spans of a row of the README's "Where it runs" table. */
+function readmeRow(where: string): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
   const line = readme.split('\n').find((row) => row.startsWith(`| ${where} `))
-  const code = line && /`([^`]+)`/.exec(line.split('|')[2] ?? '')?.[1]
-  if (!code) throw new Error(`README has no "Where it runs" row for ${where}`)
-  return code
+  const spans = [...(line?.split('|')[2] ?? '').matchAll(/`([^`]+)`/g)].map((match) => match[1] as string)
+  if (spans.length === 0) throw new Error(`README has no "Where it runs" row for ${where}`)
+  return spans
 }
 
-/** A module that defines the runtime test server, runs the README snippet and prints where it listens. */
-function entry(snippet: string): string {
+const moduleUrl = (...path: string[]): string => JSON.stringify(pathToFileURL(join(ROOT, ...path)).href)
+const PRELUDE = [
+  `import { createFetchHandler } from ${moduleUrl('dist', 'index.js')}`,
+  `import { server } from ${moduleUrl('test', 'runtimes', 'app.mjs')}`,
+]
+const LISTENING = 'console.log(`LISTENING http://127.0.0.1:${port}/mcp`)'
+
+/** A runtime's own row, run as written but on a free port, printing where it listens. */
+function runtimeRow(where: string): string {
+  const [snippet = ''] = readmeRow(where)
   const onFreePort = snippet.replace('port: 3000', 'port: 0')
   expect(onFreePort).not.toBe(snippet)
-  const dist = pathToFileURL(join(ROOT, 'dist', 'index.js')).href
-  const app = pathToFileURL(join(ROOT, 'test', 'runtimes', 'app.mjs')).href
   return [
-    `import { createFetchHandler } from ${JSON.stringify(dist)}`,
-    `import { server } from ${JSON.stringify(app)}`,
+    ...PRELUDE,
     `const served = ${onFreePort}`,
     'const port = served.port ?? (await served.addr).port',
-    'console.log(`LISTENING http://127.0.0.1:${port}/mcp`)',
+    LISTENING,
+  ].join('\n')
+}
+
+/** The Hono row as written, in an app served by `listen` (the runtime's own way, on loopback). */
+function honoRow(listen: string[], imports: string[] = []): string {
+  const [route = '', handler = ''] = readmeRow('Hono')
+  return [
+    ...PRELUDE,
+    `import { Hono } from ${moduleUrl('node_modules', 'hono', 'dist', 'index.js')}`,
+    ...imports,
+    'const app = new Hono()',
+    `const ${handler}`,
+    route,
+    ...listen,
   ].join('\n')
 }
 
 interface Row {
-  readonly where: string
+  readonly name: string
   readonly command: string
   readonly args: (code: string) => string[]
+  readonly code: () => string
   readonly env?: NodeJS.ProcessEnv
+  /** Why it cannot run here, if it cannot. */
+  readonly missing?: string | undefined
 }
 
+const BUN = { command: bin('bun'), args: (code: string) => ['--eval', code] }
+const DENO = {
+  command: bin('deno'),
+  args: (code: string) => ['eval', '--ext=js', code],
+  env: { DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
+}
+const NODE_SERVER = join(ROOT, 'node_modules', '@hono', 'node-server', 'dist', 'index.mjs')
+
 const ROWS: Row[] = [
-  { where: 'Bun', command: bin('bun'), args: (code) => ['--eval', code] },
+  { name: 'Bun', ...BUN, code: () => runtimeRow('Bun') },
+  { name: 'Deno', ...DENO, code: () => runtimeRow('Deno') },
   {
-    where: 'Deno',
-    command: bin('deno'),
-    args: (code) => ['eval', '--ext=js', code],
-    env: { DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
+    name: 'Hono on Bun',
+    ...BUN,
+    code: () =>
+      honoRow([
+        "const served = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch })",
+        'const port = served.port',
+        LISTENING,
+      ]),
+  },
+  {
+    name: 'Hono on Deno',
+    ...DENO,
+    code: () =>
+      honoRow([
+        "const served = Deno.serve({ hostname: '127.0.0.1', port: 0, onListen() {} }, app.fetch)",
+        'const port = served.addr.port',
+        LISTENING,
+      ]),
+  },
+  {
+    name: 'Hono on Node (@hono/node-server)',
+    command: process.execPath,
+    args: (code) => ['--input-type=module', '--eval', code],
+    code: () =>
+      honoRow(
+        [
+          "serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, ({ port }) => {",
+          `  ${LISTENING}`,
+          '})',
+        ],
+        [`import { serve } from ${JSON.stringify(pathToFileURL(NODE_SERVER).href)}`],
+      ),
+    missing: existsSync(NODE_SERVER) ? undefined : '@hono/node-server is not installed',
   },
 ]
 
@@ -96,16 +156,15 @@ function post(url: string, host: string, origin: string): Promise<number> {
 
 for (const row of ROWS) {
   const probe = spawnSync(row.command, ['--version'], { encoding: 'utf8', timeout: 30_000 })
-  const reason = probe.status === 0 ? undefined : `${row.command} --version failed`
-  if (reason) console.warn(`skipping ${row.where}: ${reason}`)
+  const reason = row.missing ?? (probe.status === 0 ? undefined : `${row.command} --version failed`)
+  if (reason) console.warn(`skipping ${row.name}: ${reason}`)
   describe.skipIf(reason !== undefined)(
-    `the README's ${row.where} row, as written`,
+    `the README's ${row.name} row, as written`,
     { timeout: 90_000 },
     () => {
       let running: UrlProcess
       beforeAll(async () => {
-        const code = entry(readmeRow(row.where))
-        running = await startUrlProcess(row.command, row.args(code), { cwd: ROOT, env: row.env })
+        running = await startUrlProcess(row.command, row.args(row.code()), { cwd: ROOT, env: row.env })
       }, 90_000)
       afterAll(async () => {
         await running?.stop()

@@ -118,7 +118,8 @@ const WILDCARDS = new Set(['0.0.0.0', '::', '[::]', ''])
  * The address the connection arrived on, as far as the runtime tells it through the handler's second
  * argument, so that a loopback listener answers only loopback Hosts and Origins however it was mounted (DNS
  * rebinding: basic/transports/streamable-http §Security Warning). Bun passes its server (`address`, the bound
- * address, and `requestIP(request)`); Deno passes the handler info (`remoteAddr`). A peer with a loopback
+ * address, and `requestIP(request)`); Deno passes the handler info (`remoteAddr`); Hono hands either on as
+ * `c.env`, and on Node (@hono/node-server) `c.env.incoming` is the `IncomingMessage`. A peer with a loopback
  * address reached this listener over the loopback interface, so its address stands for the local one.
  */
 function runtimeLocalAddress(request: Request, context: unknown): string | undefined {
@@ -127,7 +128,10 @@ function runtimeLocalAddress(request: Request, context: unknown): string | undef
     address?: { address?: unknown }
     requestIP?: (request: Request) => { address?: unknown } | null
     remoteAddr?: { hostname?: unknown }
+    incoming?: { socket?: { localAddress?: unknown } }
   }
+  const local = runtime.incoming?.socket?.localAddress
+  if (typeof local === 'string') return local
   let remote: unknown
   if (typeof runtime.requestIP === 'function') {
     const bound = runtime.address?.address
