@@ -22,7 +22,7 @@ import { OAuthProvider } from './auth/provider.js'
 import type { OAuthOptions } from './auth/types.js'
 import { InvalidResponseError, ProtocolError, UnknownToolError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
-import { EraGate } from './era.js'
+import { checkPinnedVersion, EraGate } from './era.js'
 import { budgetLimits, type BudgetLimits, CallBudget } from './budget.js'
 import { discoverResultOf } from './legacy.js'
 import { awaitLegacyTask, isCreateTaskResult, needsLegacyTask } from './legacy-tasks.js'
@@ -84,6 +84,12 @@ export interface ClientOptions {
   readonly auth?: OAuthOptions | OAuthProvider
   /** Declare the tasks extension, so long-running tools may answer with a task (default true). */
   readonly tasks?: boolean
+  /**
+   * Speak this revision and skip era discovery: `'2026-07-28'` sends no `initialize`; `'2025-11-25'`,
+   * `'2025-06-18'` or `'2025-03-26'` open with `initialize` offering it and accept no other. For servers
+   * that speak both eras but implement a feature in only one. An unknown value throws a TypeError.
+   */
+  readonly protocolVersion?: string
 }
 
 /** What a Client talks through: HTTP options, or any transport (see `connect()` for stdio commands). */
@@ -153,6 +159,8 @@ export class Client {
   readonly #taps = new Set<(notification: JsonRpcNotification) => void>()
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
+    const pinned =
+      options.protocolVersion === undefined ? undefined : checkPinnedVersion(options.protocolVersion)
     this.transport = isTransport(target) ? target : new HttpTransport(withAuth(target, options.auth))
     this.#handlers = options.handlers ?? {}
     const declared = capabilitiesFor(this.#handlers, options.capabilities)
@@ -178,7 +186,7 @@ export class Client {
       timeoutMs: this.#timeoutMs,
     })
     this.#audit = options.onToolCall
-    this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs)
+    this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs, pinned)
     const onNotification = options.onNotification
     this.transport.onNotification = (notification) => {
       for (const tap of this.#taps) tap(notification)
