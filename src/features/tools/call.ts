@@ -7,6 +7,7 @@ import { StartTask } from '../../protocol/task-control.js'
 import { contentAnnotationProblem } from '../../wire/annotations.js'
 import { internalError, invalidParams, McpError, missingCapability, notFound } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
+import { PROTOCOL_VERSION } from '../../wire/meta.js'
 import type { CallToolResult, Implementation } from '../../wire/types.js'
 import type { ValidationOutcome } from '../../schema/json-schema.js'
 import type { CompiledTool } from './compile.js'
@@ -82,7 +83,9 @@ export function resolveTool(
     throw invalidParams('Invalid params: arguments must be an object')
   const tool = registry.get(name)
   if (!tool || (options.visible && !options.visible(tool, ctx))) throw notFound(`Unknown tool: ${name}`)
-  if (tool.headerParams.length > 0) {
+  // `Mcp-Param-*` headers exist from revision 2026-07-28 on (streamable-http §Custom Headers from Tool
+  // Parameters); a 2025-era session's client never sends them, so they are not asked of it.
+  if (tool.headerParams.length > 0 && ctx.meta.protocolVersion >= PROTOCOL_VERSION) {
     const header = ctx.exchange.header // a bound function made on read: only when needed
     if (header) checkParamHeaders(tool.headerParams, args, header)
   }
