@@ -71,13 +71,39 @@ export async function withClient(
 ): Promise<void> {
   const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
   const client = target.open(clientOptions(target, flags))
+  const unhook = closeOnSignal(client)
   let code: number
   try {
     code = await action(client, target)
   } finally {
     await client.close()
+    unhook()
   }
   process.exitCode = code
+}
+
+const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
+
+/**
+ * Ctrl-C, SIGTERM or a closed terminal closes the client before exiting, so a stdio server (and whatever
+ * it started) ends with the CLI; a second signal exits at once (the client library's exit hook still kills
+ * the server's process group). A SIGINT while `call` runs cancels the call first (its own listener).
+ */
+function closeOnSignal(client: Client): () => void {
+  let closing = false
+  const handlers = Object.entries(SIGNALS).map(([signal, status]) => {
+    const handler = (): void => {
+      if (signal === 'SIGINT' && !closing && process.listenerCount('SIGINT') > 1) return
+      if (closing) process.exit(status)
+      closing = true
+      void client.close().finally(() => process.exit(status))
+    }
+    process.on(signal, handler)
+    return [signal, handler] as const
+  })
+  return () => {
+    for (const [signal, handler] of handlers) process.off(signal, handler)
+  }
 }
 
 const display = (tool: Tool): string => tool.title ?? tool.annotations?.title ?? tool.name
