@@ -52,10 +52,12 @@ function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
     warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
     handlers: {
       elicitation: terminalElicitation(target.describe, interactive(), say),
-      // The roots a server may look at: --root folders, or the working directory.
-      roots: (flags.root?.length ? flags.root : [process.cwd()]).map((folder) => ({
-        uri: pathToFileURL(resolve(folder)).href,
-      })),
+      // Roots only when the user names them: a server told about roots may replace the folders it was
+      // started with by them (client/roots §User Interaction Model: roots are the user's choice), as
+      // server-filesystem does with the directory on its command line.
+      ...(flags.root?.length && {
+        roots: flags.root.map((folder) => ({ uri: pathToFileURL(resolve(folder)).href })),
+      }),
       ...(flags.samplingCommand !== undefined && { sampling: samplingCommand(flags.samplingCommand) }),
     },
     ...(timeoutMs !== undefined && { timeoutMs }),
@@ -194,11 +196,7 @@ export function common(command: Command): Command {
   return command
     .option('-H, --header <header...>', 'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)')
     .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio server (repeatable)', collect)
-    .option(
-      '--root <dir>',
-      'a root the server may look at (repeatable; default: the working directory)',
-      collect,
-    )
+    .option('--root <dir>', 'a root the server may look at (repeatable; default: none declared)', collect)
     .option('--sampling-command <command>', "answer the server's sampling requests with this shell command")
     .option('--json', 'print the raw result as JSON')
     .option('--timeout <ms>', 'give up on a request after this many milliseconds (default 60000)')
@@ -274,6 +272,13 @@ export function describeFailure(error: unknown): string {
     JSON.stringify(error.data).includes('sampling')
   ) {
     return `${text(error.message)} (error ${error.code}): the server wants to sample a model, which the CLI declines; pass --sampling-command "<command>" to answer sampling requests`
+  }
+  if (
+    error instanceof ProtocolError &&
+    error.code === ErrorCode.MissingRequiredClientCapability &&
+    JSON.stringify(error.data).includes('roots')
+  ) {
+    return `${text(error.message)} (error ${error.code}): the CLI declares no roots unless asked; pass --root <dir> (repeatable) to offer folders`
   }
   if (error instanceof ProtocolError) return `${text(error.message)} (error ${error.code})`
   if (error instanceof InvalidResponseError) return `invalid response: ${text(error.message)}`

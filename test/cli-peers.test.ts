@@ -1,0 +1,108 @@
+/**
+ * The CLI against the official reference servers, as users run them: @modelcontextprotocol/server-filesystem
+ * with a directory argument, and @modelcontextprotocol/server-everything.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { CLI, ROOT } from './helpers/paths.js'
+
+const FILESYSTEM = join(
+  ROOT,
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-filesystem',
+  'dist',
+  'index.js',
+)
+
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+function run(args: readonly string[], options: { cwd?: string } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { cwd: options.cwd ?? ROOT, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
+        resolve({ code, stdout, stderr })
+      },
+    )
+  })
+}
+
+/** A folder with one file in it, for server-filesystem to serve. */
+function folderWithNote(): { dir: string; note: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'toolwire-fs-'))
+  const note = join(dir, 'note.txt')
+  writeFileSync(note, 'hello from the served folder\n')
+  return { dir, note }
+}
+
+/** The JSON-RPC messages the CLI wrote to the server, recorded by a `tee` in front of it. */
+interface Sent {
+  method?: string
+  params?: Record<string, unknown>
+  result?: Record<string, unknown>
+}
+
+function sentBy(log: string): Sent[] {
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Sent)
+}
+
+describe.skipIf(process.platform === 'win32')('server-filesystem with a directory argument', () => {
+  it('reads a file of that directory: no root is declared unless --root is given', async () => {
+    const { dir, note } = folderWithNote()
+    const log = join(mkdtempSync(join(tmpdir(), 'toolwire-tee-')), 'sent.jsonl')
+    // Another working directory than the served one: the old default root (the working directory) would
+    // replace the served folder.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'toolwire-cwd-'))
+    const server = `tee "${log}" | "${process.execPath}" "${FILESYSTEM}" "${dir}"`
+    const result = await run(['call', 'read_text_file', `path=${note}`, '--yes', '--', 'sh', '-c', server], {
+      cwd: elsewhere,
+    })
+    expect(result.stderr).not.toMatch(/Access denied/)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('hello from the served folder')
+    const initialize = sentBy(log).find((message) => message.method === 'initialize')
+    expect(initialize?.params?.capabilities).toBeDefined()
+    expect(initialize?.params?.capabilities).not.toHaveProperty('roots')
+  }, 60_000)
+
+  it('with --root, the roots are declared and answered with the given folders', async () => {
+    const { dir, note } = folderWithNote()
+    const other = folderWithNote()
+    const log = join(mkdtempSync(join(tmpdir(), 'toolwire-tee-')), 'sent.jsonl')
+    const server = `tee "${log}" | "${process.execPath}" "${FILESYSTEM}" "${dir}"`
+    const result = await run([
+      'call',
+      'read_text_file',
+      `path=${note}`,
+      '--yes',
+      '--root',
+      other.dir,
+      '--',
+      'sh',
+      '-c',
+      server,
+    ])
+    expect(result.stderr).toContain('Calling read_text_file')
+    const sent = sentBy(log)
+    const initialize = sent.find((message) => message.method === 'initialize')
+    expect(initialize?.params?.capabilities).toHaveProperty('roots')
+    // The server asks for the roots as soon as it is initialized; the CLI answers with the --root folder.
+    const answer = sent.find((message) => message.result !== undefined && 'roots' in message.result)
+    expect(answer?.result).toEqual({ roots: [{ uri: pathToFileURL(other.dir).href }] })
+  }, 60_000)
+})
