@@ -8,8 +8,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { UrlElicitationRequiredError } from '../src/client/index.js'
+import { connectStdio } from '../src/client/stdio-entry.js'
 import { CLI, ROOT } from './helpers/paths.js'
+import { noTerminal, runInTerminal } from './helpers/pty.js'
 
+const EVERYTHING = join(
+  ROOT,
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-everything',
+  'dist',
+  'index.js',
+)
+const everything = ['--', process.execPath, EVERYTHING, 'stdio']
 const FILESYSTEM = join(
   ROOT,
   'node_modules',
@@ -105,4 +117,50 @@ describe.skipIf(process.platform === 'win32')('server-filesystem with a director
     const answer = sent.find((message) => message.result !== undefined && 'roots' in message.result)
     expect(answer?.result).toEqual({ roots: [{ uri: pathToFileURL(other.dir).href }] })
   }, 60_000)
+})
+
+describe('a URL required before the request (-32042, server-everything)', () => {
+  const refused = ['trigger-url-elicitation', 'url=https://example.com/x', 'errorPath=true', '--yes']
+
+  it('the client throws UrlElicitationRequiredError with the URLs', async () => {
+    const client = connectStdio(
+      { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' },
+      { handlers: { elicitation: async () => ({ action: 'decline' }) } },
+    )
+    try {
+      const error = await client
+        .callTool('trigger-url-elicitation', { url: 'https://example.com/x', errorPath: true })
+        .then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        )
+      expect(error).toBeInstanceOf(UrlElicitationRequiredError)
+      const elicitations = (error as UrlElicitationRequiredError).elicitations
+      expect(elicitations).toHaveLength(1)
+      expect(elicitations[0]).toMatchObject({ url: 'https://modelcontextprotocol.io' })
+      expect(elicitations[0]?.elicitationId).toEqual(expect.any(String))
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+
+  it('the CLI prints the URL it must visit (no terminal)', async () => {
+    const result = await run(['call', ...refused, ...everything])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('This request requires browser-based authorization')
+    expect(result.stderr).toMatch(/visit\n {2}https:\/\/modelcontextprotocol\.io\nthen run the command again/)
+  }, 60_000)
+
+  it.skipIf(noTerminal !== undefined)(
+    'in a terminal, shows the URL and its host and offers to open it',
+    async () => {
+      const term = runInTerminal([process.execPath, CLI, 'call', ...refused, ...everything], ROOT)
+      await term.waitFor('Open it in your browser?', 30_000)
+      expect(term.screen()).toContain('Host: modelcontextprotocol.io')
+      term.type('n')
+      expect(await term.exited).toBe(2)
+      expect(term.screen()).toContain('then run the command again')
+    },
+    60_000,
+  )
 })

@@ -21,8 +21,10 @@ export {
   RequestTimeoutError,
   ToolExecutionError,
   TransportError,
+  UrlElicitationRequiredError,
   VersionMismatchError,
 } from './errors.js'
+export type { RequiredUrl } from './errors.js'
 export { HttpTransport } from './http.js'
 export type { HeadersInput, HttpTransportOptions } from './http.js'
 export type { InputContext, InputHandlers } from './input.js'

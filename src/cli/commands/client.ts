@@ -11,11 +11,12 @@ import {
   type Client,
   type ClientOptions,
   type Tool,
+  UrlElicitationRequiredError,
 } from '../../client/index.js'
 import { ErrorCode } from '../../wire/errors.js'
 import { auditLogFile } from '../client/audit-log.js'
 import { buildArguments } from '../client/coerce.js'
-import { terminalElicitation } from '../client/elicit.js'
+import { offerRequiredUrls, terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
 import { samplingCommand } from '../client/sampling.js'
 import { parseTarget, type Target, UsageError } from '../client/target.js'
@@ -77,6 +78,11 @@ export async function withClient(
   let code: number
   try {
     code = await action(client, target)
+  } catch (error) {
+    if (error instanceof UrlElicitationRequiredError) {
+      await offerRequiredUrls(error.elicitations, interactive())
+    }
+    throw error
   } finally {
     await client.close()
     unhook()
@@ -279,6 +285,13 @@ export function describeFailure(error: unknown): string {
     JSON.stringify(error.data).includes('roots')
   ) {
     return `${text(error.message)} (error ${error.code}): the CLI declares no roots unless asked; pass --root <dir> (repeatable) to offer folders`
+  }
+  if (error instanceof UrlElicitationRequiredError) {
+    const urls = error.elicitations.map((required) => `\n  ${forTerminal(required.url)}`).join('')
+    return (
+      `${text(error.message)} (error ${error.code})` +
+      (urls ? `: visit${urls}\nthen run the command again` : ': the server named no URL to visit')
+    )
   }
   if (error instanceof ProtocolError) return `${text(error.message)} (error ${error.code})`
   if (error instanceof InvalidResponseError) return `invalid response: ${text(error.message)}`
