@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { UrlElicitationRequiredError } from '../src/client/index.js'
 import { connectStdio } from '../src/client/stdio-entry.js'
 import { CLI, ROOT } from './helpers/paths.js'
-import { noTerminal, runInTerminal } from './helpers/pty.js'
+import { KEY, noTerminal, runInTerminal } from './helpers/pty.js'
 
 const EVERYTHING = join(
   ROOT,
@@ -162,5 +162,52 @@ describe('a URL required before the request (-32042, server-everything)', () => 
       expect(term.screen()).toContain('then run the command again')
     },
     60_000,
+  )
+})
+
+describe('tools a server hides, and legacy forms (server-everything)', () => {
+  it('an unlisted tool name says which flag might reveal it, and --sampling-command does', async () => {
+    const hidden = await run(['call', 'trigger-sampling-request', 'prompt=hi', '--yes', ...everything])
+    expect(hidden.code).toBe(2)
+    expect(hidden.stderr).toContain('has no tool "trigger-sampling-request"')
+    expect(hidden.stderr).toMatch(/may hide tools .*--sampling-command "<command>" \(sampling\)/)
+    const revealed = await run(['list', '--sampling-command', 'cat', ...everything])
+    expect(revealed.code).toBe(0)
+    expect(revealed.stdout).toContain('trigger-sampling-request')
+  }, 60_000)
+
+  it.skipIf(noTerminal !== undefined)(
+    'a legacy titled enum (enumNames) shows its titles',
+    async () => {
+      const term = runInTerminal(
+        [process.execPath, CLI, 'call', 'trigger-elicitation-request', '--yes', ...everything],
+        ROOT,
+      )
+      await term.waitFor('String — Your full, legal name', 30_000)
+      term.type(`Ada${KEY.enter}`)
+      // Every other field keeps its default (or stays empty) until the legacy enum; each prompt is waited for.
+      const before = [
+        'Boolean',
+        'String with default',
+        'String with email',
+        'String with uri',
+        'String with date',
+      ]
+      const more = ['Integer', 'Number in range', 'Untitled Single', 'Untitled Multiple', 'Titled Single']
+      for (const label of [...before, ...more, 'Titled Multiple']) {
+        await term.waitFor(`◆  ${label}`)
+        term.type(KEY.enter)
+      }
+      await term.waitFor('◆  Legacy Titled Single Select Enum')
+      await term.waitFor('Cats')
+      expect(term.screen()).toContain('Reptiles')
+      term.type(KEY.enter)
+      await term.waitFor('You are about to send')
+      await term.waitFor('Send this answer?')
+      term.type(KEY.enter)
+      expect(await term.exited).toBe(0)
+      expect(term.screen()).toContain('pet-1')
+    },
+    90_000,
   )
 })

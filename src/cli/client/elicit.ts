@@ -38,7 +38,12 @@ function label(name: string, field: Field, required: boolean): string {
 
 function choices(field: Field): { value: string; label: string }[] | undefined {
   if (Array.isArray(field.enum)) {
-    return field.enum.map((v) => ({ value: String(v), label: forTerminal(String(v)) }))
+    // The legacy titled enum (2025-11-25 LegacyTitledEnumSchema): `enumNames[i]` is the title of `enum[i]`.
+    const names: unknown[] = Array.isArray(field.enumNames) ? field.enumNames : []
+    return field.enum.map((v, i) => ({
+      value: String(v),
+      label: forTerminal(typeof names[i] === 'string' ? names[i] : String(v)),
+    }))
   }
   const titled = Array.isArray(field.oneOf)
     ? field.oneOf

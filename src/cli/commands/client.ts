@@ -154,6 +154,19 @@ async function confirmCall(tool: Tool, flags: CallFlags): Promise<boolean> {
   return answer === true
 }
 
+/**
+ * Servers may list a tool only to clients that declared what it needs (server-everything lists its sampling
+ * tool only to clients that can sample): an unlisted name may be such a tool.
+ */
+function hiddenToolHint(flags: CommonFlags): string {
+  const missing = [
+    ...(flags.samplingCommand === undefined ? ['--sampling-command "<command>" (sampling)'] : []),
+    ...(flags.root?.length ? [] : ['--root <dir> (roots)']),
+  ]
+  if (missing.length === 0) return ''
+  return `. A server may hide tools from a client that lacks a capability they need: ${missing.join(' or ')} might reveal it`
+}
+
 async function call(client: Client, target: Target, flags: CallFlags): Promise<number> {
   const [name, ...pairs] = target.rest
   if (!name) throw new UsageError('give the name of the tool to call')
@@ -161,7 +174,7 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
   const tool = tools.find((candidate) => candidate.name === name)
   if (!tool) {
     throw new UsageError(
-      `${target.describe} has no tool ${jsonForTerminal(name)}; it has: ${tools.map((t) => forTerminal(t.name)).join(', ') || 'none'}`,
+      `${target.describe} has no tool ${jsonForTerminal(name)}; it has: ${tools.map((t) => forTerminal(t.name)).join(', ') || 'none'}${hiddenToolHint(flags)}`,
     )
   }
   const args = buildArguments(pairs, flags.jsonArgs, tool.inputSchema)
