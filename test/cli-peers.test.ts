@@ -2,8 +2,8 @@
  * The CLI against the official reference servers, as users run them: @modelcontextprotocol/server-filesystem
  * with a directory argument, and @modelcontextprotocol/server-everything.
  */
-import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFile, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -12,6 +12,7 @@ import { UrlElicitationRequiredError } from '../src/client/index.js'
 import { connectStdio } from '../src/client/stdio-entry.js'
 import { CLI, ROOT } from './helpers/paths.js'
 import { KEY, noTerminal, runInTerminal } from './helpers/pty.js'
+import { until } from './helpers/wait.js'
 
 const EVERYTHING = join(
   ROOT,
@@ -210,4 +211,68 @@ describe('tools a server hides, and legacy forms (server-everything)', () => {
     },
     90_000,
   )
+})
+
+describe('small things users meet', () => {
+  it.skipIf(noTerminal !== undefined)(
+    'a 2025-era URL elicitation asks to continue, not to retry',
+    async () => {
+      const term = runInTerminal(
+        [
+          process.execPath,
+          CLI,
+          'call',
+          'trigger-url-elicitation',
+          'url=https://example.com/x',
+          '--yes',
+          ...everything,
+        ],
+        ROOT,
+      )
+      await term.waitFor('When you are done there, continue', 30_000)
+      expect(term.screen()).toContain('Host: example.com')
+      expect(term.screen()).toContain('I have completed it — continue')
+      expect(term.screen()).not.toContain('retry the request')
+      term.type(KEY.enter)
+      expect(await term.exited).toBe(0)
+      expect(term.screen()).toContain('User completed the URL elicitation flow')
+    },
+    60_000,
+  )
+
+  it('read with the URI after --: a clear error, and the server command is not run', async () => {
+    const started = join(mkdtempSync(join(tmpdir(), 'toolwire-read-')), 'started')
+    const result = await run(['read', '--', 'sh', '-c', 'echo started > "$1"', 'sh', started, 'notes://all'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(
+      'give the URI of the resource to read before --: toolwire read <uri> -- <command>',
+    )
+    expect(result.stderr).toContain(
+      '"notes://all" comes after --, so it is an argument of the server command',
+    )
+    expect(existsSync(started)).toBe(false)
+  }, 60_000)
+
+  it('the demo (one process) elicits without a warning about a per-process secret', async () => {
+    const demo = ['--', process.execPath, CLI, 'demo', '--stdio']
+    const result = await run(['call', 'add_note', 'title=hi', '--yes', ...demo])
+    expect(result.stderr).toContain('asks (for add_note)')
+    expect(result.stderr).not.toContain('per-process secret')
+  }, 60_000)
+
+  it('the demo banner names every revision it serves', async () => {
+    const demo = spawn(process.execPath, [CLI, 'demo', '--http', '127.0.0.1:0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    try {
+      let out = ''
+      demo.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+      await until(() => out.includes('\n'), 30_000, 'the banner')
+      expect(out).toMatch(
+        /^toolwire demo serving MCP 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26 on http:/,
+      )
+    } finally {
+      demo.kill('SIGTERM')
+    }
+  }, 60_000)
 })

@@ -162,7 +162,11 @@ function open(target: string): void {
   else prompts.log.warn('No browser could be opened here: copy the URL above into one.', io)
 }
 
-async function url(params: ElicitRequestUrlParams): Promise<ElicitResult> {
+/**
+ * A 2026-07-28 server asks in an `input_required` result and the request is sent again with the answer;
+ * a 2025-era server waits for the answer inside the same request (2025-11-25 client/elicitation).
+ */
+async function url(params: ElicitRequestUrlParams, legacy: boolean): Promise<ElicitResult> {
   showUrl(params.url, 'URL')
   let offerOpen = openable(params.url)
   for (;;) {
@@ -171,7 +175,10 @@ async function url(params: ElicitRequestUrlParams): Promise<ElicitResult> {
         ...io,
         message: 'When you are done there, continue:',
         options: [
-          { value: 'accept' as const, label: 'I have completed it — retry the request' },
+          {
+            value: 'accept' as const,
+            label: legacy ? 'I have completed it — continue' : 'I have completed it — retry the request',
+          },
           ...(offerOpen ? [{ value: 'open' as const, label: 'Open it in my browser first' }] : []),
           { value: 'decline' as const, label: 'Decline' },
           { value: 'cancel' as const, label: 'Cancel' },
@@ -203,7 +210,12 @@ export async function offerRequiredUrls(
 }
 
 /** The elicitation handler the CLI gives the client. */
-export function terminalElicitation(server: string, interactive: boolean, say: (line: string) => void) {
+export function terminalElicitation(
+  server: string,
+  interactive: boolean,
+  say: (line: string) => void,
+  legacy: () => boolean = () => false,
+) {
   return async (
     params: ElicitRequestFormParams | ElicitRequestUrlParams,
     context: InputContext,
@@ -216,7 +228,7 @@ export function terminalElicitation(server: string, interactive: boolean, say: (
     }
     prompts.log.info(origin, io)
     try {
-      return params.mode === 'url' ? await url(params) : await form(params)
+      return params.mode === 'url' ? await url(params, legacy()) : await form(params)
     } catch (error) {
       if (error === CANCELLED) return { action: 'cancel' }
       throw error

@@ -19,7 +19,7 @@ import { buildArguments } from '../client/coerce.js'
 import { offerRequiredUrls, terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
 import { samplingCommand } from '../client/sampling.js'
-import { parseTarget, type Target, UsageError } from '../client/target.js'
+import { parseTarget, requireOperand, type Target, UsageError } from '../client/target.js'
 import { forTerminal, jsonForTerminal } from '../terminal-text.js'
 import { describeSchema } from '../client/schema-summary.js'
 import { loginHint } from './login.js'
@@ -45,14 +45,14 @@ interface CallFlags extends CommonFlags {
 export const say = (line: string): void => void process.stderr.write(`${line}\n`)
 const interactive = (): boolean => Boolean(process.stdin.isTTY && process.stderr.isTTY)
 
-function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
+function clientOptions(target: Target, flags: CommonFlags, legacy: () => boolean): ClientOptions {
   const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout)
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--timeout expects milliseconds > 0')
   return {
     clientInfo: { name: 'toolwire-cli', version: '0.1.0' },
     warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
     handlers: {
-      elicitation: terminalElicitation(target.describe, interactive(), say),
+      elicitation: terminalElicitation(target.describe, interactive(), say, legacy),
       // Roots only when the user names them: a server told about roots may replace the folders it was
       // started with by them (client/roots §User Interaction Model: roots are the user's choice), as
       // server-filesystem does with the directory on its command line.
@@ -71,9 +71,12 @@ export async function withClient(
   operands: string[],
   flags: CommonFlags,
   action: (client: Client, target: Target) => Promise<number>,
+  check?: (target: Target) => void,
 ): Promise<void> {
   const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
-  const client = target.open(clientOptions(target, flags))
+  check?.(target) // before the server is started or connected to
+  // The era is known once connected (the URL prompt's wording depends on it); asked only after open returns.
+  const client: Client = target.open(clientOptions(target, flags, () => client.legacy))
   const unhook = closeOnSignal(client)
   let code: number
   try {
@@ -274,7 +277,17 @@ export function registerClientCommands(program: Command): void {
       .option('--out-dir <dir>', 'where to save images and audio (default: a new temporary folder)')
       .option('--audit-log <file>', 'append a JSON line per tool call (tool, arguments, outcome, timing)'),
   ).action(async (operands: string[], flags: CallFlags) =>
-    withClient(operands, flags, (client, target) => call(client, target, flags)),
+    withClient(
+      operands,
+      flags,
+      (client, target) => call(client, target, flags),
+      (target) =>
+        requireOperand(
+          target,
+          'the name of the tool to call',
+          'toolwire call <tool> [key=value ...] -- <command>',
+        ),
+    ),
   )
 
   registerTaskCommands(program, common)
