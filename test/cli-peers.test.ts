@@ -276,3 +276,22 @@ describe('small things users meet', () => {
     }
   }, 60_000)
 })
+
+describe('a stdio server that fails is named by its command, never its arguments', () => {
+  it('neither a missing command nor one that exits prints the tokens in its configured args', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'toolwire-config-'))
+    const servers = {
+      missing: { command: 'toolwire-no-such-server', args: ['--api-key', 'sk-missing-SECRET'] },
+      exits: { command: process.execPath, args: ['-e', 'process.exit(3)', 'sk-exits-SECRET'] },
+    }
+    writeFileSync(join(cwd, '.mcp.json'), JSON.stringify({ mcpServers: servers }))
+    const missing = await run(['list', 'missing'], { cwd })
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('Cannot start toolwire-no-such-server')
+    expect(missing.stderr).not.toContain('SECRET')
+    const exits = await run(['list', 'exits'], { cwd })
+    expect(exits.code).toBe(2)
+    expect(exits.stderr).toContain(`The server process ${process.execPath} exited (code 3)`)
+    expect(exits.stderr).not.toContain('SECRET')
+  }, 60_000)
+})

@@ -66,7 +66,9 @@ export class StdioTransport implements ClientTransport {
     })
     this.process = child
     this.#group = new ProcessGroup(child)
-    const label = [options.command, ...(options.args ?? [])].join(' ')
+    // The command alone names the server: its arguments often carry tokens (a config's `args`), and this
+    // message is printed and logged.
+    const label = options.command
     // 'exit', not 'close': a grandchild that escaped the group may hold the pipes open for ever.
     this.#exited = new Promise((resolve) => {
       child.once('exit', () => resolve())
