@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { connectStdio } from '../src/client/stdio-entry.js'
 import { CLI, ROOT } from './helpers/paths.js'
@@ -152,6 +153,38 @@ describe.skipIf(process.platform !== 'linux')('a stdio server behind a wrapper e
     expect(tools.map((tool) => tool.name)).toContain('get-sum')
     expect(marked(mark).length).toBeGreaterThanOrEqual(2)
     await client.close()
+    expect(marked(mark)).toEqual([])
+  }, 60_000)
+
+  it('an application without signal handlers, ended by SIGINT, takes the server tree with it', async () => {
+    const mark = randomUUID()
+    marks.push(mark)
+    const entry = pathToFileURL(join(ROOT, 'dist', 'client', 'stdio-entry.js')).href
+    const target = {
+      command: 'sh',
+      args: ['-c', `"${process.execPath}" "${EVERYTHING}" stdio`],
+      env: { [MARK]: mark },
+      stderr: 'ignore',
+    }
+    const script = [
+      `import { connectStdio } from ${JSON.stringify(entry)}`,
+      `const client = connectStdio(${JSON.stringify(target)})`,
+      `await client.listTools()`,
+      `console.log('ready')`,
+      `setInterval(() => {}, 1000)`,
+    ].join('\n')
+    const app = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let out = ''
+    app.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      app.once('exit', (_code, signal) => resolve(signal)),
+    )
+    await until(() => out.includes('ready'), 30_000, 'the application connected')
+    expect(marked(mark).length).toBeGreaterThanOrEqual(2)
+    app.kill('SIGINT')
+    expect(await exited).toBe('SIGINT')
     expect(marked(mark)).toEqual([])
   }, 60_000)
 })

@@ -4,10 +4,11 @@
  * wrapper leaves it running, holding the pipes the client waits on. So the server starts as the leader of
  * its own process group (POSIX) and the whole group is signalled; on Windows `taskkill /T` ends the tree.
  * stdio §Shutdown asks the client to close stdin, then SIGTERM, then SIGKILL: here each step reaches every
- * process of the group. A group still alive when this process exits (an error path, a signal turned into
- * `process.exit`) is killed from the `exit` hook, so no server outlives its client.
+ * process of the group. A group still alive when this process exits (an error path, `process.exit`, a fatal
+ * signal) is killed from an exit hook, so no server outlives its client.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { onExit } from 'signal-exit'
 
 const windows = process.platform === 'win32'
 
@@ -35,7 +36,9 @@ export class ProcessGroup {
     live.add(this)
     if (!hooked) {
       hooked = true
-      process.on('exit', killLiveGroups)
+      // signal-exit also runs it when a signal nobody else handles ends this process (Ctrl-C in an
+      // application without a SIGINT handler): the server, in a group of its own, gets no terminal signal.
+      onExit(killLiveGroups)
     }
   }
 
@@ -71,7 +74,7 @@ export class ProcessGroup {
     }
   }
 
-  /** Synchronous SIGKILL of the whole group, for the `exit` hook (nothing asynchronous runs there). */
+  /** Synchronous SIGKILL of the whole group, for the exit hook (nothing asynchronous runs there). */
   killNow(): void {
     const pid = this.#child.pid
     if (!this.alive() || pid === undefined) return

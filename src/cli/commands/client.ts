@@ -95,16 +95,23 @@ export async function withClient(
 
 const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
 
+/** The tool call in progress, which the first Ctrl-C cancels (the server is told) instead of exiting. */
+const runningCall: { cancel: (() => void) | undefined } = { cancel: undefined }
+
 /**
  * Ctrl-C, SIGTERM or a closed terminal closes the client before exiting, so a stdio server (and whatever
  * it started) ends with the CLI; a second signal exits at once (the client library's exit hook still kills
- * the server's process group). A SIGINT while `call` runs cancels the call first (its own listener).
+ * the server's process group). A SIGINT while `call` runs cancels the call first.
  */
 function closeOnSignal(client: Client): () => void {
   let closing = false
   const handlers = Object.entries(SIGNALS).map(([signal, status]) => {
     const handler = (): void => {
-      if (signal === 'SIGINT' && !closing && process.listenerCount('SIGINT') > 1) return
+      const cancel = signal === 'SIGINT' && !closing ? runningCall.cancel : undefined
+      if (cancel) {
+        runningCall.cancel = undefined
+        return cancel()
+      }
       if (closing) process.exit(status)
       closing = true
       void client.close().finally(() => process.exit(status))
@@ -187,8 +194,7 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
     return 2
   }
   const controller = new AbortController()
-  const onInterrupt = (): void => controller.abort('interrupted')
-  process.once('SIGINT', onInterrupt)
+  runningCall.cancel = () => controller.abort('interrupted')
   const progress = progressReporter(interactive())
   try {
     const result = await client.callTool(name, args, {
@@ -207,7 +213,7 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
     return result.isError === true ? 1 : 0
   } finally {
     progress.stop()
-    process.off('SIGINT', onInterrupt)
+    runningCall.cancel = undefined
   }
 }
 
