@@ -54,7 +54,11 @@ describe('toolwire server over stdio', () => {
 
   it('reports tool and protocol errors', async () => {
     expect((await client.callTool('fail')).isError).toBe(true)
-    await expect(client.callTool('nope')).rejects.toMatchObject({ name: 'ProtocolError', code: -32602 })
+    await expect(client.callTool('nope')).rejects.toMatchObject({ name: 'UnknownToolError', tool: 'nope' })
+    await expect(client.callTool('nope', {}, { allowUnlisted: true })).rejects.toMatchObject({
+      name: 'ProtocolError',
+      code: -32602,
+    })
   })
 
   it('cancels with notifications/cancelled', async () => {

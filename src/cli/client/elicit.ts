@@ -157,8 +157,8 @@ function showUrl(target: string, title: string): void {
 /** Only web pages are opened for the user; any other scheme is left to them to copy. */
 const openable = (target: string): boolean => /^https?:\/\//i.test(target)
 
-function open(target: string): void {
-  if (openBrowser(target)) prompts.log.info('Opened in your browser.', io)
+async function open(target: string): Promise<void> {
+  if (await openBrowser(target)) prompts.log.info('Opened in your browser.', io)
   else prompts.log.warn('No browser could be opened here: copy the URL above into one.', io)
 }
 
@@ -186,7 +186,7 @@ async function url(params: ElicitRequestUrlParams, legacy: boolean): Promise<Eli
       }),
     )
     if (action !== 'open') return { action }
-    open(params.url)
+    await open(params.url)
     offerOpen = false
   }
 }
@@ -205,7 +205,7 @@ export async function offerRequiredUrls(
     showUrl(target, 'The server asks you to visit')
     if (!openable(target)) continue
     const yes = await prompts.confirm({ ...io, message: 'Open it in your browser?', initialValue: false })
-    if (yes === true) open(target)
+    if (yes === true) await open(target)
   }
 }
 
