@@ -22,6 +22,49 @@ export class ProtocolError extends Error {
   }
 }
 
+/** One URL the user must visit, from a -32042 error's `data.elicitations`. */
+export interface RequiredUrl {
+  readonly url: string
+  readonly message: string
+  readonly elicitationId: string | undefined
+}
+
+/**
+ * The server needs the user to visit URLs before it can answer (-32042): `elicitations` lists them. The
+ * request is not retried; after the user has visited them, the application may send it again
+ * (2025-11-25 client/elicitation §URL Elicitation Required Error).
+ */
+export class UrlElicitationRequiredError extends ProtocolError {
+  override readonly name = 'UrlElicitationRequiredError'
+  readonly elicitations: readonly RequiredUrl[]
+
+  constructor(message: string, data: unknown, status?: number) {
+    super(ErrorCode.UrlElicitationRequired, message, data, status)
+    const listed = isObject(data) && Array.isArray(data.elicitations) ? data.elicitations : []
+    this.elicitations = listed.flatMap((entry: unknown) =>
+      isObject(entry) && typeof entry.url === 'string'
+        ? [
+            {
+              url: entry.url,
+              message: typeof entry.message === 'string' ? entry.message : '',
+              elicitationId: typeof entry.elicitationId === 'string' ? entry.elicitationId : undefined,
+            },
+          ]
+        : [],
+    )
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** The error a server's JSON-RPC error response becomes: a typed subclass where the code has one. */
+export function protocolError(code: number, message: string, data: unknown, status?: number): ProtocolError {
+  return code === ErrorCode.UrlElicitationRequired
+    ? new UrlElicitationRequiredError(message, data, status)
+    : new ProtocolError(code, message, data, status)
+}
+
 /** The server and this client share no protocol version. */
 export class VersionMismatchError extends ProtocolError {
   override readonly name = 'VersionMismatchError'

@@ -24,8 +24,10 @@ export {
   ToolExecutionError,
   TransportError,
   UnknownToolError,
+  UrlElicitationRequiredError,
   VersionMismatchError,
 } from './errors.js'
+export type { RequiredUrl } from './errors.js'
 export { HttpTransport } from './http.js'
 export type { HeadersInput, HttpTransportOptions } from './http.js'
 export type { InputContext, InputHandlers } from './input.js'

@@ -15,7 +15,7 @@ import {
 import type { ClientCapabilities, Implementation } from '../wire/types.js'
 import {
   InvalidResponseError,
-  ProtocolError,
+  protocolError,
   RequestCancelledError,
   RequestTimeoutError,
   VersionMismatchError,
@@ -145,7 +145,7 @@ export class Session {
         }
         if (shared === undefined) throw new VersionMismatchError(SUPPORTED_VERSIONS, offered, message)
       }
-      throw new ProtocolError(code, message, data, status.value)
+      throw protocolError(code, message, data, status.value)
     }
   }
 
