@@ -4,6 +4,7 @@
  * transaction, so two instances never both apply one transition. Node only: import it from `toolwire/sqlite`.
  */
 import Database from 'better-sqlite3'
+import type { OwnerKey } from '../protocol/principal.js'
 import {
   applyAnswers,
   applyTransition,
@@ -67,21 +68,21 @@ export class SqliteTaskStore implements TaskStore {
   create(record: TaskRecord, maxLive: number): Promise<boolean> {
     const now = this.#now()
     const insert = this.#db.transaction((): boolean => {
-      if ((this.#countLive.get(record.principal, now) as number) >= maxLive) return false
+      if ((this.#countLive.get(record.owner, now) as number) >= maxLive) return false
       const expiresAt = record.createdAt + record.ttlMs
-      this.#insert.run(record.taskId, record.principal, record.status, expiresAt, JSON.stringify(record))
+      this.#insert.run(record.taskId, record.owner, record.status, expiresAt, JSON.stringify(record))
       return true
     })
     return Promise.resolve(insert.immediate())
   }
 
-  get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
-    return Promise.resolve(this.#read(taskId, principal))
+  get(taskId: string, owner: OwnerKey): Promise<TaskRecord | undefined> {
+    return Promise.resolve(this.#read(taskId, owner))
   }
 
-  transition(taskId: string, principal: string, change: TaskTransition): Promise<TaskRecord | undefined> {
+  transition(taskId: string, owner: OwnerKey, change: TaskTransition): Promise<TaskRecord | undefined> {
     const run = this.#db.transaction((): TaskRecord | undefined => {
-      const task = this.#read(taskId, principal)
+      const task = this.#read(taskId, owner)
       if (!task) return undefined
       const next = applyTransition(task, change, this.#now())
       if (next) this.#store(next)
@@ -92,11 +93,11 @@ export class SqliteTaskStore implements TaskStore {
 
   answer(
     taskId: string,
-    principal: string,
+    owner: OwnerKey,
     answers: Record<string, unknown>,
   ): Promise<{ task: TaskRecord; resume: boolean } | undefined> {
     const run = this.#db.transaction(() => {
-      const task = this.#read(taskId, principal)
+      const task = this.#read(taskId, owner)
       if (!task) return undefined
       const outcome = applyAnswers(task, answers, this.#now())
       if (outcome.task !== task) this.#store(outcome.task)
@@ -111,8 +112,8 @@ export class SqliteTaskStore implements TaskStore {
     return Promise.resolve()
   }
 
-  #read(taskId: string, principal: string): TaskRecord | undefined {
-    const data = this.#select.get(taskId, principal, this.#now()) as string | undefined
+  #read(taskId: string, owner: OwnerKey): TaskRecord | undefined {
+    const data = this.#select.get(taskId, owner, this.#now()) as string | undefined
     return data === undefined ? undefined : (JSON.parse(data) as TaskRecord)
   }
 

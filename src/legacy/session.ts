@@ -6,6 +6,7 @@
  */
 import type { RequestStateCodec } from '../protocol/mrtr/state.js'
 import { isRecord } from '../wire/jsonrpc.js'
+import { type OwnerKey, parseOwnerKey } from '../protocol/principal.js'
 import type { ClientCapabilities, Implementation } from '../wire/types.js'
 
 const KIND = 'mcp-session'
@@ -16,8 +17,8 @@ export interface LegacySession {
   readonly version: string
   readonly capabilities: ClientCapabilities
   readonly clientInfo?: Implementation
-  /** Who opened the session (`authPrincipal` of its token); only that caller may use the session id. */
-  readonly principal?: string
+  /** Who opened the session (`ownerKey` of its principal); only that caller may use the session id. */
+  readonly principal?: OwnerKey
   /** Epoch ms after which the token no longer opens. */
   readonly expiresAt: number
 }
@@ -38,7 +39,7 @@ export class SessionCodec {
     version: string,
     capabilities: ClientCapabilities,
     clientInfo: Implementation | undefined,
-    principal: string | undefined,
+    principal: OwnerKey | undefined,
   ): Promise<string> {
     const payload: Record<string, unknown> = { sid: crypto.randomUUID(), pv: version, caps: capabilities }
     if (clientInfo) payload.ci = clientInfo
@@ -78,7 +79,8 @@ export class SessionCodec {
       expiresAt: value.exp as number,
     }
     if (isRecord(value.ci)) session.clientInfo = value.ci as unknown as Implementation
-    if (typeof value.p === 'string') session.principal = value.p
+    const principal = parseOwnerKey(value.p)
+    if (principal !== undefined) session.principal = principal
     return session
   }
 }

@@ -15,7 +15,8 @@ import { parseRequestMeta } from '../../protocol/request-meta.js'
 import { ErrorCode, McpError, tooManyRequests } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { InputRequest } from '../../wire/types.js'
-import type { TaskRecord, TaskStore } from './store.js'
+import type { TaskIdentity, TaskRecord, TaskStore } from './store.js'
+import { type OwnerKey, ownerKey, type Principal } from '../../protocol/principal.js'
 import { createTaskResult, TASKS_EXTENSION } from './wire.js'
 
 export interface TaskEngineOptions {
@@ -30,23 +31,53 @@ export interface TaskEngineOptions {
   readonly call: (ctx: RequestContext) => Promise<ResultPayload>
 }
 
-/** The principal a request acts for: tasks are bound to it like handles. */
-export const principalOf = (auth: AuthInfo | undefined): string => auth?.subject ?? ''
+/** What a task is filed under: its creator's owner key, exactly as for handles and limits. */
+export const taskOwner = (ctx: RequestContext): OwnerKey => ownerKey(ctx.principal)
 
-/** The channel of a background run: no peer to notify, aborted by tasks/cancel. */
+/** What a background run must restore so that its handler sees the creator's `ctx.auth` and `ctx.principal`. */
+function identityOf(ctx: RequestContext): TaskIdentity {
+  const auth = ctx.auth
+  const address = ctx.exchange.remoteAddress
+  return {
+    principal: ctx.principal,
+    ...(auth && {
+      auth: {
+        subject: auth.subject,
+        ...(auth.subjectKind !== undefined && { subjectKind: auth.subjectKind }),
+        scopes: [...auth.scopes],
+        ...(auth.clientId !== undefined && { clientId: auth.clientId }),
+        ...(auth.expiresAt !== undefined && { expiresAt: auth.expiresAt }),
+        ...(auth.claims !== undefined && { claims: auth.claims }),
+      },
+    }),
+    ...(address !== undefined && { address }),
+  }
+}
+
+/**
+ * The channel of a background run: no peer to notify, aborted by tasks/cancel. It carries the creator's
+ * identity (never the token), so the handler acts as the caller that created the task.
+ */
 class TaskExchange implements Exchange {
   readonly transport = 'memory' as const
+  readonly auth: AuthInfo | undefined
+  readonly remoteAddress: string | undefined
+  readonly principal: Principal
   constructor(
     readonly signal: AbortSignal,
-    readonly auth: AuthInfo | undefined,
-  ) {}
+    identity: TaskIdentity,
+  ) {
+    this.auth = identity.auth && Object.freeze({ ...identity.auth })
+    this.remoteAddress = identity.address
+    this.principal = identity.principal
+  }
   notify(): void {}
 }
 
 export class TaskEngine implements TaskHooks {
   readonly #options: TaskEngineOptions
   /** Runs on this instance, so a local cancel aborts at once. */
-  readonly #running = new Map<string, { controller: AbortController; principal: string }>()
+  readonly #running = new Map<string, { controller: AbortController; owner: OwnerKey }>()
   #closed = false
 
   constructor(options: TaskEngineOptions) {
@@ -70,17 +101,10 @@ export class TaskEngine implements TaskHooks {
     const task = tool.task
     if (!task) throw new Error(`tool ${tool.name} does not run as a task`)
     const now = Date.now()
-    const auth = ctx.auth
     const record: TaskRecord = {
       taskId: crypto.randomUUID(),
-      principal: principalOf(auth),
-      ...(auth && {
-        auth: {
-          subject: auth.subject,
-          scopes: [...auth.scopes],
-          ...(auth.clientId !== undefined && { clientId: auth.clientId }),
-        },
-      }),
+      owner: taskOwner(ctx),
+      identity: identityOf(ctx),
       tool: tool.name,
       arguments: args,
       meta: ctx.meta.raw,
@@ -94,16 +118,16 @@ export class TaskEngine implements TaskHooks {
     // Stored before the handle is returned, so an immediate tasks/get finds it (extensions/tasks §Tasks).
     const created = await this.store.create(record, this.#options.maxLivePerPrincipal)
     if (!created) throw tooManyRequests(task.pollIntervalMs, 'too many unfinished tasks for this principal')
-    this.resume(record.taskId, record.principal)
+    this.resume(record.taskId, record.owner)
     return createTaskResult(record)
   }
 
   /** Starts (or restarts, after new answers) a task's handler in the background on this instance. */
-  resume(taskId: string, principal: string): void {
+  resume(taskId: string, owner: OwnerKey): void {
     if (this.#closed || this.#running.has(taskId)) return
     const controller = new AbortController()
-    this.#running.set(taskId, { controller, principal })
-    void this.#run(taskId, principal, controller)
+    this.#running.set(taskId, { controller, owner })
+    void this.#run(taskId, owner, controller)
       .catch((error: unknown) =>
         this.#options.logger.error(`task ${taskId} failed`, { error: String(error) }),
       )
@@ -123,7 +147,7 @@ export class TaskEngine implements TaskHooks {
     await Promise.all(
       running.map(([taskId, run]) =>
         this.store
-          .transition(taskId, run.principal, {
+          .transition(taskId, run.owner, {
             from: ['working'],
             to: 'failed',
             set: {
@@ -135,12 +159,12 @@ export class TaskEngine implements TaskHooks {
     )
   }
 
-  async #run(taskId: string, principal: string, controller: AbortController): Promise<void> {
+  async #run(taskId: string, owner: OwnerKey, controller: AbortController): Promise<void> {
     const store = this.store
-    const task = await store.get(taskId, principal)
+    const task = await store.get(taskId, owner)
     if (!task || task.status !== 'working') return
     const watch = setInterval(() => {
-      store.get(taskId, principal).then(
+      store.get(taskId, owner).then(
         (current) => {
           if (!current || current.status === 'cancelled') controller.abort(new Error('task cancelled'))
         },
@@ -152,10 +176,10 @@ export class TaskEngine implements TaskHooks {
       const outcome = await this.#execute(task, controller.signal)
       if (outcome.kind === 'again') {
         // `retryLater()` inside a task: run again after the suggested polling interval.
-        setTimeout(() => this.resume(taskId, principal), task.pollIntervalMs).unref()
+        setTimeout(() => this.resume(taskId, owner), task.pollIntervalMs).unref()
         return
       }
-      await store.transition(taskId, principal, outcome.change)
+      await store.transition(taskId, owner, outcome.change)
     } finally {
       clearInterval(watch)
     }
@@ -171,13 +195,12 @@ export class TaskEngine implements TaskHooks {
       inputResponses: task.answers,
       _meta: task.meta,
     }
-    const auth: AuthInfo | undefined = task.auth && { ...task.auth }
     const ctx = new RequestContext(
       `task-${task.taskId}`,
       'tools/call',
       params,
       parseRequestMeta(params),
-      new TaskExchange(signal, auth),
+      new TaskExchange(signal, task.identity),
       this.#options.codec,
     )
     ctx.attachTask({ id: task.taskId, start: () => Promise.resolve() })

@@ -1,4 +1,5 @@
 /** The default task store: one process, in memory; tasks vanish on restart (use SQLite or Redis to keep them). */
+import type { OwnerKey } from '../../protocol/principal.js'
 import {
   applyAnswers,
   applyTransition,
@@ -20,19 +21,19 @@ export class MemoryTaskStore implements TaskStore {
     this.#sweep()
     let live = 0
     for (const task of this.#tasks.values())
-      if (task.principal === record.principal && !TERMINAL.has(task.status)) live++
+      if (task.owner === record.owner && !TERMINAL.has(task.status)) live++
     if (live >= maxLive) return Promise.resolve(false)
     this.#tasks.set(record.taskId, structuredClone(record))
     return Promise.resolve(true)
   }
 
-  get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
-    const task = this.#find(taskId, principal)
+  get(taskId: string, owner: OwnerKey): Promise<TaskRecord | undefined> {
+    const task = this.#find(taskId, owner)
     return Promise.resolve(task && structuredClone(task))
   }
 
-  transition(taskId: string, principal: string, change: TaskTransition): Promise<TaskRecord | undefined> {
-    const task = this.#find(taskId, principal)
+  transition(taskId: string, owner: OwnerKey, change: TaskTransition): Promise<TaskRecord | undefined> {
+    const task = this.#find(taskId, owner)
     if (!task) return Promise.resolve(undefined)
     const next = applyTransition(task, change, this.#now())
     if (next) this.#tasks.set(taskId, next)
@@ -41,24 +42,24 @@ export class MemoryTaskStore implements TaskStore {
 
   answer(
     taskId: string,
-    principal: string,
+    owner: OwnerKey,
     answers: Record<string, unknown>,
   ): Promise<{ task: TaskRecord; resume: boolean } | undefined> {
-    const task = this.#find(taskId, principal)
+    const task = this.#find(taskId, owner)
     if (!task) return Promise.resolve(undefined)
     const outcome = applyAnswers(task, structuredClone(answers), this.#now())
     this.#tasks.set(taskId, outcome.task)
     return Promise.resolve({ task: structuredClone(outcome.task), resume: outcome.resume })
   }
 
-  #find(taskId: string, principal: string): TaskRecord | undefined {
+  #find(taskId: string, owner: OwnerKey): TaskRecord | undefined {
     const task = this.#tasks.get(taskId)
     if (!task) return undefined
     if (task.createdAt + task.ttlMs <= this.#now()) {
       this.#tasks.delete(taskId)
       return undefined
     }
-    return task.principal === principal ? task : undefined
+    return task.owner === owner ? task : undefined
   }
 
   /** Drops expired tasks; runs on creation so memory stays bounded by the live cap and the TTLs. */

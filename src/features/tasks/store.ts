@@ -5,23 +5,38 @@
  * principal's task id reads exactly like an unknown one.
  */
 import type { InputRequest } from '../../wire/types.js'
+import type { OwnerKey, Principal } from '../../protocol/principal.js'
 
 export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const
 export type TaskStatus = (typeof TASK_STATUSES)[number]
 export const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled'])
 
-/** The identity a task runs under again when it is resumed (never a token). */
+/**
+ * The identity a task runs under again when it is started or resumed in the background: everything a
+ * direct call by the same caller would see in `ctx.auth` and `ctx.principal`, but never the token itself.
+ */
+export interface TaskIdentity {
+  readonly principal: Principal
+  readonly auth?: TaskAuth
+  /** The creator's address, so what an anonymous run owns is filed like the direct call's. */
+  readonly address?: string
+}
+
+/** `AuthInfo` without the bearer token. */
 export interface TaskAuth {
   readonly subject: string
+  readonly subjectKind?: 'user' | 'client'
   readonly scopes: readonly string[]
   readonly clientId?: string
+  readonly expiresAt?: number
+  readonly claims?: Readonly<Record<string, unknown>>
 }
 
 export interface TaskRecord {
   readonly taskId: string
-  /** The principal that created it ('' when anonymous). */
-  readonly principal: string
-  readonly auth?: TaskAuth
+  /** `ownerKey` of the principal that created it: only that principal can read, answer or cancel it. */
+  readonly owner: OwnerKey
+  readonly identity: TaskIdentity
   readonly tool: string
   readonly arguments: Record<string, unknown>
   /** The creating request's `_meta` (client capabilities, log level), reused on every resumption. */
@@ -51,19 +66,19 @@ export interface TaskTransition {
 }
 
 export interface TaskStore {
-  /** Stores a new task unless `principal` already has `maxLive` unfinished ones; false then. */
+  /** Stores a new task unless its owner already has `maxLive` unfinished ones; false then. */
   create(record: TaskRecord, maxLive: number): Promise<boolean>
   /** The task, or undefined when it is unknown, expired or another principal's. */
-  get(taskId: string, principal: string): Promise<TaskRecord | undefined>
+  get(taskId: string, owner: OwnerKey): Promise<TaskRecord | undefined>
   /** Applies `change` atomically when the status allows it; returns the task as it is afterwards. */
-  transition(taskId: string, principal: string, change: TaskTransition): Promise<TaskRecord | undefined>
+  transition(taskId: string, owner: OwnerKey, change: TaskTransition): Promise<TaskRecord | undefined>
   /**
    * Records answers to open input requests (unknown keys are ignored). When none is left open the task goes
    * back to `working`; `resume` is true exactly once, for the caller that closed the last question.
    */
   answer(
     taskId: string,
-    principal: string,
+    owner: OwnerKey,
     answers: Record<string, unknown>,
   ): Promise<{ task: TaskRecord; resume: boolean } | undefined>
   close?(): Promise<void>

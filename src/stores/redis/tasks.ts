@@ -1,15 +1,16 @@
 /**
  * Tasks in Redis, so a task created through one instance is polled, answered and cancelled through any
- * other. Creation is one Lua script (the per-principal cap cannot be overrun by two instances at once);
+ * other. Creation is one Lua script (the per-owner cap cannot be overrun by two instances at once);
  * every change is a compare-and-swap script on the whole record, retried on conflict, so two instances
  * never both apply one transition.
  *
  * Key layout (every key carries the hash tag `{prefix}`, so the scripts also run on Redis Cluster):
  *   {prefix}:t:<taskId>        string  the task (JSON); Redis TTL = its ttlMs plus `clockSkewMs`
- *   {prefix}:l:<principal>     zset    taskId -> expiry, the principal's unfinished tasks (the cap)
- * Parts are URI-encoded, so a `:` inside an id or a principal can never make two keys collide.
+ *   {prefix}:l:<owner>         zset    taskId -> expiry, the owner's unfinished tasks (the cap)
+ * Parts are URI-encoded, so a `:` inside an id or an owner key can never make two keys collide.
  */
 import { Redis } from 'ioredis'
+import type { OwnerKey } from '../../protocol/principal.js'
 import {
   applyAnswers,
   applyTransition,
@@ -93,7 +94,7 @@ export class RedisTaskStore implements TaskStore {
   async create(record: TaskRecord, maxLive: number): Promise<boolean> {
     const expiresAt = record.createdAt + record.ttlMs
     const keyTtl = Math.max(1, expiresAt - this.#now()) + this.#skewMs
-    const outcome = await this.#create(this.#keys(record.taskId, record.principal), [
+    const outcome = await this.#create(this.#keys(record.taskId, record.owner), [
       this.#now(),
       record.taskId,
       JSON.stringify(record),
@@ -105,12 +106,12 @@ export class RedisTaskStore implements TaskStore {
     return outcome === 1
   }
 
-  async get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
-    return (await this.#read(taskId, principal))?.task
+  async get(taskId: string, owner: OwnerKey): Promise<TaskRecord | undefined> {
+    return (await this.#read(taskId, owner))?.task
   }
 
-  transition(taskId: string, principal: string, change: TaskTransition): Promise<TaskRecord | undefined> {
-    return this.#update(taskId, principal, (task, now) => {
+  transition(taskId: string, owner: OwnerKey, change: TaskTransition): Promise<TaskRecord | undefined> {
+    return this.#update(taskId, owner, (task, now) => {
       const next = applyTransition(task, change, now)
       return { next, value: next ?? task }
     })
@@ -118,10 +119,10 @@ export class RedisTaskStore implements TaskStore {
 
   answer(
     taskId: string,
-    principal: string,
+    owner: OwnerKey,
     answers: Record<string, unknown>,
   ): Promise<{ task: TaskRecord; resume: boolean } | undefined> {
-    return this.#update(taskId, principal, (task, now) => {
+    return this.#update(taskId, owner, (task, now) => {
       const outcome = applyAnswers(task, answers, now)
       return { next: outcome.task === task ? undefined : outcome.task, value: outcome }
     })
@@ -134,16 +135,16 @@ export class RedisTaskStore implements TaskStore {
   /** Read, compute, compare-and-swap; again from the top when another instance wrote in between. */
   async #update<T>(
     taskId: string,
-    principal: string,
+    owner: OwnerKey,
     compute: (task: TaskRecord, now: number) => { next: TaskRecord | undefined; value: T },
   ): Promise<T | undefined> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const read = await this.#read(taskId, principal)
+      const read = await this.#read(taskId, owner)
       if (!read) return undefined
       const { next, value } = compute(read.task, this.#now())
       if (!next) return value
       const live = TERMINAL.has(next.status) ? '0' : '1'
-      const swapped = await this.#swap(this.#keys(taskId, principal), [
+      const swapped = await this.#swap(this.#keys(taskId, owner), [
         read.json,
         JSON.stringify(next),
         taskId,
@@ -154,18 +155,18 @@ export class RedisTaskStore implements TaskStore {
     throw new Error(`task ${taskId}: too many concurrent changes`)
   }
 
-  async #read(taskId: string, principal: string): Promise<{ task: TaskRecord; json: string } | undefined> {
-    const json = await this.#client.get(this.#keys(taskId, principal)[0]!)
+  async #read(taskId: string, owner: OwnerKey): Promise<{ task: TaskRecord; json: string } | undefined> {
+    const json = await this.#client.get(this.#keys(taskId, owner)[0]!)
     if (json === null) return undefined
     const task = JSON.parse(json) as TaskRecord
-    if (task.principal !== principal || task.createdAt + task.ttlMs <= this.#now()) return undefined
+    if (task.owner !== owner || task.createdAt + task.ttlMs <= this.#now()) return undefined
     return { task, json }
   }
 
-  #keys(taskId: string, principal: string): string[] {
+  #keys(taskId: string, owner: OwnerKey): string[] {
     return [
       `${this.#prefix}:t:${encodeURIComponent(taskId)}`,
-      `${this.#prefix}:l:${encodeURIComponent(principal)}`,
+      `${this.#prefix}:l:${encodeURIComponent(owner)}`,
     ]
   }
 }

@@ -22,7 +22,7 @@ import {
   unsupportedMediaType,
 } from '../../wire/errors.js'
 import { DEFAULT_MAX_DEPTH, nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
-import { addressKey } from '../../protocol/address.js'
+import { type OwnerKey, ownerKey, principalOf } from '../../protocol/principal.js'
 import { classify, type JsonRpcRequest } from '../../wire/jsonrpc.js'
 import { checkOrigin, isLoopbackAddress, loopbackPolicy, type OriginPolicy } from './guard.js'
 import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
@@ -49,7 +49,10 @@ export interface HttpOptions {
    * client that does not read; past it the response is cut and the request cancelled (default 256 KiB).
    */
   readonly maxBacklogBytes?: number
-  /** `subscriptions/listen` streams one client address may hold open (default 16); more get 429. */
+  /**
+   * `subscriptions/listen` streams one principal (an authenticated user or client, else one address) may
+   * hold open (default 16); more get 429.
+   */
   readonly maxListenStreamsPerAddress?: number
 }
 
@@ -107,8 +110,8 @@ export class HttpCore {
   readonly #keepAliveMs: number
   readonly #maxBacklog: number
   readonly #maxListens: number
-  /** Open listen streams per client network. */
-  readonly #listens = new Map<string, number>()
+  /** Open listen streams per principal. */
+  readonly #listens = new Map<OwnerKey, number>()
   /** 2025-era sessions; undefined when the server serves 2026-07-28 only. */
   readonly #legacy: LegacyHttp | undefined
 
@@ -286,7 +289,7 @@ export class HttpCore {
     writeReply(exchange, reply, out)
   }
 
-  /** A `subscriptions/listen` stream: bounded per address, kept open with SSE comments. */
+  /** A `subscriptions/listen` stream: bounded per principal, kept open with SSE comments. */
   async #listen(
     view: HttpRequestView,
     request: JsonRpcRequest,
@@ -295,12 +298,17 @@ export class HttpCore {
     eventStream: boolean,
   ): Promise<void> {
     if (!eventStream) return sendError(out, streamNotAcceptable(), request.id)
-    // Listen streams stay open indefinitely: one address may not hold an unbounded number of them.
-    const listenKey = view.remoteAddress !== undefined ? addressKey(view.remoteAddress) : undefined
+    // Listen streams stay open indefinitely: one principal (an authenticated user or client, else one
+    // address) may not hold an unbounded number of them. Anonymous callers with no known address are not
+    // counted: they would all share one budget.
+    const listenKey =
+      auth !== undefined || view.remoteAddress !== undefined
+        ? ownerKey(principalOf(auth, view.remoteAddress, 'http'))
+        : undefined
     if (listenKey !== undefined) {
       const held = this.#listens.get(listenKey) ?? 0
       if (held >= this.#maxListens) {
-        const what = `more than ${this.#maxListens} listen streams from one address`
+        const what = `more than ${this.#maxListens} listen streams from one ${auth ? 'caller' : 'address'}`
         return sendError(out, tooManyRequests(5_000, what), request.id)
       }
       this.#listens.set(listenKey, held + 1)
