@@ -16,8 +16,10 @@ export type {
 } from './features/tools/define.js'
 export { MemoryTaskStore } from './features/tasks/memory-store.js'
 export type {
+  CreateOutcome,
   TaskAuth,
   TaskIdentity,
+  TaskLimits,
   TaskRecord,
   TaskStatus,
   TaskStore,

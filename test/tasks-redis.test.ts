@@ -98,6 +98,7 @@ describe.runIf(run)('tasks on Redis', () => {
     const two = await RedisTaskStore.connect({ url: redis.url, prefix: 'cap', now: () => now })
     stores.push(one, two)
     const p1 = ownerKey({ kind: 'user', id: 'p:1' })
+    const live2 = { maxLive: 2, maxStored: 100, maxStoredBytes: 1 << 20 }
     const record = (taskId: string) => ({
       taskId,
       owner: p1,
@@ -113,12 +114,12 @@ describe.runIf(run)('tasks on Redis', () => {
       answers: {},
     })
     const created = await Promise.all(
-      ['a', 'b', 'c', 'd'].map((id, i) => (i % 2 ? one : two).create(record(id), 2)),
+      ['a', 'b', 'c', 'd'].map((id, i) => (i % 2 ? one : two).create(record(id), live2)),
     )
-    expect(created.filter(Boolean)).toHaveLength(2)
+    expect(created.filter((outcome) => outcome === 'created')).toHaveLength(2)
     expect(await one.get('a', ownerKey({ kind: 'user', id: 'p' }))).toBeUndefined()
     now += 1000
     expect(await two.get('a', p1)).toBeUndefined()
-    expect(await two.create(record('e'), 2)).toBe(true)
+    expect(await two.create(record('e'), live2)).toBe('created')
   })
 })

@@ -78,6 +78,7 @@ describe('tasks on SQLite', () => {
     const one = new SqliteTaskStore(file, { now: () => now })
     const two = new SqliteTaskStore(file, { now: () => now })
     const p = ownerKey({ kind: 'user', id: 'p' })
+    const live2 = { maxLive: 2, maxStored: 100, maxStoredBytes: 1 << 20 }
     const record = (taskId: string) => ({
       taskId,
       owner: p,
@@ -92,12 +93,12 @@ describe('tasks on SQLite', () => {
       pollIntervalMs: 100,
       answers: {},
     })
-    expect(await one.create(record('a'), 2)).toBe(true)
-    expect(await two.create(record('b'), 2)).toBe(true)
-    expect(await one.create(record('c'), 2)).toBe(false)
+    expect(await one.create(record('a'), live2)).toBe('created')
+    expect(await two.create(record('b'), live2)).toBe('created')
+    expect(await one.create(record('c'), live2)).toBe('live')
     expect(await two.get('a', ownerKey({ kind: 'client', id: 'p' }))).toBeUndefined()
     await two.transition('a', p, { from: ['working'], to: 'completed', set: { result: { content: [] } } })
-    expect(await one.create(record('c'), 2)).toBe(true)
+    expect(await one.create(record('c'), live2)).toBe('created')
     now += 1000
     expect(await one.get('a', p)).toBeUndefined()
     await one.close()

@@ -15,14 +15,14 @@ import { parseRequestMeta } from '../../protocol/request-meta.js'
 import { ErrorCode, McpError, tooManyRequests } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { InputRequest } from '../../wire/types.js'
-import type { TaskIdentity, TaskRecord, TaskStore } from './store.js'
+import type { CreateOutcome, TaskIdentity, TaskLimits, TaskRecord, TaskStore } from './store.js'
 import { type OwnerKey, ownerKey, type Principal } from '../../protocol/principal.js'
 import { createTaskResult, TASKS_EXTENSION } from './wire.js'
 
 export interface TaskEngineOptions {
   readonly store: TaskStore
-  /** Unfinished tasks one principal may have at once (default 100). */
-  readonly maxLivePerPrincipal: number
+  /** What one principal may keep in the store: unfinished tasks, stored tasks and their bytes. */
+  readonly limits: TaskLimits
   /** How often a running task checks the store for a cancel that arrived at another instance. */
   readonly watchIntervalMs: number
   readonly codec: RequestStateCodec
@@ -116,10 +116,30 @@ export class TaskEngine implements TaskHooks {
       answers,
     }
     // Stored before the handle is returned, so an immediate tasks/get finds it (extensions/tasks §Tasks).
-    const created = await this.store.create(record, this.#options.maxLivePerPrincipal)
-    if (!created) throw tooManyRequests(task.pollIntervalMs, 'too many unfinished tasks for this principal')
+    const outcome = await this.store.create(record, this.#options.limits)
+    if (outcome !== 'created') throw this.#refusal(outcome, task.pollIntervalMs, task.ttlMs)
     this.resume(record.taskId, record.owner)
     return createTaskResult(record)
+  }
+
+  /**
+   * 429 naming the limit. An unfinished task may finish at the next poll; stored ones leave when their
+   * `ttlMs` passes, so the caller is told to come back within a minute rather than hammer the server.
+   */
+  #refusal(outcome: Exclude<CreateOutcome, 'created'>, pollIntervalMs: number, ttlMs: number): Error {
+    const { maxLive, maxStored, maxStoredBytes } = this.#options.limits
+    if (outcome === 'live')
+      return tooManyRequests(pollIntervalMs, `more than ${maxLive} unfinished tasks for this caller`)
+    const later = Math.min(ttlMs, 60_000)
+    if (outcome === 'stored')
+      return tooManyRequests(
+        later,
+        `more than ${maxStored} stored tasks for this caller (finished ones count until they expire)`,
+      )
+    return tooManyRequests(
+      later,
+      `this caller's stored tasks would take more than ${maxStoredBytes} bytes (arguments, answers and results)`,
+    )
   }
 
   /** Starts (or restarts, after new answers) a task's handler in the background on this instance. */
