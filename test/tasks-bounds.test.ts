@@ -108,6 +108,22 @@ function record(taskId: string, principal: typeof alice | typeof other, blob = '
 }
 const done = { from: ['working' as const], to: 'completed' as const, set: { result: { content: [] } } }
 
+describe('creating a task in the memory store', () => {
+  it("never visits other callers' tasks: 10 000 expired ones stay for the timer's sweep", async () => {
+    const store = new MemoryTaskStore({ now: clock })
+    const limits: TaskLimits = { maxLive: 100_000, maxStored: 100_000, maxStoredBytes: 100 * MiB }
+    for (let i = 0; i < 10_000; i++)
+      await store.create({ ...record(`bulk-${i}`, other), ttlMs: 1000 }, limits)
+    now += 1000
+    expect(await store.create(record('mine', alice), limits)).toBe('created')
+    // Counted, not timed: the creation left all 10 000 in place, so it looked at none of them.
+    expect(store.size).toBe(10_001)
+    expect(store.sweep()).toBe(10_000)
+    expect(store.size).toBe(1)
+    await store.close()
+  })
+})
+
 describe.each(Object.keys(stores))('task bounds in the %s store', (name) => {
   let store: TaskStore
   beforeAll(async () => {

@@ -129,7 +129,11 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve()
   }
 
-  #refusal(owner: OwnerKey, bytes: number, limits: TaskLimits): Exclude<CreateOutcome, 'created'> | undefined {
+  #refusal(
+    owner: OwnerKey,
+    bytes: number,
+    limits: TaskLimits,
+  ): Exclude<CreateOutcome, 'created'> | undefined {
     const tally = this.#owners.get(owner)
     if ((tally?.live ?? 0) >= limits.maxLive) return 'live'
     if ((tally?.ids.size ?? 0) >= limits.maxStored) return 'stored'

@@ -179,12 +179,10 @@ export class RedisTaskStore implements TaskStore {
       if (!next) return value
       const live = TERMINAL.has(next.status) ? '0' : '1'
       const [task, liveSet, , sizes, total] = this.#keys(taskId, owner)
-      const swapped = await this.#swap([task, liveSet, sizes, total], [
-        read.json,
-        JSON.stringify(next),
-        taskId,
-        live,
-      ])
+      const swapped = await this.#swap(
+        [task, liveSet, sizes, total],
+        [read.json, JSON.stringify(next), taskId, live],
+      )
       if (swapped === 1) return value
     }
     throw new Error(`task ${taskId}: too many concurrent changes`)
