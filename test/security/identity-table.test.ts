@@ -43,7 +43,10 @@ const headerAuth: HttpAuthenticator = {
 }
 
 const TASKS_META = meta({
-  'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+  'io.modelcontextprotocol/clientCapabilities': {
+    extensions: { 'io.modelcontextprotocol/tasks': {} },
+    elicitation: {},
+  },
 })
 
 interface Reply {
@@ -182,6 +185,17 @@ const handleTools = [
     handler: (args, ctx) => boxes.get(ctx, args.box),
   }),
   defineTool({
+    name: 'ask',
+    task: 'optional',
+    handler: async (_args, ctx) => {
+      const answer = await ctx.input.elicit(
+        { message: 'Go?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+        'go',
+      )
+      return `answered ${String(answer.content?.ok)}`
+    },
+  }),
+  defineTool({
     name: 'wait',
     task: 'optional',
     handler: (_args, ctx) =>
@@ -190,14 +204,27 @@ const handleTools = [
       ),
   }),
 ]
-const makeServer = (extra: Parameters<typeof defineServer>[0]['security'] = {}): Server =>
+type ServerOptions = Parameters<typeof defineServer>[0]
+const makeServer = (extra: ServerOptions['security'] = {}, tasks?: ServerOptions['tasks']): Server =>
   defineServer({
     name: 'identity',
     version: '1.0.0',
     tools: handleTools,
     requestState: { secret: 'identity-table-secret-0123456789' },
     security: { auth: headerAuth, ...extra },
+    ...(tasks && { tasks }),
   })
+
+/** Polls a task as its creator until it waits for input. */
+async function waitingForInput(mcp: Live, caller: Caller, taskId: string): Promise<void> {
+  const deadline = Date.now() + 20_000
+  while (
+    resultOf(await call(mcp, caller, 'tasks/get', { taskId }, TASKS_META))?.status !== 'input_required'
+  ) {
+    if (Date.now() > deadline) throw new Error(`task ${taskId} never asked for input`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
 
 const textOf = (result: Record<string, unknown> | undefined): string =>
   ((result?.content as { text?: string }[] | undefined) ?? []).map((block) => block.text ?? '').join('')
@@ -233,6 +260,30 @@ const FEATURES: readonly Feature[] = [
     own: (mcp, owner) => startTask(mcp, owner, 'wait', {}),
     reaches: async (mcp, caller, taskId) =>
       resultOf(await call(mcp, caller, 'tasks/cancel', { taskId }, TASKS_META)) !== undefined,
+  },
+  {
+    name: 'tasks (update)',
+    server: () => makeServer(),
+    own: async (mcp, owner) => {
+      const taskId = await startTask(mcp, owner, 'ask', {})
+      await waitingForInput(mcp, owner, taskId)
+      return taskId
+    },
+    reaches: async (mcp, caller, taskId) => {
+      const inputResponses = { go: { action: 'accept', content: { ok: true } } }
+      return (
+        resultOf(await call(mcp, caller, 'tasks/update', { taskId, inputResponses }, TASKS_META)) !==
+        undefined
+      )
+    },
+  },
+  {
+    // The owner fills its one unfinished task: its next one is refused, others' are not.
+    name: 'task quotas',
+    server: () => makeServer({}, { maxLivePerPrincipal: 1 }),
+    own: (mcp, owner) => startTask(mcp, owner, 'wait', {}),
+    reaches: async (mcp, caller) =>
+      (await call(mcp, caller, 'tools/call', { name: 'wait', arguments: {} }, TASKS_META)).status === 429,
   },
   {
     // The handle is made by a direct call; the task run that reads it acts as whoever started the task.
