@@ -14,7 +14,7 @@ import {
 import { rawJson } from './protocol/encode.js'
 import type { Exchange } from './protocol/exchange.js'
 import type { HttpAuthenticator, RequestHandler } from './protocol/handler.js'
-import type { Middleware } from './protocol/middleware.js'
+import type { MethodHandler, Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
 import { SchemaCompiler, type SchemaValidatorChoice } from './schema/json-schema.js'
 import { toolMethods, type ToolCallOptions } from './features/tools/call.js'
@@ -38,7 +38,7 @@ import {
   type ResourceDefinition,
   type ResourceTemplateDefinition,
 } from './features/resources/define.js'
-import { resourceMethods } from './features/resources/methods.js'
+import { findTemplate, resourceMethods } from './features/resources/methods.js'
 import { type ChangeBus, type ChangeEvent, InProcessChangeBus } from './features/subscriptions/bus.js'
 import { ListenHub, type ListenOptions } from './features/subscriptions/listen.js'
 import { RequestStateCodec, type RequestStateOptions } from './protocol/mrtr/state.js'
@@ -366,7 +366,11 @@ export class Server implements RequestHandler {
       const legacy = options.legacy ?? {}
       const ttl = legacy.sessionTtlMs ?? 86_400_000
       if (!(ttl > 0)) throw new TypeError('legacy.sessionTtlMs must be positive')
-      this.sessions = new SessionCodec(stateCodec, ttl)
+      this.sessions = new SessionCodec(
+        stateCodec,
+        ttl,
+        legacy.maxSessionCacheBytes === undefined ? {} : { maxBytes: legacy.maxSessionCacheBytes },
+      )
       this.legacy = new LegacyEngine(
         {
           info,
@@ -374,7 +378,9 @@ export class Server implements RequestHandler {
           capabilities,
           instructions: options.instructions,
           changes,
-          handleLegacy: (request, exchange, meta) => this.handleLegacy(request, exchange, meta),
+          serves: (uri) =>
+            this.resources.get(uri) !== undefined || findTemplate(this.resourceTemplates, uri) !== undefined,
+          handleLegacy: (request, exchange, meta, own) => this.handleLegacy(request, exchange, meta, own),
         },
         legacy,
       )
@@ -398,9 +404,14 @@ export class Server implements RequestHandler {
   }
 
   /** Answers one request of a 2025-era session, in that revision's result shape. */
-  handleLegacy(request: JsonRpcRequest, exchange: Exchange, meta: RequestMeta): Promise<Reply | null> {
+  handleLegacy(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    meta: RequestMeta,
+    own?: MethodHandler,
+  ): Promise<Reply | null> {
     const guard = this.#guardExchange
-    return this.#dispatcher.handleLegacy(request, guard ? guard(exchange) : exchange, meta, legacyResult)
+    return this.#dispatcher.handleLegacy(request, guard ? guard(exchange) : exchange, meta, legacyResult, own)
   }
 
   methodSpec(method: string): MethodSpec | undefined {

@@ -23,10 +23,13 @@ import type { OAuthOptions } from './auth/types.js'
 import { InvalidResponseError, ProtocolError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
 import { EraGate } from './era.js'
-import { answerServerRequest, discoverResultOf } from './legacy.js'
+import { budgetLimits, type BudgetLimits, CallBudget } from './budget.js'
+import { discoverResultOf } from './legacy.js'
+import { awaitLegacyTask, isCreateTaskResult, needsLegacyTask } from './legacy-tasks.js'
+import { DEFAULT_CONCURRENT_SERVER_REQUESTS, ServerRequestGate } from './server-requests.js'
 import { type NotificationTap, openLegacySubscription } from './legacy-listen.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
-import { type CallOptions, Session } from './session.js'
+import { type CallOptions, DEFAULT_TOTAL_FACTOR, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
 import { parseTask, TaskHandle, TASKS_EXTENSION, type TaskHost, type TaskState } from './tasks.js'
 import { type ToolCallAuditor, outcomeOf } from './audit.js'
@@ -58,8 +61,15 @@ export interface ClientOptions {
    * never answer it, so a silent server fails fast with a clear message instead of stalling.
    */
   readonly discoverTimeoutMs?: number
-  /** Most input_required rounds one call may take (default 10). */
+  /** Most input_required rounds one call may take, task questions included (default 10). */
   readonly maxInputRounds?: number
+  /**
+   * The other limits of each call's budget: polls and the poll interval floor of a task, questions, list
+   * pages and items, server requests per call (defaults in `DEFAULT_BUDGET`).
+   */
+  readonly budget?: Partial<BudgetLimits>
+  /** Requests a 2025-era server may have open at the client at once (default 4); more get an error. */
+  readonly maxConcurrentServerRequests?: number
   /** Where warnings go (dropped tools …); default console.warn. */
   readonly warn?: (message: string) => void
   /** Notifications no request claims (e.g. logs on stdio). */
@@ -125,7 +135,8 @@ export class Client {
   readonly #handlers: InputHandlers
   readonly #capabilities: ClientCapabilities
   readonly #book = new ToolBook()
-  readonly #maxRounds: number
+  readonly #limits: BudgetLimits
+  readonly #timeoutMs: number
   readonly #warn: (message: string) => void
   readonly #audit: ToolCallAuditor | undefined
   #discovered: Promise<DiscoverResult> | undefined
@@ -142,7 +153,11 @@ export class Client {
       options.tasks === false
         ? declared
         : { ...declared, extensions: { [TASKS_EXTENSION]: {}, ...declared.extensions } }
-    this.#maxRounds = options.maxInputRounds ?? 10
+    this.#limits = budgetLimits({
+      ...options.budget,
+      ...(options.maxInputRounds !== undefined && { maxInputRounds: options.maxInputRounds }),
+    })
+    this.#timeoutMs = options.timeoutMs ?? 60_000
     this.#discoverTimeoutMs = options.discoverTimeoutMs ?? 10_000
     // Dropped tools must be reported somewhere (streamable-http §Client Behavior); the application can
     // redirect it.
@@ -153,7 +168,7 @@ export class Client {
       clientInfo,
       capabilities: this.#capabilities,
       protocolVersion: PROTOCOL_VERSION,
-      timeoutMs: options.timeoutMs ?? 60_000,
+      timeoutMs: this.#timeoutMs,
     })
     this.#audit = options.onToolCall
     this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs)
@@ -163,8 +178,13 @@ export class Client {
       onNotification?.(notification)
     }
     // Only 2025-era servers send requests; a 2026-07-28 server's would be a protocol violation, left unanswered.
+    const gate = new ServerRequestGate(
+      this.#session,
+      this.#handlers,
+      options.maxConcurrentServerRequests ?? DEFAULT_CONCURRENT_SERVER_REQUESTS,
+    )
     this.transport.onRequest = (request, origin) => {
-      if (this.#era.legacy) void answerServerRequest(this.#session, request, origin, this.#handlers)
+      if (this.#era.legacy) gate.receive(request, origin)
     }
   }
 
@@ -225,6 +245,28 @@ export class Client {
     return this.#era.request(method, params, options)
   }
 
+  /**
+   * The budget of one call. Its time is `maxTotalTimeoutMs`, by default 10 × `timeoutMs`: each request of
+   * the call still has its own `timeoutMs`, and a task the call waits for ends with the call.
+   */
+  #budget(what: string, timing: { timeoutMs?: number; maxTotalTimeoutMs?: number } = {}): CallBudget {
+    const total = timing.maxTotalTimeoutMs ?? (timing.timeoutMs ?? this.#timeoutMs) * DEFAULT_TOTAL_FACTOR
+    return new CallBudget(this.#limits, what, total)
+  }
+
+  /** A request's options within its call's budget: never past the call's deadline. */
+  #within<T extends CallOptions>(budget: CallBudget, options: T): T {
+    const left = budget.remainingMs()
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs
+    const capped =
+      Number.isFinite(left) &&
+      (options.resetTimeoutOnProgress === true ||
+        !(left >= timeoutMs) ||
+        options.maxTotalTimeoutMs !== undefined)
+    if (!capped) return { ...options, budget }
+    return { ...options, budget, maxTotalTimeoutMs: Math.min(left, options.maxTotalTimeoutMs ?? Infinity) }
+  }
+
   /** Every tool, following cursors; pages are served from the cache while their `ttlMs` lasts. */
   async listTools(options: { signal?: AbortSignal; fresh?: boolean } = {}): Promise<ListToolsResult> {
     if (options.fresh) this.#book.invalidate()
@@ -236,6 +278,7 @@ export class Client {
     let cursor: string | undefined
     let cached = true
     let restarted = false
+    const budget = this.#budget('tools/list')
     for (;;) {
       const version = this.#session.version
       let page = this.#book.page(credential, version, cursor)
@@ -272,6 +315,8 @@ export class Client {
         // Keyed by the version the page was fetched with: the first request may have settled a 2025-era one.
         page = this.#book.store(credential, this.#session.version, cursor, result, accepted)
       }
+      // A server may hand out new cursors forever: pages and items are bounded by the budget.
+      budget.page(page.tools.length, page.nextCursor !== undefined)
       for (const tool of page.tools) tools.set(tool.name, tool)
       if (page.nextCursor === undefined) break
       if (seen.has(page.nextCursor))
@@ -359,8 +404,11 @@ export class Client {
     this.#book.checkParamValues(name, args)
     const base: Record<string, unknown> = { name, arguments: args }
     if (progressToken !== undefined) base._meta = { progressToken }
+    // A 2025-11-25 tool that runs only as a task is called with a `task` (2025-11-25 basic/utilities/tasks).
+    if (needsLegacyTask(this.#era.legacy, this.#book.known(name)?.tool)) base.task = {}
     let refreshedHeaders = false
-    const result = await this.#withInputs('tools/call', name, base, {
+    const budget = this.#budget(`tools/call ${name}`, options)
+    const result = await this.#withInputs('tools/call', name, base, budget, {
       ...(options.signal && { signal: options.signal }),
       headers: () => (this.#era.legacy ? {} : this.#book.paramHeaders(name, args)),
       onNotification,
@@ -384,6 +432,14 @@ export class Client {
         return true
       },
     })
+    if (base.task !== undefined && isCreateTaskResult(result)) {
+      const host = { request: this.#request.bind(this) }
+      const final = await awaitLegacyTask(host, result, budget, {
+        signal: options.signal,
+        onStatus: options.onTaskStatus,
+      })
+      return this.#book.checkCall(name, final, options.throwOnToolError === true)
+    }
     if (result.resultType === 'task') {
       if (!this.#capabilities.extensions?.[TASKS_EXTENSION])
         throw new InvalidResponseError(
@@ -392,6 +448,7 @@ export class Client {
       const handle = new TaskHandle(this.#taskHost(name, options), parseTask(result, `tools/call ${name}`))
       if (options.task) return handle
       return handle.result({
+        budget,
         ...(options.signal && { signal: options.signal }),
         ...(options.onTaskStatus && { onStatus: options.onTaskStatus }),
       })
@@ -408,7 +465,13 @@ export class Client {
 
   #taskHost(tool: string | undefined, options: ToolCallOptions): TaskHost {
     return {
-      request: (method, params, signal) => this.#request(method, params, signal ? { signal } : {}),
+      request: (method, params, signal, budget) =>
+        this.#request(
+          method,
+          params,
+          budget ? this.#within(budget, signal ? { signal } : {}) : signal ? { signal } : {},
+        ),
+      budget: () => this.#budget(tool === undefined ? 'task' : `tools/call ${tool}`, options),
       answer: (inputRequests, signal) =>
         answerInputs(inputRequests, this.#handlers, this.#capabilities, {
           method: 'tools/call',
@@ -430,6 +493,7 @@ export class Client {
     method: string,
     name: string | undefined,
     base: Record<string, unknown>,
+    budget: CallBudget,
     options: Omit<CallOptions, 'headers'> & {
       headers?: () => Record<string, string>
       recover?: (error: unknown) => Promise<boolean>
@@ -438,26 +502,20 @@ export class Client {
     // No rest copy of `options`: `recover` rides along unread, `headers` is replaced by its value.
     const { headers, recover } = options
     let retry: Record<string, unknown> | undefined
-    for (let round = 1; ; round++) {
+    for (;;) {
       let result: Record<string, unknown>
       try {
-        result = await this.#request(
-          method,
-          retry ? { ...base, ...retry } : base,
-          headers ? { ...options, headers: headers() } : (options as Omit<typeof options, 'headers'>),
-        )
+        const sent = headers
+          ? { ...options, headers: headers() }
+          : (options as Omit<typeof options, 'headers'>)
+        result = await this.#request(method, retry ? { ...base, ...retry } : base, this.#within(budget, sent))
       } catch (error) {
-        if (recover && (await recover(error))) {
-          round--
-          continue
-        }
-        throw error
+        if (recover && (await recover(error))) continue
+        throw budget.explain(error)
       }
       if (result.resultType !== 'input_required') return result
-      const what = name === undefined ? method : `${method} ${name}`
-      if (round >= this.#maxRounds) {
-        throw new InvalidResponseError(`${what}: still asking for input after ${round} rounds`)
-      }
+      const asked = isRecord(result.inputRequests) ? Object.keys(result.inputRequests).length : 0
+      budget.inputRound(asked)
       const inputResponses = await answerInputs(result.inputRequests, this.#handlers, this.#capabilities, {
         method,
         name,
@@ -490,6 +548,7 @@ export class Client {
       'resources/read',
       uri,
       { uri },
+      this.#budget(`resources/read ${uri}`),
       { ...(options.signal && { signal: options.signal }) },
     )
     return checkReadResult(result)
@@ -502,7 +561,7 @@ export class Client {
     options: { signal?: AbortSignal } = {},
   ): Promise<GetPromptResult> {
     const base = { name, arguments: args }
-    const result = await this.#withInputs('prompts/get', name, base, {
+    const result = await this.#withInputs('prompts/get', name, base, this.#budget(`prompts/get ${name}`), {
       ...(options.signal && { signal: options.signal }),
     })
     return checkPromptResult(result)
@@ -517,10 +576,14 @@ export class Client {
     const items: T[] = []
     const seen = new Set<string>()
     let cursor: string | undefined
+    const budget = this.#budget(method)
     for (;;) {
       const params = cursor === undefined ? {} : { cursor }
       const result = await this.#request(method, params, signal ? { signal } : {})
-      items.push(...pageItems<T>(method, result, field, key))
+      const page = pageItems<T>(method, result, field, key)
+      // A server may hand out new cursors forever: pages and items are bounded by the budget.
+      budget.page(page.length, typeof result.nextCursor === 'string')
+      items.push(...page)
       const next = result.nextCursor
       if (typeof next !== 'string') return items
       if (seen.has(next)) throw new InvalidResponseError(`${method}: the server repeated a cursor`)
@@ -573,8 +636,10 @@ export class Client {
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<Record<string, unknown>> {
     if (INPUT_METHODS.has(method)) {
-      const name = params.name ?? params.uri
-      return this.#withInputs(method, typeof name === 'string' ? name : undefined, params, options)
+      const name =
+        typeof (params.name ?? params.uri) === 'string' ? String(params.name ?? params.uri) : undefined
+      const budget = this.#budget(name === undefined ? method : `${method} ${name}`, options)
+      return this.#withInputs(method, name, params, budget, options)
     }
     return this.#request(method, params, options).then((result) => {
       if (result.resultType === 'input_required') {

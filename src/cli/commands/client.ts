@@ -13,6 +13,7 @@ import {
   type Tool,
 } from '../../client/index.js'
 import { ErrorCode } from '../../wire/errors.js'
+import { taskSupportOf } from '../../client/legacy-tasks.js'
 import { auditLogFile } from '../client/audit-log.js'
 import { buildArguments } from '../client/coerce.js'
 import { terminalElicitation } from '../client/elicit.js'
@@ -85,7 +86,9 @@ const display = (tool: Tool): string => tool.title ?? tool.annotations?.title ??
 function printTools(tools: Tool[]): void {
   if (tools.length === 0) return console.log('(no tools)')
   for (const tool of tools) {
-    const marks = tool.annotations?.readOnlyHint === true ? ' [read-only, per the server]' : ''
+    const readOnly = tool.annotations?.readOnlyHint === true ? ' [read-only, per the server]' : ''
+    // 2025-11-25 basic/utilities/tasks §Tool-Level Negotiation: such a tool answers only as a task.
+    const marks = taskSupportOf(tool) === 'required' ? `${readOnly} [needs a task]` : readOnly
     const title = display(tool) !== tool.name ? ` — ${forTerminal(display(tool))}` : ''
     console.log(`${forTerminal(tool.name)}${title}${marks}`)
     if (tool.description) {
@@ -163,10 +166,17 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value]
 
-/** The options every client command shares. */
+/**
+ * The options every client command shares. Repeatable options take one value per flag: a variadic one would
+ * swallow the target that follows it (`-H 'Authorization: …' https://…`).
+ */
 export function common(command: Command): Command {
   return command
-    .option('-H, --header <header...>', 'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)')
+    .option(
+      '-H, --header <header>',
+      'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)',
+      collect,
+    )
     .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio server (repeatable)', collect)
     .option(
       '--root <dir>',

@@ -13,7 +13,8 @@ export type FetchHandler = (request: Request, context?: unknown) => Promise<Resp
 export interface FetchHandlerOptions extends HttpOptions {
   /**
    * The caller's network address. Fetch runtimes do not put it on the `Request`, and without it every
-   * anonymous caller shares one rate-limit budget, one concurrency cap and one handle quota. Return
+   * anonymous caller shares one rate-limit budget, one concurrency cap, one handle quota and one allowance of
+   * listen streams (`maxListenStreamsPerAddress`). Return
    * undefined when unknown. Only trust a forwarding header your own proxy sets.
    */
   readonly clientAddress?: (request: Request, context: unknown) => string | undefined
@@ -35,7 +36,8 @@ export function createFetchHandler(server: RequestHandler, options: FetchHandler
   if (!clientAddress && !server.authenticator) {
     server.logger.warn(
       'createFetchHandler has no clientAddress: anonymous callers share one rate-limit budget, one ' +
-        'concurrency cap and one handle quota; pass clientAddress(request) to count them by address',
+        'concurrency cap, one handle quota and one listen-stream allowance; pass clientAddress(request) to ' +
+        'count them by address',
     )
   }
   return async (request, context) => {
