@@ -2,7 +2,7 @@
  * `defineServer`: builds the immutable server definition once (tool registry, compiled schemas, cached
  * `server/discover` and `tools/list` payloads, composed middleware). Requests then only read from it.
  */
-import { baseProblems, cacheScopeProblem } from './features/metadata.js'
+import { cacheScopeProblem, implementationProblems } from './features/metadata.js'
 import {
   type MethodSpec,
   consoleLogger,
@@ -191,7 +191,7 @@ export class Server implements RequestHandler {
   constructor(options: ServerOptions) {
     if (!options.name || !options.version) throw new TypeError('defineServer needs a name and a version')
     const problems = [
-      ...baseProblems({ title: options.title, description: options.description, icons: options.icons }),
+      ...implementationProblems(options),
       cacheScopeProblem(options.cache?.scope, 'cache.scope'),
       cacheScopeProblem(options.discoverCache?.scope, 'discoverCache.scope'),
     ].filter((problem) => problem !== undefined)
@@ -307,6 +307,7 @@ export class Server implements RequestHandler {
       wrapHandler: security.wrapToolHandler,
       ...(engine && { tasks: engine }),
       ...(security.guardResult && { guardResult: security.guardResult }),
+      ...(serverInfo && { serverInfo }),
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)

@@ -20,9 +20,9 @@ import type {
 } from '../wire/types.js'
 import { OAuthProvider } from './auth/provider.js'
 import type { OAuthOptions } from './auth/types.js'
-import { InvalidResponseError, ProtocolError } from './errors.js'
+import { InvalidResponseError, ProtocolError, UnknownToolError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
-import { EraGate } from './era.js'
+import { checkPinnedVersion, EraGate } from './era.js'
 import { budgetLimits, type BudgetLimits, CallBudget } from './budget.js'
 import { discoverResultOf } from './legacy.js'
 import { awaitLegacyTask, isCreateTaskResult, needsLegacyTask } from './legacy-tasks.js'
@@ -84,6 +84,12 @@ export interface ClientOptions {
   readonly auth?: OAuthOptions | OAuthProvider
   /** Declare the tasks extension, so long-running tools may answer with a task (default true). */
   readonly tasks?: boolean
+  /**
+   * Speak this revision and skip era discovery: `'2026-07-28'` sends no `initialize`; `'2025-11-25'`,
+   * `'2025-06-18'` or `'2025-03-26'` open with `initialize` offering it and accept no other. For servers
+   * that speak both eras but implement a feature in only one. An unknown value throws a TypeError.
+   */
+  readonly protocolVersion?: string
 }
 
 /** What a Client talks through: HTTP options, or any transport (see `connect()` for stdio commands). */
@@ -109,6 +115,13 @@ export interface ToolCallOptions {
    * still resolves to its result.
    */
   readonly task?: boolean
+  /**
+   * Call a tool the server does not list (after a fresh `tools/list`), such as one hidden from the current
+   * token that a scope step-up will unlock. Its result is returned UNCHECKED unless the tool is listed once
+   * the credential has changed: there is no `outputSchema` to check `structuredContent` against, and no
+   * `Mcp-Param-*` headers are sent. Without it, such a call throws `UnknownToolError` before anything is sent.
+   */
+  readonly allowUnlisted?: boolean
 }
 
 export interface ListToolsResult {
@@ -146,6 +159,8 @@ export class Client {
   readonly #taps = new Set<(notification: JsonRpcNotification) => void>()
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
+    const pinned =
+      options.protocolVersion === undefined ? undefined : checkPinnedVersion(options.protocolVersion)
     this.transport = isTransport(target) ? target : new HttpTransport(withAuth(target, options.auth))
     this.#handlers = options.handlers ?? {}
     const declared = capabilitiesFor(this.#handlers, options.capabilities)
@@ -171,7 +186,7 @@ export class Client {
       timeoutMs: this.#timeoutMs,
     })
     this.#audit = options.onToolCall
-    this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs)
+    this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs, pinned)
     const onNotification = options.onNotification
     this.transport.onNotification = (notification) => {
       for (const tap of this.#taps) tap(notification)
@@ -399,8 +414,19 @@ export class Client {
         options.onProgress?.(params as unknown as ProgressNotificationParams)
       } else options.onNotification?.(notification)
     }
-    // Results are only trusted against the tool's definition: fetch it first if this client never listed it.
-    if (!this.#book.known(name)) await this.listTools(options.signal ? { signal: options.signal } : {})
+    // Results are only trusted against the tool's definition. A tool this client has no definition of may
+    // have been added since the list was cached: list once more, past the cache; a tool still unknown is
+    // refused before anything is sent (its structuredContent could not be checked), unless allowed. An
+    // allowed call remembers its credential: a scope step-up on the way (a tool hidden from the token it
+    // had) changes it, and the tool may then be listed, so its result can be checked after all.
+    let unlistedWith: string | undefined
+    if (!this.#book.known(name)) {
+      await this.listTools({ fresh: true, ...(options.signal && { signal: options.signal }) })
+      if (!this.#book.known(name)) {
+        if (options.allowUnlisted !== true) throw new UnknownToolError(name, this.#book.dropped(name))
+        unlistedWith = await this.transport.credentialKey()
+      }
+    }
     this.#book.checkParamValues(name, args)
     const base: Record<string, unknown> = { name, arguments: args }
     if (progressToken !== undefined) base._meta = { progressToken }
@@ -453,6 +479,8 @@ export class Client {
         ...(options.onTaskStatus && { onStatus: options.onTaskStatus }),
       })
     }
+    if (unlistedWith !== undefined && (await this.transport.credentialKey()) !== unlistedWith)
+      await this.listTools({ fresh: true, ...(options.signal && { signal: options.signal }) })
     return this.#book.checkCall(name, result, options.throwOnToolError === true)
   }
 

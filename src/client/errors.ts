@@ -76,6 +76,25 @@ export class InvalidResponseError extends Error {
   override readonly name = 'InvalidResponseError'
 }
 
+/**
+ * A call of a tool the server does not list (even after a fresh `tools/list`), or lists in a form this client
+ * drops: nothing was sent, since its result could not be checked against a definition. `allowUnlisted` in
+ * the call's options sends it anyway, unchecked.
+ */
+export class UnknownToolError extends Error {
+  override readonly name = 'UnknownToolError'
+  constructor(
+    readonly tool: string,
+    reason?: string,
+  ) {
+    super(
+      reason
+        ? `tools/call ${tool}: not called, the client dropped this tool from the server's list (${reason})`
+        : `tools/call ${tool}: not called, the server does not list this tool (pass allowUnlisted to call it unchecked)`,
+    )
+  }
+}
+
 /** The request took longer than its timeout; it was cancelled. */
 export class RequestTimeoutError extends Error {
   override readonly name = 'RequestTimeoutError'

@@ -23,6 +23,7 @@ export {
   RequestTimeoutError,
   ToolExecutionError,
   TransportError,
+  UnknownToolError,
   VersionMismatchError,
 } from './errors.js'
 export { HttpTransport } from './http.js'

@@ -57,7 +57,7 @@ function choices(field: Field): { value: string; label: string }[] | undefined {
  * Checks one answer against its field's schema (format, pattern, length, range), so mistakes are fixed before
  * sending.
  */
-function fieldCheck(name: string, field: Field): (value: unknown) => string | undefined {
+export function fieldCheck(name: string, field: Field): (value: unknown) => string | undefined {
   let compiled: ReturnType<SchemaCompiler['compile']> | undefined
   try {
     compiled = new SchemaCompiler({ untrusted: true, ajv: AJV_MODULES }).compile(field, `field ${name}`)

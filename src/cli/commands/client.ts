@@ -14,6 +14,7 @@ import {
 } from '../../client/index.js'
 import { ErrorCode } from '../../wire/errors.js'
 import { taskSupportOf } from '../../client/legacy-tasks.js'
+import { PINNABLE_VERSIONS } from '../../client/era.js'
 import { auditLogFile } from '../client/audit-log.js'
 import { buildArguments } from '../client/coerce.js'
 import { terminalElicitation } from '../client/elicit.js'
@@ -33,6 +34,7 @@ export interface CommonFlags {
   json?: boolean
   timeout?: string
   auditLog?: string
+  protocolVersion?: string
 }
 
 interface CallFlags extends CommonFlags {
@@ -48,6 +50,12 @@ const interactive = (): boolean => Boolean(process.stdin.isTTY && process.stderr
 function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
   const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout)
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--timeout expects milliseconds > 0')
+  const pinned = flags.protocolVersion
+  if (pinned !== undefined && !PINNABLE_VERSIONS.includes(pinned)) {
+    throw new UsageError(
+      `--protocol-version ${JSON.stringify(pinned)} is not a revision this client speaks; use one of ${PINNABLE_VERSIONS.join(', ')}`,
+    )
+  }
   return {
     clientInfo: { name: 'toolwire-cli', version: '0.1.0' },
     warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
@@ -61,6 +69,7 @@ function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
     },
     ...(timeoutMs !== undefined && { timeoutMs }),
     ...(flags.auditLog !== undefined && { onToolCall: auditLogFile(flags.auditLog) }),
+    ...(pinned !== undefined && { protocolVersion: pinned }),
   }
 }
 
@@ -186,6 +195,10 @@ export function common(command: Command): Command {
     .option('--sampling-command <command>', "answer the server's sampling requests with this shell command")
     .option('--json', 'print the raw result as JSON')
     .option('--timeout <ms>', 'give up on a request after this many milliseconds (default 60000)')
+    .option(
+      '--protocol-version <rev>',
+      `speak this MCP revision instead of discovering the server's era (${PINNABLE_VERSIONS.join(', ')})`,
+    )
 }
 
 const TARGET_HELP = 'server URL, configured server name, or -- followed by the command of a stdio server'
