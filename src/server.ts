@@ -75,12 +75,26 @@ export interface FeatureHost {
   readonly cache: Required<CacheHints>
 }
 
+/** What one principal may keep in the task store unless `tasks` says otherwise. */
+export const TASK_DEFAULTS = {
+  maxLivePerPrincipal: 100,
+  maxStoredPerPrincipal: 1000,
+  maxStoredBytesPerPrincipal: 16 * 1024 * 1024,
+} as const
+
 /** The tasks extension (io.modelcontextprotocol/tasks): where tasks live and how many one principal may run. */
 export interface TasksOptions {
   /** Default: in memory (lost on restart). `toolwire/sqlite` and `toolwire/redis` keep them. */
   store?: TaskStore
   /** Unfinished tasks per principal (default 100); more creations are refused with a protocol error. */
   maxLivePerPrincipal?: number
+  /** Tasks one principal may have stored, finished ones included until they expire (default 1000). */
+  maxStoredPerPrincipal?: number
+  /**
+   * Bytes one principal's stored tasks may take (default 16 MiB): arguments and answers while a task may
+   * still run (they are dropped once it finishes), then results and errors.
+   */
+  maxStoredBytesPerPrincipal?: number
   /** How often a running task looks for a cancel that reached another instance (default 1 s). */
   watchIntervalMs?: number
 }
@@ -269,7 +283,12 @@ export class Server implements RequestHandler {
     const engine = offersTasks
       ? new TaskEngine({
           store: options.tasks?.store ?? new MemoryTaskStore(),
-          maxLivePerPrincipal: options.tasks?.maxLivePerPrincipal ?? 100,
+          limits: {
+            maxLive: options.tasks?.maxLivePerPrincipal ?? TASK_DEFAULTS.maxLivePerPrincipal,
+            maxStored: options.tasks?.maxStoredPerPrincipal ?? TASK_DEFAULTS.maxStoredPerPrincipal,
+            maxStoredBytes:
+              options.tasks?.maxStoredBytesPerPrincipal ?? TASK_DEFAULTS.maxStoredBytesPerPrincipal,
+          },
           watchIntervalMs: options.tasks?.watchIntervalMs ?? 1000,
           codec,
           logger: this.logger,

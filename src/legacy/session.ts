@@ -9,6 +9,7 @@
 import type * as Jose from 'jose'
 import type { RequestStateCodec } from '../protocol/mrtr/state.js'
 import { isRecord } from '../wire/jsonrpc.js'
+import { type OwnerKey, parseOwnerKey } from '../protocol/principal.js'
 import type { ClientCapabilities, Implementation } from '../wire/types.js'
 
 /** Separates the session key from every other key derived from the same secret. */
@@ -21,8 +22,8 @@ export interface LegacySession {
   readonly version: string
   readonly capabilities: ClientCapabilities
   readonly clientInfo?: Implementation
-  /** Who opened the session (`authPrincipal` of its token); only that caller may use the session id. */
-  readonly principal?: string
+  /** Who opened the session (`ownerKey` of its principal); only that caller may use the session id. */
+  readonly principal?: OwnerKey
   /** Epoch ms after which the token no longer opens. */
   readonly expiresAt: number
 }
@@ -76,7 +77,7 @@ export class SessionCodec {
     version: string,
     capabilities: ClientCapabilities,
     clientInfo: Implementation | undefined,
-    principal: string | undefined,
+    principal: OwnerKey | undefined,
   ): Promise<string> {
     const { EncryptJWT } = await (jose ??= import('jose'))
     const payload: Record<string, unknown> = { sid: crypto.randomUUID(), pv: version, caps: capabilities }
@@ -143,7 +144,8 @@ export class SessionCodec {
       expiresAt: value.exp * 1000,
     }
     if (isRecord(value.ci)) session.clientInfo = value.ci as unknown as Implementation
-    if (typeof value.p === 'string') session.principal = value.p
+    const principal = parseOwnerKey(value.p)
+    if (principal !== undefined) session.principal = principal
     // The id's characters, and the parsed session: objects hold about three times their JSON's bytes.
     return { session, bytes: token.length * 4 }
   }

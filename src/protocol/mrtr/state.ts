@@ -5,6 +5,7 @@
  */
 import { invalidParams } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
+import type { OwnerKey } from '../principal.js'
 import { base64UrlToBytes, bytesToBase64Url } from '../../wire/base64.js'
 
 export interface RequestStateOptions {
@@ -22,7 +23,7 @@ export interface StateBinding {
   readonly method: string
   readonly name: string
   readonly argsDigest: string
-  readonly principal: string | undefined
+  readonly principal: OwnerKey | undefined
 }
 
 /** The payload toolwire keeps inside `requestState`. */

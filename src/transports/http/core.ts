@@ -48,7 +48,10 @@ export interface HttpOptions {
    * client that does not read; past it the response is cut and the request cancelled (default 256 KiB).
    */
   readonly maxBacklogBytes?: number
-  /** `subscriptions/listen` streams one client address may hold open (default 16); more get 429. */
+  /**
+   * `subscriptions/listen` streams one principal (an authenticated user or client, else one address) may
+   * hold open (default 16); more get 429.
+   */
   readonly maxListenStreamsPerAddress?: number
 }
 
@@ -293,7 +296,7 @@ export class HttpCore {
     writeReply(exchange, reply, out)
   }
 
-  /** A `subscriptions/listen` stream: bounded per address, kept open with SSE comments. */
+  /** A `subscriptions/listen` stream: bounded per principal, kept open with SSE comments. */
   async #listen(
     view: HttpRequestView,
     request: JsonRpcRequest,

@@ -3,7 +3,8 @@
  * mints a sealed `Mcp-Session-Id`, POSTs carry requests, notifications and the client's responses to our
  * requests, GET opens the session's notification stream, DELETE ends the session.
  */
-import { type AuthInfo, authPrincipal } from '../../protocol/exchange.js'
+import type { AuthInfo } from '../../protocol/exchange.js'
+import { ownerKey, principalOf } from '../../protocol/principal.js'
 import type { LegacyEngine } from '../../legacy/engine.js'
 import type { LegacySession, SessionCodec } from '../../legacy/session.js'
 import { encodeError } from '../../protocol/encode.js'
@@ -238,7 +239,7 @@ export class LegacyHttp {
         negotiated.version,
         negotiated.capabilities,
         negotiated.clientInfo,
-        auth && authPrincipal(auth),
+        ownerKey(principalOf(auth, view.remoteAddress, 'http')),
       )
     })
     if (reply === null) return out.send(202, {})
@@ -266,10 +267,10 @@ export class LegacyHttp {
       return undefined
     }
     const session = await this.sessions.open(token.trim())
-    // Another caller's session id is treated like an unknown one. The binding uses the same namespaced key as
-    // rate limits and handles (`user:` or `client:` plus the subject), so a client-credentials token whose
-    // subject equals a user's id cannot take over that user's session.
-    const principal = auth && authPrincipal(auth)
+    // Another caller's session id is treated like an unknown one. The binding uses the same owner key as
+    // rate limits, handles and tasks (`user:`, `client:` or `anon:` plus the id or address bucket), so a
+    // client-credentials token whose subject equals a user's id cannot take over that user's session.
+    const principal = ownerKey(principalOf(auth, view.remoteAddress, 'http'))
     if (!session || this.engine.isEnded(session.id) || session.principal !== principal) {
       sendError(
         out,

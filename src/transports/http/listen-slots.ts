@@ -1,20 +1,20 @@
 /**
  * The open-ended streams one client may hold: `subscriptions/listen` streams and 2025-era GET streams alike.
- * Each stays open indefinitely and holds a socket, timers and a backlog, so one client network may hold at
- * most `max` of them (streamable-http §Listening for Messages from the Server leaves the number open; this is
- * the choice). Kept in `HttpCore`, which every adapter (`serveNode`, `createNodeHandler`,
+ * Each stays open indefinitely and holds a socket, timers and a backlog, so one principal (a user, a client,
+ * else one client network) may hold at most `max` of them (streamable-http §Listening for Messages from the
+ * Server leaves the number open; this is the choice). Kept in `HttpCore`, which every adapter (`serveNode`, `createNodeHandler`,
  * `createFetchHandler`) passes through, so no adapter can skip it.
  */
-import { addressKey } from '../../protocol/address.js'
 import type { AuthInfo } from '../../protocol/exchange.js'
-import { authPrincipal } from '../../protocol/exchange.js'
+import { type OwnerKey, ownerKey, principalOf } from '../../protocol/principal.js'
 import { type McpError, tooManyRequests } from '../../wire/errors.js'
 
-/** Callers whose address the adapter cannot see (a fetch runtime without `clientAddress`) share one count. */
-const UNKNOWN = 'unknown'
-
 export class ListenSlots {
-  readonly #held = new Map<string, number>()
+  /**
+   * Streams held per principal: an authenticated user or client, else one address (anonymous callers whose
+   * address the adapter cannot see, a fetch runtime without `clientAddress`, share one count).
+   */
+  readonly #held = new Map<OwnerKey, number>()
 
   constructor(readonly max: number) {
     if (!(Number.isInteger(max) && max > 0))
@@ -26,15 +26,13 @@ export class ListenSlots {
    * refusal (429) when the client already holds `max` streams.
    */
   take(remoteAddress: string | undefined, auth: AuthInfo | undefined): (() => void) | McpError {
-    const key =
-      remoteAddress !== undefined
-        ? addressKey(remoteAddress)
-        : auth !== undefined
-          ? `${UNKNOWN} ${authPrincipal(auth)}`
-          : UNKNOWN
+    const key = ownerKey(principalOf(auth, remoteAddress, 'http'))
     const held = this.#held.get(key) ?? 0
     if (held >= this.max)
-      return tooManyRequests(5_000, `more than ${this.max} listen streams from one address`)
+      return tooManyRequests(
+        5_000,
+        `more than ${this.max} listen streams from one ${auth ? 'caller' : 'address'}`,
+      )
     this.#held.set(key, held + 1)
     let released = false
     return () => {
