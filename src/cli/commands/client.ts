@@ -211,6 +211,8 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
   try {
     const result = await client.callTool(name, args, {
       signal: controller.signal,
+      // --timeout bounds the whole call, task polling and input rounds included, not only each request.
+      ...(flags.timeout !== undefined && { maxTotalTimeoutMs: Number(flags.timeout) }),
       onProgress: progress.update,
       // A long-running tool answers with a task: its status changes are shown like progress.
       onTaskStatus: (task) => say(taskStatusLine(task)),
@@ -246,7 +248,10 @@ export function common(command: Command): Command {
     .option('--root <dir>', 'a root the server may look at (repeatable; default: none declared)', collect)
     .option('--sampling-command <command>', "answer the server's sampling requests with this shell command")
     .option('--json', 'print the raw result as JSON')
-    .option('--timeout <ms>', 'give up on a request after this many milliseconds (default 60000)')
+    .option(
+      '--timeout <ms>',
+      'give up after this many milliseconds: on each request, and on the whole of a call (default 60000 per request)',
+    )
     .option(
       '--protocol-version <rev>',
       `speak this MCP revision instead of discovering the server's era (${PINNABLE_VERSIONS.join(', ')})`,
