@@ -4,6 +4,7 @@
  * operations per second from this one process with 32 in flight, and the time a published change takes to
  * reach 1, 10 and 100 subscribed buses. Needs `redis-server` on the PATH.
  */
+import { ownerKey } from '../src/index.js'
 import { RedisChangeBus, RedisHandleStore, RedisRateLimitStore } from '../src/stores/redis/index.js'
 // The tests' throw-away redis-server (free loopback port, no persistence, stopped by PID) serves here too.
 import { startRedis } from '../test/helpers/redis.js'
@@ -29,7 +30,9 @@ const url = redis.url
 try {
   const limits = await RedisRateLimitStore.connect({ url })
   const bucket = { name: 'requests', points: 1_000_000_000, durationMs: 60_000 }
-  await rate('rate limit: consume (one key per caller)', (i) => limits.consume(bucket, `caller-${i % 1000}`))
+  await rate('rate limit: consume (one key per caller)', (i) =>
+    limits.consume(bucket, ownerKey({ kind: 'user', id: `caller-${i % 1000}` })),
+  )
   await limits.close()
 
   const { Redis } = await import('ioredis')
@@ -42,12 +45,20 @@ try {
   await rate('handles: create', async (i) => {
     const id = crypto.randomUUID()
     ids.push(id)
-    await handles.create('bench', id, `owner-${i % 100}`, { n: 0, lines: ['tea', 'jam'] }, 600_000)
+    await handles.create(
+      'bench',
+      id,
+      ownerKey({ kind: 'user', id: `owner-${i % 100}` }),
+      { n: 0, lines: ['tea', 'jam'] },
+      600_000,
+    )
   })
   console.log(
     `handles: Redis memory per handle (27-byte payload)  ${Math.round(((await memory()) - before) / ids.length)} bytes`,
   )
-  const owned = ids.map((id, i) => ({ id, owner: `owner-${i % 100}` })).slice(0, 10_000)
+  const owned = ids
+    .map((id, i) => ({ id, owner: ownerKey({ kind: 'user', id: `owner-${i % 100}` }) }))
+    .slice(0, 10_000)
   await rate('handles: touch (read, lifetime restarted)', (i) => {
     const handle = owned[i % owned.length]!
     return handles.touch('bench', handle.id, handle.owner)

@@ -6,7 +6,7 @@
  * once). Dependencies stay external: they are installed and updated as packages, never copied into the build.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { transform } from 'esbuild'
@@ -85,3 +85,5 @@ await bundle.write({
   },
 })
 await bundle.close()
+// The bin entries are run directly (`npx toolwire`, a global install's link): the shebang needs the exec bit.
+for (const built of Object.values(pkg.bin)) chmodSync(new URL(`../${built}`, import.meta.url), 0o755)

@@ -15,7 +15,16 @@ export type {
   ToolReturn,
 } from './features/tools/define.js'
 export { MemoryTaskStore } from './features/tasks/memory-store.js'
-export type { TaskAuth, TaskRecord, TaskStatus, TaskStore, TaskTransition } from './features/tasks/store.js'
+export type {
+  CreateOutcome,
+  TaskAuth,
+  TaskIdentity,
+  TaskLimits,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+  TaskTransition,
+} from './features/tasks/store.js'
 export { TASKS_EXTENSION } from './features/tasks/wire.js'
 export type { TaskControl } from './protocol/task-control.js'
 export { ToolError } from './features/tools/errors.js'
@@ -64,7 +73,13 @@ export { SchemaError } from './schema/json-schema.js'
 export type { SchemaValidatorChoice } from './schema/json-schema.js'
 export { RequestContext } from './protocol/context.js'
 export type { RequestLogger } from './protocol/context.js'
-export { authPrincipal } from './protocol/exchange.js'
+export {
+  authPrincipal,
+  ownerKey,
+  type OwnerKey,
+  type Principal,
+  type PrincipalKind,
+} from './protocol/principal.js'
 export type { AuthInfo, Exchange } from './protocol/exchange.js'
 export type { Middleware, Next } from './protocol/middleware.js'
 export type { MethodSpec, Reply, ServerLogger } from './protocol/dispatcher.js'

@@ -2,7 +2,7 @@
  * `defineServer`: builds the immutable server definition once (tool registry, compiled schemas, cached
  * `server/discover` and `tools/list` payloads, composed middleware). Requests then only read from it.
  */
-import { baseProblems, cacheScopeProblem } from './features/metadata.js'
+import { cacheScopeProblem, implementationProblems } from './features/metadata.js'
 import {
   type MethodSpec,
   consoleLogger,
@@ -14,7 +14,7 @@ import {
 import { rawJson } from './protocol/encode.js'
 import type { Exchange } from './protocol/exchange.js'
 import type { HttpAuthenticator, RequestHandler } from './protocol/handler.js'
-import type { Middleware } from './protocol/middleware.js'
+import type { MethodHandler, Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
 import { SchemaCompiler, type SchemaValidatorChoice } from './schema/json-schema.js'
 import { toolMethods, type ToolCallOptions } from './features/tools/call.js'
@@ -38,7 +38,7 @@ import {
   type ResourceDefinition,
   type ResourceTemplateDefinition,
 } from './features/resources/define.js'
-import { resourceMethods } from './features/resources/methods.js'
+import { findTemplate, resourceMethods } from './features/resources/methods.js'
 import { type ChangeBus, type ChangeEvent, InProcessChangeBus } from './features/subscriptions/bus.js'
 import { ListenHub, type ListenOptions } from './features/subscriptions/listen.js'
 import { RequestStateCodec, type RequestStateOptions } from './protocol/mrtr/state.js'
@@ -75,12 +75,26 @@ export interface FeatureHost {
   readonly cache: Required<CacheHints>
 }
 
+/** What one principal may keep in the task store unless `tasks` says otherwise. */
+export const TASK_DEFAULTS = {
+  maxLivePerPrincipal: 100,
+  maxStoredPerPrincipal: 1000,
+  maxStoredBytesPerPrincipal: 16 * 1024 * 1024,
+} as const
+
 /** The tasks extension (io.modelcontextprotocol/tasks): where tasks live and how many one principal may run. */
 export interface TasksOptions {
   /** Default: in memory (lost on restart). `toolwire/sqlite` and `toolwire/redis` keep them. */
   store?: TaskStore
   /** Unfinished tasks per principal (default 100); more creations are refused with a protocol error. */
   maxLivePerPrincipal?: number
+  /** Tasks one principal may have stored, finished ones included until they expire (default 1000). */
+  maxStoredPerPrincipal?: number
+  /**
+   * Bytes one principal's stored tasks may take (default 16 MiB): arguments and answers while a task may
+   * still run (they are dropped once it finishes), then results and errors.
+   */
+  maxStoredBytesPerPrincipal?: number
   /** How often a running task looks for a cancel that reached another instance (default 1 s). */
   watchIntervalMs?: number
 }
@@ -177,7 +191,7 @@ export class Server implements RequestHandler {
   constructor(options: ServerOptions) {
     if (!options.name || !options.version) throw new TypeError('defineServer needs a name and a version')
     const problems = [
-      ...baseProblems({ title: options.title, description: options.description, icons: options.icons }),
+      ...implementationProblems(options),
       cacheScopeProblem(options.cache?.scope, 'cache.scope'),
       cacheScopeProblem(options.discoverCache?.scope, 'discoverCache.scope'),
     ].filter((problem) => problem !== undefined)
@@ -269,7 +283,12 @@ export class Server implements RequestHandler {
     const engine = offersTasks
       ? new TaskEngine({
           store: options.tasks?.store ?? new MemoryTaskStore(),
-          maxLivePerPrincipal: options.tasks?.maxLivePerPrincipal ?? 100,
+          limits: {
+            maxLive: options.tasks?.maxLivePerPrincipal ?? TASK_DEFAULTS.maxLivePerPrincipal,
+            maxStored: options.tasks?.maxStoredPerPrincipal ?? TASK_DEFAULTS.maxStoredPerPrincipal,
+            maxStoredBytes:
+              options.tasks?.maxStoredBytesPerPrincipal ?? TASK_DEFAULTS.maxStoredBytesPerPrincipal,
+          },
           watchIntervalMs: options.tasks?.watchIntervalMs ?? 1000,
           codec,
           logger: this.logger,
@@ -288,6 +307,7 @@ export class Server implements RequestHandler {
       wrapHandler: security.wrapToolHandler,
       ...(engine && { tasks: engine }),
       ...(security.guardResult && { guardResult: security.guardResult }),
+      ...(serverInfo && { serverInfo }),
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)
@@ -347,7 +367,11 @@ export class Server implements RequestHandler {
       const legacy = options.legacy ?? {}
       const ttl = legacy.sessionTtlMs ?? 86_400_000
       if (!(ttl > 0)) throw new TypeError('legacy.sessionTtlMs must be positive')
-      this.sessions = new SessionCodec(stateCodec, ttl)
+      this.sessions = new SessionCodec(
+        stateCodec,
+        ttl,
+        legacy.maxSessionCacheBytes === undefined ? {} : { maxBytes: legacy.maxSessionCacheBytes },
+      )
       this.legacy = new LegacyEngine(
         {
           info,
@@ -355,7 +379,9 @@ export class Server implements RequestHandler {
           capabilities,
           instructions: options.instructions,
           changes,
-          handleLegacy: (request, exchange, meta) => this.handleLegacy(request, exchange, meta),
+          serves: (uri) =>
+            this.resources.get(uri) !== undefined || findTemplate(this.resourceTemplates, uri) !== undefined,
+          handleLegacy: (request, exchange, meta, own) => this.handleLegacy(request, exchange, meta, own),
         },
         legacy,
       )
@@ -379,9 +405,14 @@ export class Server implements RequestHandler {
   }
 
   /** Answers one request of a 2025-era session, in that revision's result shape. */
-  handleLegacy(request: JsonRpcRequest, exchange: Exchange, meta: RequestMeta): Promise<Reply | null> {
+  handleLegacy(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    meta: RequestMeta,
+    own?: MethodHandler,
+  ): Promise<Reply | null> {
     const guard = this.#guardExchange
-    return this.#dispatcher.handleLegacy(request, guard ? guard(exchange) : exchange, meta, legacyResult)
+    return this.#dispatcher.handleLegacy(request, guard ? guard(exchange) : exchange, meta, legacyResult, own)
   }
 
   methodSpec(method: string): MethodSpec | undefined {

@@ -7,7 +7,6 @@ import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { CLI, testServer } from './helpers/paths.js'
 
@@ -128,11 +127,11 @@ describe('stdio servers: environment, roots, sampling', () => {
     expect(bad.stderr).toMatch(/--env expects KEY=VALUE/)
   })
 
-  it('answers roots with the working directory, or the --root folders', async () => {
+  it('declares roots only with --root, and answers with those folders', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'toolwire-roots-'))
     const byDefault = await run(['call', 'roots', '--yes', ...probe], { cwd })
-    expect(byDefault.code).toBe(0)
-    expect(byDefault.stdout).toBe(`${pathToFileURL(cwd).href}\n`)
+    expect(byDefault.code).toBe(2)
+    expect(byDefault.stderr).toMatch(/requires the client capabilities: roots .*pass --root <dir>/)
     const chosen = await run(['call', 'roots', '--yes', '--root', '/srv/a', '--root', '/srv/b', ...probe])
     expect(chosen.stdout).toBe('file:///srv/a\nfile:///srv/b\n')
   })

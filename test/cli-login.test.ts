@@ -111,6 +111,32 @@ describe('toolwire login / logout', () => {
     expect((await cli(['list', mcp.url])).code).toBe(2)
   })
 
+  it('ignores forged callbacks on the loopback listener and finishes with the real one', async () => {
+    const forged: { status: number; page: string }[] = []
+    let browsing: Promise<URL> | undefined
+    const run = await cli(['login', mcp.url, '--no-browser'], {}, (text) => {
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(text)
+      if (match && !browsing) {
+        const authorizationUrl = new URL(match[1] as string)
+        const redirectUri = authorizationUrl.searchParams.get('redirect_uri') as string
+        browsing = (async () => {
+          // Another local process or page gets there first: wrong state, no state, a forged error.
+          for (const query of ['code=forged&state=forged', 'code=forged', 'error=access_denied&state=x']) {
+            const response = await fetch(`${redirectUri}?${query}`)
+            forged.push({ status: response.status, page: await response.text() })
+          }
+          return playBrowser(authorizationUrl, redirectUri, true)
+        })()
+      }
+    })
+    await browsing
+    expect(forged.map(({ status }) => status)).toEqual([400, 400, 400])
+    expect(forged[0]?.page).toContain('does not belong to the login in progress')
+    expect(run.stderr).toContain(`Logged in to ${mcp.url}`)
+    expect(run.code).toBe(0)
+    expect(stored().tokens[mcp.url]?.scope).toContain('notes:read')
+  })
+
   it('--client-credentials logs a machine in without a browser', async () => {
     const env = { TOOLWIRE_CLIENT_ID: 'robot', TOOLWIRE_CLIENT_SECRET: 'robot-secret-value' }
     const login = await cli(['login', mcp.url, '--client-credentials'], env)

@@ -92,6 +92,8 @@ describe.skipIf(noTerminal !== undefined)(
       await term.waitFor('When you are done there, continue')
       expect(term.screen()).toContain('https://auth.example.com/login?x=1')
       expect(term.screen()).toContain('Host: auth.example.com')
+      // A 2026-07-28 server asks in an input_required result: the request is sent again with the answer.
+      expect(term.screen()).toContain('I have completed it — retry the request')
       term.type(KEY.enter)
       expect(await term.exited).toBe(0)
       expect(term.screen()).toContain('visit: accept')

@@ -43,12 +43,14 @@ describe('onToolCall', () => {
     )
     await client.callTool('ok', {})
     await client.callTool('refuses', {})
-    await client.callTool('missing', { a: 1 }).catch(() => undefined)
+    await client.callTool('missing', { a: 1 }, { allowUnlisted: true }).catch(() => undefined)
+    await client.callTool('unlisted', {}).catch(() => undefined)
     await client.callTool('slow', {}, { timeoutMs: 100 }).catch(() => undefined)
     expect(records.map((record) => [record.tool, record.outcome])).toEqual([
       ['ok', 'success'],
       ['refuses', 'tool-error'],
       ['missing', 'protocol-error'],
+      ['unlisted', 'refused'],
       ['slow', 'timeout'],
     ])
     expect(records[2]).toMatchObject({
@@ -56,12 +58,13 @@ describe('onToolCall', () => {
       code: -32602,
       error: expect.stringMatching(/missing/),
     })
+    expect(records[3]).toMatchObject({ error: expect.stringMatching(/unlisted: not called/) })
     for (const record of records) {
       expect(record.server).toBe('http://127.0.0.1/mcp')
       expect(Number.isNaN(Date.parse(record.startedAt))).toBe(false)
       expect(record.durationMs).toBeGreaterThanOrEqual(0)
     }
-    expect(records[3]!.durationMs).toBeGreaterThanOrEqual(90)
+    expect(records[4]!.durationMs).toBeGreaterThanOrEqual(90)
   })
 
   it('keeps the call working when the hook throws', async () => {

@@ -60,9 +60,19 @@ describe('authorization code flow against oidc-provider', () => {
 
   it('steps up on 403 insufficient_scope, keeping the scopes it had', async () => {
     const before = authorizeUrls.length
-    const client = connect({ url }, { auth: provider() })
-    const result = await client.callTool('notes_write', {})
+    const methods: unknown[] = []
+    const recording = async (request: Request): Promise<Response> => {
+      methods.push(((await request.clone().json()) as { method?: unknown }).method)
+      return fetch(request)
+    }
+    const client = connect({ url, fetch: recording }, { auth: provider() })
+    // Hidden from the notes:read token, so not listed: the call goes out only when allowed.
+    await expect(client.callTool('notes_write', {})).rejects.toThrow(/notes_write: not called/)
+    expect(methods).not.toContain('tools/call')
+    const result = await client.callTool('notes_write', {}, { allowUnlisted: true })
     expect(result.content).toEqual([{ type: 'text', text: 'written' }])
+    // The step-up changed the credential, so the client listed again: the result had a definition to meet.
+    expect(methods.slice(-1)).toEqual(['tools/list'])
     await client.close()
     expect(authorizeUrls.length).toBe(before + 1)
     const stepUp = authorizeUrls.at(-1) as URL

@@ -208,7 +208,8 @@ describe('tools', () => {
     const thrown = await client.callTool('fail', {}, { throwOnToolError: true }).catch((e: unknown) => e)
     expect(thrown).toBeInstanceOf(ToolExecutionError)
     expect((thrown as Error).message).toBe('the tool failed on purpose')
-    const protocol = await client.callTool('missing').catch((e: unknown) => e)
+    // Sent anyway (allowUnlisted), so the server's own answer is what comes back.
+    const protocol = await client.callTool('missing', {}, { allowUnlisted: true }).catch((e: unknown) => e)
     expect(protocol).toBeInstanceOf(ProtocolError)
     expect((protocol as ProtocolError).code).toBe(-32602)
     expect((protocol as Error).message).toMatch(/missing/)

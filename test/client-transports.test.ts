@@ -54,7 +54,11 @@ describe('toolwire server over stdio', () => {
 
   it('reports tool and protocol errors', async () => {
     expect((await client.callTool('fail')).isError).toBe(true)
-    await expect(client.callTool('nope')).rejects.toMatchObject({ name: 'ProtocolError', code: -32602 })
+    await expect(client.callTool('nope')).rejects.toMatchObject({ name: 'UnknownToolError', tool: 'nope' })
+    await expect(client.callTool('nope', {}, { allowUnlisted: true })).rejects.toMatchObject({
+      name: 'ProtocolError',
+      code: -32602,
+    })
   })
 
   it('cancels with notifications/cancelled', async () => {
@@ -125,7 +129,9 @@ describe('toolwire server on a real socket', () => {
   it('names the server when nothing answers', async () => {
     const port = new URL(running.url).port
     const client = connect({ url: `http://127.0.0.1:${port}/elsewhere` })
-    await expect(client.listTools()).rejects.toThrow(/answered tools\/list with HTTP 404/)
+    await expect(client.listTools()).rejects.toThrow(
+      /elsewhere is not an MCP endpoint: POST answered HTTP 404/,
+    )
   })
 })
 

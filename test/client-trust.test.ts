@@ -4,7 +4,7 @@
  * call whose timeout progress keeps resetting still has a ceiling.
  */
 import { describe, expect, it } from 'vitest'
-import { connect, InvalidResponseError, RequestTimeoutError } from '../src/client/index.js'
+import { connect, InvalidResponseError, RequestTimeoutError, UnknownToolError } from '../src/client/index.js'
 import { createFetchHandler, defineServer, defineTool, type RequestContext } from '../src/index.js'
 import { createScriptedServer } from './fixtures/scripted-server.js'
 import { recordingFetch } from './helpers/recording-fetch.js'
@@ -20,6 +20,89 @@ describe('results are checked against the definition', () => {
     const error = await client.callTool('liar').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(InvalidResponseError)
     expect((error as Error).message).toMatch(/n: must be number/)
+  })
+})
+
+describe('a tool the client has no definition of', () => {
+  /**
+   * A server whose list grows: `late` (structuredContent that breaks its outputSchema) appears only after
+   * `addLate()`, while the client holds a cached list; `ghost` is never listed but answers calls.
+   */
+  const growingServer = () => {
+    let withLate = false
+    const late = {
+      name: 'late',
+      inputSchema: { type: 'object' },
+      outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+    }
+    const server = defineServer({
+      name: 'growing',
+      version: '1',
+      features: [
+        {
+          methods: {
+            'tools/list': {
+              handler: () => ({
+                resultType: 'complete',
+                tools: [{ name: 'early', inputSchema: { type: 'object' } }, ...(withLate ? [late] : [])],
+                ttlMs: 600_000,
+                cacheScope: 'public',
+              }),
+            },
+            'tools/call': {
+              handler: () => ({
+                resultType: 'complete',
+                content: [{ type: 'text', text: '{"n":"not a number"}' }],
+                structuredContent: { n: 'not a number' },
+              }),
+            },
+          },
+        },
+      ],
+    })
+    return { server, addLate: () => (withLate = true) }
+  }
+
+  it('lists again past its cache and checks the result of a tool added since', async () => {
+    const { server, addLate } = growingServer()
+    const recorder = recordingFetch(createFetchHandler(server))
+    const client = connect({ url: URL_, fetch: recorder.fetch }, { warn: () => {} })
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['early'])
+    addLate()
+    expect((await client.listTools()).cached).toBe(true) // the cached list does not know `late`
+    const error = await client.callTool('late').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(InvalidResponseError)
+    expect((error as Error).message).toMatch(/late: structuredContent does not match the outputSchema/)
+    const methods = recorder.requests.map((request) => request.body.method)
+    expect(methods).toEqual(['tools/list', 'tools/list', 'tools/call'])
+  })
+
+  it('refuses, before sending anything, a tool the server still does not list', async () => {
+    const { server } = growingServer()
+    const recorder = recordingFetch(createFetchHandler(server))
+    const client = connect({ url: URL_, fetch: recorder.fetch }, { warn: () => {} })
+    const error = await client.callTool('ghost').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UnknownToolError)
+    expect(error).toMatchObject({ tool: 'ghost' })
+    expect((error as Error).message).toMatch(/ghost: not called, the server does not list this tool/)
+    expect(recorder.requests.map((request) => request.body.method)).toEqual(['tools/list'])
+  })
+
+  it('calls an unlisted tool with allowUnlisted, and returns its result unchecked', async () => {
+    const { server } = growingServer()
+    const client = connect({ url: URL_, fetch: createFetchHandler(server) }, { warn: () => {} })
+    const result = await client.callTool('ghost', {}, { allowUnlisted: true })
+    expect(result.structuredContent).toEqual({ n: 'not a number' })
+  })
+
+  it('names the reason when the tool was listed but dropped by this client', async () => {
+    const client = connect(
+      { url: URL_, fetch: createFetchHandler(createScriptedServer()) },
+      { warn: () => {} },
+    )
+    const error = await client.callTool('bad_header').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UnknownToolError)
+    expect((error as Error).message).toMatch(/dropped this tool .*x-mcp-header "Data"/)
   })
 })
 

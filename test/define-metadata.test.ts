@@ -89,4 +89,40 @@ describe('prompt, resource and server metadata', () => {
     )
     expect(() => defineServer({ ...base, icons: [{ src: 'javascript:x' }] })).toThrow(/icons\[0\]\.src/)
   })
+
+  it('accepts a well-formed server description', () => {
+    expect(() =>
+      defineServer({
+        name: 'notes',
+        version: '1.2.0',
+        title: 'Notes',
+        description: 'Keeps notes',
+        websiteUrl: 'https://example.com/notes?tab=1',
+        icons: [{ src: 'https://example.com/icon.png' }],
+        instructions: 'Use search before write.',
+      }),
+    ).not.toThrow()
+    expect(() =>
+      defineServer({ name: 'n', version: '1', websiteUrl: 'http://localhost:8080/' }),
+    ).not.toThrow()
+  })
+
+  it.each([
+    [{ instructions: 5 }, /instructions must be a string, not 5/],
+    [{ websiteUrl: 'javascript:1' }, /websiteUrl must be an http: or https: URL, not "javascript:1"/],
+    [{ websiteUrl: 'data:text/html,<b>x</b>' }, /websiteUrl must be an http: or https: URL/],
+    [{ websiteUrl: 'https://' }, /websiteUrl/],
+    [{ websiteUrl: 7 }, /websiteUrl/],
+    [{ name: 5 }, /name must be a non-empty string, not 5/],
+    [{ name: '  ' }, /name must be a non-empty string/],
+    [{ version: 1 }, /version must be a non-empty string, not 1/],
+    [{ title: 5 }, /title must be a string/],
+    [{ description: ['a'] }, /description must be a string/],
+    [{ icons: [{ src: 'file:///x.png' }] }, /icons\[0\]\.src/],
+  ])('refuses the server field %j', (extra, message) => {
+    const define = () => defineServer({ name: 't', version: '1', ...(extra as object) })
+    expect(define).toThrow(TypeError)
+    expect(define).toThrow(/^defineServer: /)
+    expect(define).toThrow(message)
+  })
 })

@@ -113,7 +113,9 @@ describe('subscriptions/listen over HTTP', () => {
   })
 
   it('keeps one change exactly once per listener across 100 concurrent listeners', async () => {
-    const { fetcher, server } = setup()
+    const server = createFixtureServer()
+    // One fetcher without clientAddress is one caller: it needs the allowance for 100 streams.
+    const fetcher = createFetchHandler(server, { maxListenStreamsPerAddress: 100 })
     const streams = await Promise.all(
       Array.from({ length: 100 }, (_, i) => openListen(fetcher, `l${i}`, { toolsListChanged: true })),
     )

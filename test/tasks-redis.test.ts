@@ -1,6 +1,6 @@
 /** Tasks in Redis: two server instances share them (create on one, answer, finish and cancel on the other). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFetchHandler, defineServer, defineTool, type Server } from '../src/index.js'
+import { createFetchHandler, defineServer, defineTool, ownerKey, type Server } from '../src/index.js'
 import { RedisTaskStore } from '../src/stores/redis/index.js'
 import { errorOf, resultOf, type Fetcher } from './helpers/http.js'
 import { taskRequest, waitForStatus } from './helpers/tasks.js'
@@ -97,9 +97,12 @@ describe.runIf(run)('tasks on Redis', () => {
     const one = await RedisTaskStore.connect({ url: redis.url, prefix: 'cap', now: () => now })
     const two = await RedisTaskStore.connect({ url: redis.url, prefix: 'cap', now: () => now })
     stores.push(one, two)
+    const p1 = ownerKey({ kind: 'user', id: 'p:1' })
+    const live2 = { maxLive: 2, maxStored: 100, maxStoredBytes: 1 << 20 }
     const record = (taskId: string) => ({
       taskId,
-      principal: 'p:1',
+      owner: p1,
+      identity: { principal: { kind: 'user' as const, id: 'p:1' } },
       tool: 't',
       arguments: {},
       meta: {},
@@ -111,12 +114,12 @@ describe.runIf(run)('tasks on Redis', () => {
       answers: {},
     })
     const created = await Promise.all(
-      ['a', 'b', 'c', 'd'].map((id, i) => (i % 2 ? one : two).create(record(id), 2)),
+      ['a', 'b', 'c', 'd'].map((id, i) => (i % 2 ? one : two).create(record(id), live2)),
     )
-    expect(created.filter(Boolean)).toHaveLength(2)
-    expect(await one.get('a', 'p')).toBeUndefined()
+    expect(created.filter((outcome) => outcome === 'created')).toHaveLength(2)
+    expect(await one.get('a', ownerKey({ kind: 'user', id: 'p' }))).toBeUndefined()
     now += 1000
-    expect(await two.get('a', 'p:1')).toBeUndefined()
-    expect(await two.create(record('e'), 2)).toBe(true)
+    expect(await two.get('a', p1)).toBeUndefined()
+    expect(await two.create(record('e'), live2)).toBe('created')
   })
 })

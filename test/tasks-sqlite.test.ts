@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createFetchHandler, defineServer, defineTool, type Server } from '../src/index.js'
+import { createFetchHandler, defineServer, defineTool, ownerKey, type Server } from '../src/index.js'
 import { SqliteTaskStore } from '../src/handles/sqlite.js'
 import { errorOf, resultOf, type Fetcher } from './helpers/http.js'
 import { taskRequest, waitForStatus } from './helpers/tasks.js'
@@ -77,9 +77,12 @@ describe('tasks on SQLite', () => {
     const file = join(dir, 'cap.db')
     const one = new SqliteTaskStore(file, { now: () => now })
     const two = new SqliteTaskStore(file, { now: () => now })
+    const p = ownerKey({ kind: 'user', id: 'p' })
+    const live2 = { maxLive: 2, maxStored: 100, maxStoredBytes: 1 << 20 }
     const record = (taskId: string) => ({
       taskId,
-      principal: 'p',
+      owner: p,
+      identity: { principal: { kind: 'user' as const, id: 'p' } },
       tool: 't',
       arguments: {},
       meta: {},
@@ -90,14 +93,14 @@ describe('tasks on SQLite', () => {
       pollIntervalMs: 100,
       answers: {},
     })
-    expect(await one.create(record('a'), 2)).toBe(true)
-    expect(await two.create(record('b'), 2)).toBe(true)
-    expect(await one.create(record('c'), 2)).toBe(false)
-    expect(await two.get('a', 'someone-else')).toBeUndefined()
-    await two.transition('a', 'p', { from: ['working'], to: 'completed', set: { result: { content: [] } } })
-    expect(await one.create(record('c'), 2)).toBe(true)
+    expect(await one.create(record('a'), live2)).toBe('created')
+    expect(await two.create(record('b'), live2)).toBe('created')
+    expect(await one.create(record('c'), live2)).toBe('live')
+    expect(await two.get('a', ownerKey({ kind: 'client', id: 'p' }))).toBeUndefined()
+    await two.transition('a', p, { from: ['working'], to: 'completed', set: { result: { content: [] } } })
+    expect(await one.create(record('c'), live2)).toBe('created')
     now += 1000
-    expect(await one.get('a', 'p')).toBeUndefined()
+    expect(await one.get('a', p)).toBeUndefined()
     await one.close()
     await two.close()
   })

@@ -10,6 +10,7 @@ import {
   RequestTimeoutError,
   ToolExecutionError,
   TransportError,
+  UnknownToolError,
 } from './errors.js'
 import type { CallToolResult } from '../wire/types.js'
 
@@ -55,6 +56,7 @@ export function outcomeOf(
   if (error instanceof RequestTimeoutError) return { outcome: 'timeout', error: message }
   if (error instanceof RequestCancelledError) return { outcome: 'cancelled', error: message }
   if (error instanceof TransportError) return { outcome: 'transport-error', error: message }
-  if (error instanceof RangeError || error instanceof TypeError) return { outcome: 'refused', error: message }
+  if (error instanceof RangeError || error instanceof TypeError || error instanceof UnknownToolError)
+    return { outcome: 'refused', error: message }
   return { outcome: 'failed', error: message }
 }

@@ -3,6 +3,7 @@
  * specification), checked just enough that callers can rely on the fields they read.
  */
 import type { ContentBlock, ResourceContents } from '../wire/types.js'
+import { annotationProblems } from '../wire/annotations.js'
 import { InvalidResponseError } from './errors.js'
 
 export interface ResourceInfo {
@@ -80,5 +81,9 @@ export function checkPromptResult(result: Record<string, unknown>): GetPromptRes
   if (!Array.isArray(messages) || !messages.every((m) => isObject(m) && isObject(m.content))) {
     throw new InvalidResponseError('prompts/get: the result has no valid messages array')
   }
+  messages.forEach((message: { content: { annotations?: unknown } }, index) => {
+    const problems = annotationProblems(message.content.annotations, `messages[${index}].content.annotations`)
+    if (problems.length > 0) throw new InvalidResponseError(`prompts/get: ${problems.join('; ')}`)
+  })
   return result as unknown as GetPromptResult
 }

@@ -20,13 +20,16 @@ import type {
 } from '../wire/types.js'
 import { OAuthProvider } from './auth/provider.js'
 import type { OAuthOptions } from './auth/types.js'
-import { InvalidResponseError, ProtocolError } from './errors.js'
+import { InvalidResponseError, ProtocolError, UnknownToolError } from './errors.js'
 import { HttpTransport, type HttpTransportOptions } from './http.js'
-import { EraGate } from './era.js'
-import { answerServerRequest, discoverResultOf } from './legacy.js'
+import { checkPinnedVersion, EraGate } from './era.js'
+import { budgetLimits, type BudgetLimits, CallBudget } from './budget.js'
+import { discoverResultOf } from './legacy.js'
+import { awaitLegacyTask, isCreateTaskResult, needsLegacyTask } from './legacy-tasks.js'
+import { DEFAULT_CONCURRENT_SERVER_REQUESTS, ServerRequestGate } from './server-requests.js'
 import { type NotificationTap, openLegacySubscription } from './legacy-listen.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
-import { type CallOptions, Session } from './session.js'
+import { type CallOptions, DEFAULT_TOTAL_FACTOR, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
 import { parseTask, TaskHandle, TASKS_EXTENSION, type TaskHost, type TaskState } from './tasks.js'
 import { type ToolCallAuditor, outcomeOf } from './audit.js'
@@ -58,8 +61,15 @@ export interface ClientOptions {
    * never answer it, so a silent server fails fast with a clear message instead of stalling.
    */
   readonly discoverTimeoutMs?: number
-  /** Most input_required rounds one call may take (default 10). */
+  /** Most input_required rounds one call may take, task questions included (default 10). */
   readonly maxInputRounds?: number
+  /**
+   * The other limits of each call's budget: polls and the poll interval floor of a task, questions, list
+   * pages and items, server requests per call (defaults in `DEFAULT_BUDGET`).
+   */
+  readonly budget?: Partial<BudgetLimits>
+  /** Requests a 2025-era server may have open at the client at once (default 4); more get an error. */
+  readonly maxConcurrentServerRequests?: number
   /** Where warnings go (dropped tools …); default console.warn. */
   readonly warn?: (message: string) => void
   /** Notifications no request claims (e.g. logs on stdio). */
@@ -74,6 +84,12 @@ export interface ClientOptions {
   readonly auth?: OAuthOptions | OAuthProvider
   /** Declare the tasks extension, so long-running tools may answer with a task (default true). */
   readonly tasks?: boolean
+  /**
+   * Speak this revision and skip era discovery: `'2026-07-28'` sends no `initialize`; `'2025-11-25'`,
+   * `'2025-06-18'` or `'2025-03-26'` open with `initialize` offering it and accept no other. For servers
+   * that speak both eras but implement a feature in only one. An unknown value throws a TypeError.
+   */
+  readonly protocolVersion?: string
 }
 
 /** What a Client talks through: HTTP options, or any transport (see `connect()` for stdio commands). */
@@ -99,6 +115,13 @@ export interface ToolCallOptions {
    * still resolves to its result.
    */
   readonly task?: boolean
+  /**
+   * Call a tool the server does not list (after a fresh `tools/list`), such as one hidden from the current
+   * token that a scope step-up will unlock. Its result is returned UNCHECKED unless the tool is listed once
+   * the credential has changed: there is no `outputSchema` to check `structuredContent` against, and no
+   * `Mcp-Param-*` headers are sent. Without it, such a call throws `UnknownToolError` before anything is sent.
+   */
+  readonly allowUnlisted?: boolean
 }
 
 export interface ListToolsResult {
@@ -125,7 +148,8 @@ export class Client {
   readonly #handlers: InputHandlers
   readonly #capabilities: ClientCapabilities
   readonly #book = new ToolBook()
-  readonly #maxRounds: number
+  readonly #limits: BudgetLimits
+  readonly #timeoutMs: number
   readonly #warn: (message: string) => void
   readonly #audit: ToolCallAuditor | undefined
   #discovered: Promise<DiscoverResult> | undefined
@@ -135,6 +159,8 @@ export class Client {
   readonly #taps = new Set<(notification: JsonRpcNotification) => void>()
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
+    const pinned =
+      options.protocolVersion === undefined ? undefined : checkPinnedVersion(options.protocolVersion)
     this.transport = isTransport(target) ? target : new HttpTransport(withAuth(target, options.auth))
     this.#handlers = options.handlers ?? {}
     const declared = capabilitiesFor(this.#handlers, options.capabilities)
@@ -142,7 +168,11 @@ export class Client {
       options.tasks === false
         ? declared
         : { ...declared, extensions: { [TASKS_EXTENSION]: {}, ...declared.extensions } }
-    this.#maxRounds = options.maxInputRounds ?? 10
+    this.#limits = budgetLimits({
+      ...options.budget,
+      ...(options.maxInputRounds !== undefined && { maxInputRounds: options.maxInputRounds }),
+    })
+    this.#timeoutMs = options.timeoutMs ?? 60_000
     this.#discoverTimeoutMs = options.discoverTimeoutMs ?? 10_000
     // Dropped tools must be reported somewhere (streamable-http §Client Behavior); the application can
     // redirect it.
@@ -153,18 +183,23 @@ export class Client {
       clientInfo,
       capabilities: this.#capabilities,
       protocolVersion: PROTOCOL_VERSION,
-      timeoutMs: options.timeoutMs ?? 60_000,
+      timeoutMs: this.#timeoutMs,
     })
     this.#audit = options.onToolCall
-    this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs)
+    this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs, pinned)
     const onNotification = options.onNotification
     this.transport.onNotification = (notification) => {
       for (const tap of this.#taps) tap(notification)
       onNotification?.(notification)
     }
     // Only 2025-era servers send requests; a 2026-07-28 server's would be a protocol violation, left unanswered.
+    const gate = new ServerRequestGate(
+      this.#session,
+      this.#handlers,
+      options.maxConcurrentServerRequests ?? DEFAULT_CONCURRENT_SERVER_REQUESTS,
+    )
     this.transport.onRequest = (request, origin) => {
-      if (this.#era.legacy) void answerServerRequest(this.#session, request, origin, this.#handlers)
+      if (this.#era.legacy) gate.receive(request, origin)
     }
   }
 
@@ -225,6 +260,28 @@ export class Client {
     return this.#era.request(method, params, options)
   }
 
+  /**
+   * The budget of one call. Its time is `maxTotalTimeoutMs`, by default 10 × `timeoutMs`: each request of
+   * the call still has its own `timeoutMs`, and a task the call waits for ends with the call.
+   */
+  #budget(what: string, timing: { timeoutMs?: number; maxTotalTimeoutMs?: number } = {}): CallBudget {
+    const total = timing.maxTotalTimeoutMs ?? (timing.timeoutMs ?? this.#timeoutMs) * DEFAULT_TOTAL_FACTOR
+    return new CallBudget(this.#limits, what, total)
+  }
+
+  /** A request's options within its call's budget: never past the call's deadline. */
+  #within<T extends CallOptions>(budget: CallBudget, options: T): T {
+    const left = budget.remainingMs()
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs
+    const capped =
+      Number.isFinite(left) &&
+      (options.resetTimeoutOnProgress === true ||
+        !(left >= timeoutMs) ||
+        options.maxTotalTimeoutMs !== undefined)
+    if (!capped) return { ...options, budget }
+    return { ...options, budget, maxTotalTimeoutMs: Math.min(left, options.maxTotalTimeoutMs ?? Infinity) }
+  }
+
   /** Every tool, following cursors; pages are served from the cache while their `ttlMs` lasts. */
   async listTools(options: { signal?: AbortSignal; fresh?: boolean } = {}): Promise<ListToolsResult> {
     if (options.fresh) this.#book.invalidate()
@@ -236,6 +293,7 @@ export class Client {
     let cursor: string | undefined
     let cached = true
     let restarted = false
+    const budget = this.#budget('tools/list')
     for (;;) {
       const version = this.#session.version
       let page = this.#book.page(credential, version, cursor)
@@ -272,6 +330,8 @@ export class Client {
         // Keyed by the version the page was fetched with: the first request may have settled a 2025-era one.
         page = this.#book.store(credential, this.#session.version, cursor, result, accepted)
       }
+      // A server may hand out new cursors forever: pages and items are bounded by the budget.
+      budget.page(page.tools.length, page.nextCursor !== undefined)
       for (const tool of page.tools) tools.set(tool.name, tool)
       if (page.nextCursor === undefined) break
       if (seen.has(page.nextCursor))
@@ -354,13 +414,27 @@ export class Client {
         options.onProgress?.(params as unknown as ProgressNotificationParams)
       } else options.onNotification?.(notification)
     }
-    // Results are only trusted against the tool's definition: fetch it first if this client never listed it.
-    if (!this.#book.known(name)) await this.listTools(options.signal ? { signal: options.signal } : {})
+    // Results are only trusted against the tool's definition. A tool this client has no definition of may
+    // have been added since the list was cached: list once more, past the cache; a tool still unknown is
+    // refused before anything is sent (its structuredContent could not be checked), unless allowed. An
+    // allowed call remembers its credential: a scope step-up on the way (a tool hidden from the token it
+    // had) changes it, and the tool may then be listed, so its result can be checked after all.
+    let unlistedWith: string | undefined
+    if (!this.#book.known(name)) {
+      await this.listTools({ fresh: true, ...(options.signal && { signal: options.signal }) })
+      if (!this.#book.known(name)) {
+        if (options.allowUnlisted !== true) throw new UnknownToolError(name, this.#book.dropped(name))
+        unlistedWith = await this.transport.credentialKey()
+      }
+    }
     this.#book.checkParamValues(name, args)
     const base: Record<string, unknown> = { name, arguments: args }
     if (progressToken !== undefined) base._meta = { progressToken }
+    // A 2025-11-25 tool that runs only as a task is called with a `task` (2025-11-25 basic/utilities/tasks).
+    if (needsLegacyTask(this.#era.legacy, this.#book.known(name)?.tool)) base.task = {}
     let refreshedHeaders = false
-    const result = await this.#withInputs('tools/call', name, base, {
+    const budget = this.#budget(`tools/call ${name}`, options)
+    const result = await this.#withInputs('tools/call', name, base, budget, {
       ...(options.signal && { signal: options.signal }),
       headers: () => (this.#era.legacy ? {} : this.#book.paramHeaders(name, args)),
       onNotification,
@@ -384,6 +458,14 @@ export class Client {
         return true
       },
     })
+    if (base.task !== undefined && isCreateTaskResult(result)) {
+      const host = { request: this.#request.bind(this) }
+      const final = await awaitLegacyTask(host, result, budget, {
+        signal: options.signal,
+        onStatus: options.onTaskStatus,
+      })
+      return this.#book.checkCall(name, final, options.throwOnToolError === true)
+    }
     if (result.resultType === 'task') {
       if (!this.#capabilities.extensions?.[TASKS_EXTENSION])
         throw new InvalidResponseError(
@@ -392,10 +474,13 @@ export class Client {
       const handle = new TaskHandle(this.#taskHost(name, options), parseTask(result, `tools/call ${name}`))
       if (options.task) return handle
       return handle.result({
+        budget,
         ...(options.signal && { signal: options.signal }),
         ...(options.onTaskStatus && { onStatus: options.onTaskStatus }),
       })
     }
+    if (unlistedWith !== undefined && (await this.transport.credentialKey()) !== unlistedWith)
+      await this.listTools({ fresh: true, ...(options.signal && { signal: options.signal }) })
     return this.#book.checkCall(name, result, options.throwOnToolError === true)
   }
 
@@ -408,7 +493,13 @@ export class Client {
 
   #taskHost(tool: string | undefined, options: ToolCallOptions): TaskHost {
     return {
-      request: (method, params, signal) => this.#request(method, params, signal ? { signal } : {}),
+      request: (method, params, signal, budget) =>
+        this.#request(
+          method,
+          params,
+          budget ? this.#within(budget, signal ? { signal } : {}) : signal ? { signal } : {},
+        ),
+      budget: () => this.#budget(tool === undefined ? 'task' : `tools/call ${tool}`, options),
       answer: (inputRequests, signal) =>
         answerInputs(inputRequests, this.#handlers, this.#capabilities, {
           method: 'tools/call',
@@ -430,6 +521,7 @@ export class Client {
     method: string,
     name: string | undefined,
     base: Record<string, unknown>,
+    budget: CallBudget,
     options: Omit<CallOptions, 'headers'> & {
       headers?: () => Record<string, string>
       recover?: (error: unknown) => Promise<boolean>
@@ -438,26 +530,20 @@ export class Client {
     // No rest copy of `options`: `recover` rides along unread, `headers` is replaced by its value.
     const { headers, recover } = options
     let retry: Record<string, unknown> | undefined
-    for (let round = 1; ; round++) {
+    for (;;) {
       let result: Record<string, unknown>
       try {
-        result = await this.#request(
-          method,
-          retry ? { ...base, ...retry } : base,
-          headers ? { ...options, headers: headers() } : (options as Omit<typeof options, 'headers'>),
-        )
+        const sent = headers
+          ? { ...options, headers: headers() }
+          : (options as Omit<typeof options, 'headers'>)
+        result = await this.#request(method, retry ? { ...base, ...retry } : base, this.#within(budget, sent))
       } catch (error) {
-        if (recover && (await recover(error))) {
-          round--
-          continue
-        }
-        throw error
+        if (recover && (await recover(error))) continue
+        throw budget.explain(error)
       }
       if (result.resultType !== 'input_required') return result
-      const what = name === undefined ? method : `${method} ${name}`
-      if (round >= this.#maxRounds) {
-        throw new InvalidResponseError(`${what}: still asking for input after ${round} rounds`)
-      }
+      const asked = isRecord(result.inputRequests) ? Object.keys(result.inputRequests).length : 0
+      budget.inputRound(asked)
       const inputResponses = await answerInputs(result.inputRequests, this.#handlers, this.#capabilities, {
         method,
         name,
@@ -490,6 +576,7 @@ export class Client {
       'resources/read',
       uri,
       { uri },
+      this.#budget(`resources/read ${uri}`),
       { ...(options.signal && { signal: options.signal }) },
     )
     return checkReadResult(result)
@@ -502,7 +589,7 @@ export class Client {
     options: { signal?: AbortSignal } = {},
   ): Promise<GetPromptResult> {
     const base = { name, arguments: args }
-    const result = await this.#withInputs('prompts/get', name, base, {
+    const result = await this.#withInputs('prompts/get', name, base, this.#budget(`prompts/get ${name}`), {
       ...(options.signal && { signal: options.signal }),
     })
     return checkPromptResult(result)
@@ -517,10 +604,14 @@ export class Client {
     const items: T[] = []
     const seen = new Set<string>()
     let cursor: string | undefined
+    const budget = this.#budget(method)
     for (;;) {
       const params = cursor === undefined ? {} : { cursor }
       const result = await this.#request(method, params, signal ? { signal } : {})
-      items.push(...pageItems<T>(method, result, field, key))
+      const page = pageItems<T>(method, result, field, key)
+      // A server may hand out new cursors forever: pages and items are bounded by the budget.
+      budget.page(page.length, typeof result.nextCursor === 'string')
+      items.push(...page)
       const next = result.nextCursor
       if (typeof next !== 'string') return items
       if (seen.has(next)) throw new InvalidResponseError(`${method}: the server repeated a cursor`)
@@ -573,8 +664,10 @@ export class Client {
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<Record<string, unknown>> {
     if (INPUT_METHODS.has(method)) {
-      const name = params.name ?? params.uri
-      return this.#withInputs(method, typeof name === 'string' ? name : undefined, params, options)
+      const name =
+        typeof (params.name ?? params.uri) === 'string' ? String(params.name ?? params.uri) : undefined
+      const budget = this.#budget(name === undefined ? method : `${method} ${name}`, options)
+      return this.#withInputs(method, name, params, budget, options)
     }
     return this.#request(method, params, options).then((result) => {
       if (result.resultType === 'input_required') {

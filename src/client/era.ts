@@ -4,18 +4,32 @@
  * the connection, and for the endpoint in this process (legacy.ts).
  */
 import { HttpTransport } from './http.js'
+import type { OldSseChannel } from './http-sse.js'
 import {
   discoverResultOf,
   httpAnswerSaysLegacy,
   initializeLegacy,
   knownLegacy,
+  LEGACY_VERSIONS,
   type LegacyServer,
   rememberEra,
   stdioProbeSaysLegacy,
 } from './legacy.js'
 import { ProtocolError, RequestTimeoutError, TransportError } from './errors.js'
+import { SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation } from '../wire/types.js'
 import type { CallOptions, Session } from './session.js'
+
+/** The revisions a client may be pinned to (`protocolVersion`), newest first. */
+export const PINNABLE_VERSIONS: readonly string[] = [...SUPPORTED_VERSIONS, ...LEGACY_VERSIONS]
+
+/** Refuses a revision this client cannot speak, naming the ones it can. */
+export function checkPinnedVersion(version: string): string {
+  if (PINNABLE_VERSIONS.includes(version)) return version
+  throw new TypeError(
+    `Unknown MCP protocol version ${JSON.stringify(version)}: pin one of ${PINNABLE_VERSIONS.join(', ')}`,
+  )
+}
 
 export class EraGate {
   readonly #session: Session
@@ -29,11 +43,19 @@ export class EraGate {
   #resolvedEra: Promise<LegacyServer | undefined> | undefined
   /** The stdio probe's `server/discover` result, handed to the discover() that may follow it. */
   #probeResult: Record<string, unknown> | undefined
+  /** A 2025-era revision the client is pinned to: `initialize` offers it and accepts nothing else. */
+  readonly #pinnedLegacy: string | undefined
 
-  constructor(session: Session, clientInfo: Implementation | undefined, timeoutMs: number) {
+  /**
+   * `pinned` skips discovery: some servers speak both eras but implement a feature in only one, so the
+   * caller picks the era. A 2026-07-28 pin sends no `initialize`; a 2025-era pin opens with it.
+   */
+  constructor(session: Session, clientInfo: Implementation | undefined, timeoutMs: number, pinned?: string) {
     this.#session = session
     this.#clientInfo = clientInfo
     this.#timeoutMs = timeoutMs
+    if (pinned !== undefined && LEGACY_VERSIONS.includes(pinned)) this.#pinnedLegacy = pinned
+    else if (pinned !== undefined) this.#era = this.#settle(Promise.resolve(undefined))
   }
 
   /** What `initialize` said, once the server turned out to be 2025-era. */
@@ -73,7 +95,15 @@ export class EraGate {
     params: Record<string, unknown>,
     options: CallOptions,
   ): Promise<Record<string, unknown>> {
-    if (this.#era === undefined) {
+    if (this.#era === undefined && this.#pinnedLegacy !== undefined) {
+      const http = this.#session.transport instanceof HttpTransport ? this.#session.transport : undefined
+      const initialized = this.#initialize()
+      this.#era = this.#settle(
+        http
+          ? initialized.catch((failure: unknown) => this.#oldTransport(http, failure, failure))
+          : initialized,
+      )
+    } else if (this.#era === undefined) {
       const http = this.#session.transport instanceof HttpTransport ? this.#session.transport : undefined
       if (http && !knownLegacy(http.url)) return this.#probeHttp(http, method, params, options)
       this.#era = this.#settle(http ? this.#initializeCached(http) : this.#probeStdio())
@@ -85,24 +115,40 @@ export class EraGate {
       if (this.#legacy) return { ...discoverResultOf(this.#legacy) }
       if (probed) return probed
     }
-    const session = this.#legacy && this.#session.transport instanceof HttpTransport
-    const sessionId = session ? (this.#session.transport as HttpTransport).legacy?.sessionId : undefined
+    const http =
+      this.#legacy && this.#session.transport instanceof HttpTransport ? this.#session.transport : undefined
+    // HTTP+SSE (2024-11-05): the session lives as long as the stream, so a stream the server ended is
+    // replaced, with a new session, before the next request.
+    const ended = http?.oldSseChannel
+    if (http && ended?.ended) await this.#reopenOldSse(http, ended)
+    const channel = http?.oldSseChannel
+    const sessionId = http?.legacy?.sessionId
     try {
       return await this.#session.request(method, params, options)
     } catch (error) {
       // 2025-11-25 basic/transports §Session Management: a 404 to a request with a session id means the
-      // session is over, and the client starts a new one with initialize.
+      // session is over, and the client starts a new one with initialize. An HTTP+SSE endpoint that no
+      // longer knows the stream's session answers 404 the same way.
       const status =
         error instanceof ProtocolError || error instanceof TransportError ? error.status : undefined
-      if (sessionId === undefined || status !== 404) throw error
-      const transport = this.#session.transport as HttpTransport
-      if (transport.legacy?.sessionId === sessionId) {
-        transport.forgetSession()
+      if (!http || status !== 404 || (sessionId === undefined && channel === undefined)) throw error
+      if (channel) {
+        await this.#reopenOldSse(http, channel)
+      } else if (http.legacy?.sessionId === sessionId) {
+        http.forgetSession()
         this.#era = this.#settle(this.#initialize())
       }
       await this.#era
       return this.#session.request(method, params, options)
     }
+  }
+
+  /** A new HTTP+SSE stream and session in place of `channel`, opened once for all that found it over. */
+  async #reopenOldSse(http: HttpTransport, channel: OldSseChannel): Promise<void> {
+    if (http.oldSseChannel === channel) {
+      this.#era = this.#settle(http.openOldSse(this.#timeoutMs).then(() => this.#initialize()))
+    }
+    await this.#era
   }
 
   /** HTTP, era unknown: this request is the probe; requests sent meanwhile wait for its outcome. */
@@ -125,15 +171,13 @@ export class EraGate {
         settle(modern ? Promise.resolve(undefined) : Promise.reject(toError(error)))
         throw error
       }
-      // When `initialize` fails too, its own answer says more only if it is a JSON-RPC error.
-      settle(
-        this.#initialize().catch((failure: unknown) =>
-          Promise.reject(failure instanceof ProtocolError ? failure : error),
-        ),
-      )
+      // When `initialize` fails too, its own answer says more only if it is a JSON-RPC error; a 4xx
+      // without one may be the HTTP+SSE transport of 2024-11-05.
+      settle(this.#initialize().catch((failure: unknown) => this.#oldTransport(http, error, failure)))
     }
     await this.#era
-    rememberEra(http.url, true)
+    // An HTTP+SSE server is found again by the same steps: `initialize` straight away would fail there.
+    if (!http.oldSse) rememberEra(http.url, true)
     return this.request(method, params, options)
   }
 
@@ -154,8 +198,32 @@ export class EraGate {
     return settled
   }
 
+  /**
+   * 2025-03-26 basic/transports §Backwards Compatibility: POST `initialize` failed with 4xx, so GET, expecting
+   * the event stream of the HTTP+SSE transport (2024-11-05), and initialize through it. If the URL serves
+   * that neither, one line says so (never the page it answered with). `probeError` is thrown when
+   * `initialize` failed otherwise.
+   */
+  async #oldTransport(http: HttpTransport, probeError: unknown, failure: unknown): Promise<LegacyServer> {
+    const status = failure instanceof TransportError ? failure.status : undefined
+    if (status === undefined || status < 400 || status >= 500 || status === 401 || status === 403) {
+      throw failure instanceof ProtocolError ? failure : probeError
+    }
+    try {
+      await http.openOldSse(this.#timeoutMs)
+    } catch (refused) {
+      const why = refused instanceof Error ? refused.message : String(refused)
+      throw new TransportError(
+        `${http.url.href} is not an MCP endpoint: POST answered HTTP ${status} and ${why}; check the URL ` +
+          '(Streamable HTTP servers usually serve /mcp, HTTP+SSE servers /sse)',
+        { status, cause: refused },
+      )
+    }
+    return this.#initialize()
+  }
+
   #initialize(): Promise<LegacyServer> {
-    return initializeLegacy(this.#session, this.#clientInfo, this.#timeoutMs)
+    return initializeLegacy(this.#session, this.#clientInfo, this.#timeoutMs, this.#pinnedLegacy)
   }
 
   /** stdio: `server/discover` first; a recognised modern error stays modern, anything else is legacy. */

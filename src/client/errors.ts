@@ -22,6 +22,49 @@ export class ProtocolError extends Error {
   }
 }
 
+/** One URL the user must visit, from a -32042 error's `data.elicitations`. */
+export interface RequiredUrl {
+  readonly url: string
+  readonly message: string
+  readonly elicitationId: string | undefined
+}
+
+/**
+ * The server needs the user to visit URLs before it can answer (-32042): `elicitations` lists them. The
+ * request is not retried; after the user has visited them, the application may send it again
+ * (2025-11-25 client/elicitation §URL Elicitation Required Error).
+ */
+export class UrlElicitationRequiredError extends ProtocolError {
+  override readonly name = 'UrlElicitationRequiredError'
+  readonly elicitations: readonly RequiredUrl[]
+
+  constructor(message: string, data: unknown, status?: number) {
+    super(ErrorCode.UrlElicitationRequired, message, data, status)
+    const listed = isObject(data) && Array.isArray(data.elicitations) ? data.elicitations : []
+    this.elicitations = listed.flatMap((entry: unknown) =>
+      isObject(entry) && typeof entry.url === 'string'
+        ? [
+            {
+              url: entry.url,
+              message: typeof entry.message === 'string' ? entry.message : '',
+              elicitationId: typeof entry.elicitationId === 'string' ? entry.elicitationId : undefined,
+            },
+          ]
+        : [],
+    )
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** The error a server's JSON-RPC error response becomes: a typed subclass where the code has one. */
+export function protocolError(code: number, message: string, data: unknown, status?: number): ProtocolError {
+  return code === ErrorCode.UrlElicitationRequired
+    ? new UrlElicitationRequiredError(message, data, status)
+    : new ProtocolError(code, message, data, status)
+}
+
 /** The server and this client share no protocol version. */
 export class VersionMismatchError extends ProtocolError {
   override readonly name = 'VersionMismatchError'
@@ -74,6 +117,25 @@ export class TransportError extends Error {
  */
 export class InvalidResponseError extends Error {
   override readonly name = 'InvalidResponseError'
+}
+
+/**
+ * A call of a tool the server does not list (even after a fresh `tools/list`), or lists in a form this client
+ * drops: nothing was sent, since its result could not be checked against a definition. `allowUnlisted` in
+ * the call's options sends it anyway, unchecked.
+ */
+export class UnknownToolError extends Error {
+  override readonly name = 'UnknownToolError'
+  constructor(
+    readonly tool: string,
+    reason?: string,
+  ) {
+    super(
+      reason
+        ? `tools/call ${tool}: not called, the client dropped this tool from the server's list (${reason})`
+        : `tools/call ${tool}: not called, the server does not list this tool (pass allowUnlisted to call it unchecked)`,
+    )
+  }
 }
 
 /** The request took longer than its timeout; it was cancelled. */

@@ -23,6 +23,7 @@ import { type Cancellation, cancellationOf } from './cancellation.js'
 import { fetchStack, type HttpStack, type Incoming, type Outgoing } from './exchange.js'
 import { asFetch, nodeHttpStack } from './node-http.js'
 import { OversizedError, readSse, type SseCursor } from './sse.js'
+import { type OldSseChannel, openOldSse } from './http-sse.js'
 import {
   type ClientTransport,
   MAX_RESPONSE_DEPTH,
@@ -189,8 +190,9 @@ export class HttpTransport implements ClientTransport {
     headers: Record<string, string>,
     body: string | undefined,
     cancel: Cancellation | undefined,
+    url = this.url,
   ): Promise<Incoming> {
-    const outgoing: { -readonly [K in keyof Outgoing]: Outgoing[K] } = { method, url: this.url, headers }
+    const outgoing: { -readonly [K in keyof Outgoing]: Outgoing[K] } = { method, url, headers }
     if (body !== undefined) outgoing.body = body
     if (cancel) outgoing.cancel = cancel
     try {
@@ -198,11 +200,45 @@ export class HttpTransport implements ClientTransport {
     } catch (error) {
       if (cancel?.aborted) throw cancel.reason
       if (error instanceof AuthorizationError) throw error
-      throw new TransportError(`Cannot reach ${this.url.href}: ${describe(error)}`, { cause: error })
+      throw new TransportError(`Cannot reach ${url.href}: ${describe(error)}`, { cause: error })
     }
   }
 
+  /** Whether the server turned out to serve the HTTP+SSE transport of 2024-11-05 (see http-sse.ts). */
+  get oldSse(): boolean {
+    return this.#oldSse !== undefined
+  }
+
+  /** The HTTP+SSE stream in use: its session lasts as long as the stream. */
+  get oldSseChannel(): OldSseChannel | undefined {
+    return this.#oldSse
+  }
+
+  #oldSse: OldSseChannel | undefined
+
+  /**
+   * Opens the HTTP+SSE transport of 2024-11-05 at this URL (2025-03-26 basic/transports §Backwards
+   * Compatibility); from then on every message goes through it. Throws a one-line TransportError if the URL
+   * serves no such stream within `timeoutMs`.
+   */
+  async openOldSse(timeoutMs: number): Promise<void> {
+    this.#oldSse?.close()
+    this.#oldSse = undefined
+    this.#oldSse = await openOldSse(
+      this.url,
+      async (method, url, headers, body, cancel) =>
+        this.#exchange(method, Object.assign(await this.#baseHeaders(), headers), body, cancel, url),
+      this.#maxBytes,
+      timeoutMs,
+      {
+        onNotification: (notification) => this.onNotification?.(notification),
+        onRequest: (request, origin) => this.onRequest?.(request, origin),
+      },
+    )
+  }
+
   async request(message: JsonRpcRequest, options: SendOptions = {}): Promise<JsonRpcResponse> {
+    if (this.#oldSse) return this.#oldSse.request(message, options)
     const response = await this.#post(message, options)
     const type = response.header('content-type') ?? ''
     if (/^text\/event-stream/i.test(type)) {
@@ -212,7 +248,8 @@ export class HttpTransport implements ClientTransport {
     const parsed = parseJson(text)
     if (isResponseTo(parsed, message.id) || isIdlessError(parsed)) return parsed as JsonRpcResponse
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`
-    const snippet = text.trim().slice(0, 200)
+    // A web page (a 404 from a framework, a proxy's error) says nothing a terminal should show in full.
+    const snippet = /^text\/html/i.test(type) ? '(an HTML page)' : text.trim().slice(0, 200)
     throw new TransportError(
       `${this.url.href} answered ${message.method} with ${status}${snippet ? `: ${snippet}` : ''}` +
         (isOk(response) ? ' (not a JSON-RPC response)' : ''),
@@ -303,6 +340,7 @@ export class HttpTransport implements ClientTransport {
 
   /** Sends a notification or a response to a server's request (202 expected). */
   async send(message: JsonRpcNotification | JsonRpcResponse): Promise<void> {
+    if (this.#oldSse) return this.#oldSse.send(message)
     const response = await this.#post(message, {})
     await response.discard()
     if (!isOk(response)) {
@@ -319,6 +357,8 @@ export class HttpTransport implements ClientTransport {
    * Resolves whether the stream is open.
    */
   listenToSession(): Promise<boolean> {
+    // The HTTP+SSE transport's one stream already carries everything.
+    if (this.#oldSse) return Promise.resolve(true)
     if (this.legacy?.sessionId === undefined) return Promise.resolve(false)
     if (this.#sessionStream) return this.#sessionStream.opened
     const controller = new AbortController()
@@ -357,6 +397,8 @@ export class HttpTransport implements ClientTransport {
   }
 
   async close(): Promise<void> {
+    this.#oldSse?.close()
+    this.#oldSse = undefined
     this.#sessionStream?.controller.abort()
     this.#sessionStream = undefined
     const legacy = this.legacy

@@ -5,6 +5,8 @@
 export type { Client, ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
 export type { ToolCallAuditor, ToolCallOutcome, ToolCallRecord } from './audit.js'
 export { connect } from './connect.js'
+export { BudgetExceededError, DEFAULT_BUDGET } from './budget.js'
+export type { BudgetLimit, BudgetLimits } from './budget.js'
 export type {
   GetPromptResult,
   PromptArgumentInfo,
@@ -21,8 +23,11 @@ export {
   RequestTimeoutError,
   ToolExecutionError,
   TransportError,
+  UnknownToolError,
+  UrlElicitationRequiredError,
   VersionMismatchError,
 } from './errors.js'
+export type { RequiredUrl } from './errors.js'
 export { HttpTransport } from './http.js'
 export type { HeadersInput, HttpTransportOptions } from './http.js'
 export type { InputContext, InputHandlers } from './input.js'
@@ -35,6 +40,7 @@ export type * from '../wire/types.js'
 export { AuthorizationError } from './auth/errors.js'
 export { MemoryTokenStore } from './auth/memory-store.js'
 export { OAuthProvider } from './auth/provider.js'
+export { isPrivateAddress } from './auth/private-address.js'
 export type {
   ClientCredentials,
   ClientRecord,

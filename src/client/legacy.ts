@@ -82,16 +82,17 @@ function legacyCapabilities(capabilities: ClientCapabilities): Record<string, un
 }
 
 /**
- * The 2025-era handshake: `initialize` offering the newest legacy revision, then
+ * The 2025-era handshake: `initialize` offering the newest legacy revision (or the `pinned` one), then
  * `notifications/initialized`. Switches the session (and an HTTP transport) to that era.
  */
 export async function initializeLegacy(
   session: Session,
   clientInfo: Implementation | undefined,
   timeoutMs: number,
+  pinned?: string,
 ): Promise<LegacyServer> {
   const transport = session.transport
-  const offered = LEGACY_VERSIONS[0] as string
+  const offered = pinned ?? (LEGACY_VERSIONS[0] as string)
   session.legacy = true
   session.version = offered
   if (transport instanceof HttpTransport) transport.legacy = { version: offered }
@@ -106,10 +107,15 @@ export async function initializeLegacy(
       { timeoutMs },
     )
     const version = result.protocolVersion
-    if (typeof version !== 'string' || !LEGACY_VERSIONS.includes(version)) {
-      // lifecycle §Version Negotiation: a version the client does not support ends the connection.
+    // lifecycle §Version Negotiation: a version the client does not support ends the connection; with a
+    // pinned revision, only that one is supported.
+    // The HTTP+SSE transport's own revision, 2024-11-05, is spoken there too.
+    const oldSse = transport instanceof HttpTransport && transport.oldSse
+    const accepted =
+      pinned !== undefined ? [pinned] : oldSse ? [...LEGACY_VERSIONS, '2024-11-05'] : LEGACY_VERSIONS
+    if (typeof version !== 'string' || !accepted.includes(version)) {
       throw new VersionMismatchError(
-        [...SUPPORTED_VERSIONS, ...LEGACY_VERSIONS],
+        pinned === undefined ? [...SUPPORTED_VERSIONS, ...LEGACY_VERSIONS] : accepted,
         typeof version === 'string' ? [version] : [],
       )
     }

@@ -3,15 +3,16 @@
  * Global `fetch` on Node builds a `Request`, a `Response` and web streams for every message, which halves
  * the calls per second a client can make; this stack hands the transport the socket's bytes directly.
  *
- * Nothing here is imported from `node:*` statically: the modules are taken from `process.getBuiltinModule`
- * (Node >= 20.16) only when running on Node, so `toolwire/client` still loads in browsers and edge runtimes,
- * where the transport keeps using `fetch`.
+ * Nothing here is imported from `node:*` statically (node-modules.ts), so `toolwire/client` still loads in
+ * browsers and edge runtimes, where the transport keeps using `fetch`.
  */
 import type * as NodeHttp from 'node:http'
-import type * as NodeHttps from 'node:https'
+import type * as NodeNet from 'node:net'
 import { cancellationOf } from './cancellation.js'
 import { TransportError } from './errors.js'
 import { type FetchLike, type HttpStack, type Incoming, type Outgoing, tooLarge } from './exchange.js'
+import { checkedLookup, type AddressCheck } from './checked-lookup.js'
+import { nodeModules } from './node-modules.js'
 
 type HttpModule = typeof NodeHttp
 type IncomingMessage = NodeHttp.IncomingMessage
@@ -26,21 +27,22 @@ const MAX_REDIRECTS = 20
  */
 const CROSS_ORIGIN_SAFE = /^(?:accept|content-type|last-event-id|mcp-.*)$/
 
-/** The modules, when this is Node itself (Bun, Deno and workerd emulate node:http over their own fetch). */
-function nodeModules(): { http: HttpModule; https: typeof NodeHttps } | undefined {
-  const proc = (globalThis as { process?: Partial<NodeJS.Process> }).process
-  if (typeof proc?.getBuiltinModule !== 'function' || typeof proc.versions?.node !== 'string')
-    return undefined
-  if ('bun' in proc.versions || 'deno' in proc.versions) return undefined
-  const agent = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent
-  if (typeof agent === 'string' && !agent.startsWith('Node.js')) return undefined
-  return { http: proc.getBuiltinModule('node:http'), https: proc.getBuiltinModule('node:https') }
+export interface NodeStackOptions {
+  /** Follow redirects as fetch does (default); false hands a 3xx answer back as it is. */
+  readonly followRedirects?: boolean
+  /**
+   * Judges every address a connection is made to: the DNS answer at connect time (so a name cannot resolve
+   * to one address when checked and another when used), and a literal IP host before connecting.
+   */
+  readonly checkAddress?: AddressCheck
 }
 
 /** The node:http stack, or undefined where this is not Node. */
-export function nodeHttpStack(): HttpStack | undefined {
+export function nodeHttpStack(options: NodeStackOptions = {}): HttpStack | undefined {
   const modules = nodeModules()
   if (!modules) return undefined
+  const { checkAddress, followRedirects = true } = options
+  const lookup = checkAddress && checkedLookup(modules.dns.lookup, checkAddress)
   const agents = new Map<string, Agent>()
   const agentFor = (protocol: string): Agent => {
     let agent = agents.get(protocol)
@@ -64,6 +66,7 @@ export function nodeHttpStack(): HttpStack | undefined {
         hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname, // IPv6 literal
         port: url.port,
         path: url.pathname + url.search,
+        ...(lookup && { lookup }),
       }
       targets.set(url, target)
     }
@@ -72,10 +75,16 @@ export function nodeHttpStack(): HttpStack | undefined {
   const send = async (outgoing: Outgoing): Promise<Incoming> => {
     let current = outgoing
     for (let redirects = 0; ; redirects++) {
-      const response = await exchange(targetOf(current.url), current, false)
+      const target = targetOf(current.url)
+      // A literal IP is connected to without DNS, so the lookup never sees it: judged here, each hop.
+      if (checkAddress && modules.net.isIP(target.hostname)) {
+        const refusal = await checkAddress(target.hostname, target.hostname)
+        if (refusal !== undefined) throw new TransportError(refusal)
+      }
+      const response = await exchange(target, current, false)
       let next: Outgoing | undefined
       try {
-        next = redirectOf(current, response)
+        next = followRedirects ? redirectOf(current, response) : undefined
       } catch (error) {
         response.destroy()
         throw error
@@ -104,6 +113,7 @@ interface Target {
   readonly hostname: string
   readonly port: string
   readonly path: string
+  readonly lookup?: NodeNet.LookupFunction
 }
 
 /** One request on the pool; resolves when the answer's headers are in. */
@@ -120,6 +130,7 @@ function exchange(target: Target, outgoing: Outgoing, retried: boolean): Promise
       method: outgoing.method,
       headers: outgoing.headers,
       agent: target.agent,
+      ...(target.lookup && { lookup: target.lookup }),
     })
     let answered: IncomingMessage | undefined
     // Aborting stops the request, or the body being read once answered (streamable-http §Cancellation:

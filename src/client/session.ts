@@ -15,11 +15,12 @@ import {
 import type { ClientCapabilities, Implementation } from '../wire/types.js'
 import {
   InvalidResponseError,
-  ProtocolError,
+  protocolError,
   RequestCancelledError,
   RequestTimeoutError,
   VersionMismatchError,
 } from './errors.js'
+import type { CallBudget } from './budget.js'
 import { LazyAbort } from './cancellation.js'
 import type { ClientTransport, SendOptions } from './transport.js'
 import { ErrorCode } from '../wire/errors.js'
@@ -43,6 +44,8 @@ export interface CallOptions {
   readonly resetTimeoutOnProgress?: boolean
   /** Hard limit for the whole request when the timeout is reset by progress (default 10 × `timeoutMs`). */
   readonly maxTotalTimeoutMs?: number
+  /** The budget of the call this request belongs to: server requests it causes are counted against it. */
+  readonly budget?: CallBudget
 }
 
 export interface SessionOptions {
@@ -72,6 +75,8 @@ export class Session {
   legacy = false
   readonly #prefix = `${Date.now().toString(36)}-${(++sequence).toString(36)}`
   #nextId = 1
+  /** The budget of each request in flight that belongs to a budgeted call, by request id. */
+  readonly #budgets = new Map<number, CallBudget>()
 
   constructor(transport: ClientTransport, options: SessionOptions) {
     this.transport = transport
@@ -90,6 +95,16 @@ export class Session {
   /** A progress token unique across this process's active requests (patterns/progress). */
   nextToken(): string {
     return `${this.#prefix}-${this.#nextId++}`
+  }
+
+  /** The budget of the call a request in flight belongs to (a server request names it as its origin). */
+  budgetOf(id: unknown): CallBudget | undefined {
+    return typeof id === 'number' ? this.#budgets.get(id) : undefined
+  }
+
+  /** The budgets of every call with a request in flight (a server request that names no origin may be any). */
+  activeBudgets(): Set<CallBudget> {
+    return new Set(this.#budgets.values())
   }
 
   meta(extra?: Readonly<Record<string, unknown>>): Record<string, unknown> {
@@ -130,7 +145,7 @@ export class Session {
         }
         if (shared === undefined) throw new VersionMismatchError(SUPPORTED_VERSIONS, offered, message)
       }
-      throw new ProtocolError(code, message, data, status.value)
+      throw protocolError(code, message, data, status.value)
     }
   }
 
@@ -189,6 +204,9 @@ export class Session {
     const sendOptions = new ExchangeOptions(controller, options.onStatus, status)
     if (options.headers) sendOptions.headers = options.headers
     if (onNotification) sendOptions.onNotification = onNotification
+    // Only a 2025-era server sends requests that name a call: no bookkeeping on the 2026-07-28 hot path.
+    const budget = this.legacy ? options.budget : undefined
+    if (budget) this.#budgets.set(message.id, budget)
     try {
       return await this.transport.request(message, sendOptions)
     } catch (error) {
@@ -209,6 +227,7 @@ export class Session {
       }
       throw error
     } finally {
+      if (budget) this.#budgets.delete(message.id)
       if (handle) clearTimeout(handle)
       if (totalHandle) clearTimeout(totalHandle)
       if (onCancel) caller?.removeEventListener('abort', onCancel)

@@ -5,7 +5,7 @@
  * basic/transports §Resumability and Redelivery). More than `maxEventBytes` (counted in UTF-16 units)
  * received without completing an event throws, so a hostile server cannot exhaust memory.
  */
-import { createParser } from 'eventsource-parser'
+import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { readerChunks } from './exchange.js'
 
 export class OversizedError extends Error {
@@ -18,21 +18,43 @@ export interface SseCursor {
   retryMs?: number
 }
 
-export async function* readSse(
+export function readSse(
   body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
   maxEventBytes = Infinity,
   cursor?: SseCursor,
 ): AsyncGenerator<string> {
+  return readEvents(body, maxEventBytes, cursor, dataOf)
+}
+
+/**
+ * The same reader yielding whole events, with their `event:` name: the HTTP+SSE transport of 2024-11-05
+ * opens with an `endpoint` event (2024-11-05 basic/transports §HTTP with SSE).
+ */
+export function readSseEvents(
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  maxEventBytes = Infinity,
+): AsyncGenerator<EventSourceMessage> {
+  return readEvents(body, maxEventBytes, undefined, (event) => event)
+}
+
+const dataOf = (event: EventSourceMessage): string => event.data
+
+async function* readEvents<T>(
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  maxEventBytes: number,
+  cursor: SseCursor | undefined,
+  select: (event: EventSourceMessage) => T,
+): AsyncGenerator<T> {
   const chunks = 'getReader' in body ? readerChunks(body) : body
   const decoder = new TextDecoder()
-  const ready: string[] = []
+  const ready: T[] = []
   let pending = 0
   let oversized = false
   const parser = createParser({
     onEvent: (event) => {
       if (event.data.length > maxEventBytes) oversized = true
       if (cursor && event.id !== undefined) cursor.lastEventId = event.id
-      ready.push(event.data)
+      ready.push(select(event))
       pending = 0
     },
     onRetry: (retryMs) => {

@@ -2,7 +2,7 @@
  * stdio, client side: spawns the server, newline-delimited JSON on its stdin/stdout, many requests in flight.
  * Notifications are routed by `progressToken` and `subscriptionId` (stdio §Receiving Messages); a cancelled
  * request gets `notifications/cancelled` (stdio §Cancellation); close ends stdin, then SIGTERM, then SIGKILL
- * (stdio §Shutdown).
+ * (stdio §Shutdown), each to the server's whole process group (process-group.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import {
@@ -16,6 +16,7 @@ import {
 import { META_SUBSCRIPTION_ID } from '../wire/meta.js'
 import { nestedDeeperThan } from '../wire/json-depth.js'
 import { TransportError } from './errors.js'
+import { OWN_GROUP, ProcessGroup } from './process-group.js'
 import {
   type ClientTransport,
   MAX_RESPONSE_DEPTH,
@@ -53,6 +54,7 @@ export class StdioTransport implements ClientTransport {
   readonly #exitGraceMs: number
   #failure: TransportError | undefined
   readonly #exited: Promise<void>
+  readonly #group: ProcessGroup
 
   constructor(options: StdioTransportOptions) {
     this.#exitGraceMs = options.exitGraceMs ?? 2_000
@@ -60,10 +62,18 @@ export class StdioTransport implements ClientTransport {
       stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
       env: { ...process.env, ...options.env },
       ...(options.cwd !== undefined && { cwd: options.cwd }),
+      detached: OWN_GROUP,
     })
     this.process = child
-    const label = [options.command, ...(options.args ?? [])].join(' ')
-    this.#exited = new Promise((resolve) => child.once('close', () => resolve()))
+    this.#group = new ProcessGroup(child)
+    // The command alone names the server: its arguments often carry tokens (a config's `args`), and this
+    // message is printed and logged.
+    const label = options.command
+    // 'exit', not 'close': a grandchild that escaped the group may hold the pipes open for ever.
+    this.#exited = new Promise((resolve) => {
+      child.once('exit', () => resolve())
+      child.once('error', () => resolve())
+    })
     child.once('error', (error) => this.#fail(new TransportError(`Cannot start ${label}: ${error.message}`)))
     child.once('exit', (code, signal) =>
       this.#fail(
@@ -91,7 +101,7 @@ export class StdioTransport implements ClientTransport {
         if (size > max) {
           pending = []
           this.#fail(new TransportError(`The server sent a line longer than ${max} bytes; connection closed`))
-          child.kill('SIGTERM')
+          this.#group.signal('SIGTERM')
           return
         }
         pending.push(Buffer.from(chunk.subarray(start)))
@@ -217,17 +227,23 @@ export class StdioTransport implements ClientTransport {
   async close(): Promise<void> {
     const child = this.process
     this.#fail(new TransportError('The client closed the connection'))
-    if (child.exitCode !== null || child.signalCode !== null) return
-    child.stdin?.end()
-    const waited = (ms: number): Promise<boolean> =>
-      Promise.race([
-        this.#exited.then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
-      ])
-    if (await waited(this.#exitGraceMs)) return
-    child.kill('SIGTERM')
-    if (await waited(this.#exitGraceMs)) return
-    child.kill('SIGKILL')
-    await waited(this.#exitGraceMs)
+    const grace = this.#exitGraceMs
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end()
+      await Promise.race([this.#exited, new Promise((r) => setTimeout(r, grace).unref())])
+    }
+    // The spawned process may be a wrapper that has exited while the server it started runs on: the group
+    // is ended either way.
+    if (!(await this.#group.ended(0))) {
+      this.#group.signal('SIGTERM')
+      if (!(await this.#group.ended(grace))) {
+        this.#group.signal('SIGKILL')
+        await this.#group.ended(grace)
+      }
+    }
+    // Whatever still holds the pipes (a process that left the group) must not keep this process alive.
+    child.stdin?.destroy()
+    child.stdout?.destroy()
+    child.stderr?.destroy()
   }
 }

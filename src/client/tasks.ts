@@ -7,7 +7,8 @@
 import { ErrorCode } from '../wire/errors.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult } from '../wire/types.js'
-import { InvalidResponseError, ProtocolError, RequestCancelledError } from './errors.js'
+import { BudgetExceededError, CANCEL_WAIT_MS, type CallBudget } from './budget.js'
+import { InvalidResponseError, ProtocolError, RequestCancelledError, RequestTimeoutError } from './errors.js'
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 
@@ -33,7 +34,10 @@ export interface TaskHost {
     method: string,
     params: Record<string, unknown>,
     signal?: AbortSignal,
+    budget?: CallBudget,
   ): Promise<Record<string, unknown>>
+  /** A fresh budget for a wait that did not come with its call's (a handle used later). */
+  budget(): CallBudget
   /** Answers input requests with the client's handlers. */
   answer(inputRequests: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>
   /** Checks a completed task's result like a direct call's (output schema, tool errors). */
@@ -46,6 +50,11 @@ export interface WaitOptions {
   readonly onStatus?: (task: TaskState) => void
   /** Longest pause between polls while nothing changes (default 30 s, or the server's interval if longer). */
   readonly maxPollIntervalMs?: number
+  /**
+   * What the wait may spend (time, polls, input rounds): `callTool` passes its call's budget; otherwise the
+   * client's limits with `maxTotalTimeoutMs` (default 10 × `timeoutMs`) from now.
+   */
+  readonly budget?: CallBudget
 }
 
 const STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled'])
@@ -79,8 +88,8 @@ export class TaskHandle {
     return this.created.taskId
   }
 
-  async get(signal?: AbortSignal): Promise<TaskState> {
-    return parseTask(await this.#host.request('tasks/get', { taskId: this.id }, signal), 'tasks/get')
+  async get(signal?: AbortSignal, budget?: CallBudget): Promise<TaskState> {
+    return parseTask(await this.#host.request('tasks/get', { taskId: this.id }, signal, budget), 'tasks/get')
   }
 
   /** Asks the server to stop; cancellation is cooperative, so poll to see it settle. */
@@ -88,12 +97,33 @@ export class TaskHandle {
     await this.#host.request('tasks/cancel', { taskId: this.id }, signal)
   }
 
-  async update(inputResponses: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
-    await this.#host.request('tasks/update', { taskId: this.id, inputResponses }, signal)
+  async update(
+    inputResponses: Record<string, unknown>,
+    signal?: AbortSignal,
+    budget?: CallBudget,
+  ): Promise<void> {
+    await this.#host.request('tasks/update', { taskId: this.id, inputResponses }, signal, budget)
   }
 
-  /** Polls until the task ends: its result when completed; a ProtocolError when failed or cancelled. */
+  /**
+   * Polls until the task ends: its result when completed; a ProtocolError when failed or cancelled. The
+   * wait draws from one budget: it ends with a RequestTimeoutError when the call's time is spent, or a
+   * BudgetExceededError past `maxPolls` or the input limits, and then asks the server to cancel the task.
+   */
   async result(options: WaitOptions = {}): Promise<CallToolResult> {
+    const budget = options.budget ?? this.#host.budget()
+    try {
+      return await this.#wait(budget, options)
+    } catch (thrown) {
+      const error = budget.explain(thrown)
+      // The caller stops waiting: the server need not go on working for nobody (extensions/tasks §Cancelling Tasks).
+      if (error instanceof BudgetExceededError || error instanceof RequestTimeoutError)
+        await this.cancel(AbortSignal.timeout(CANCEL_WAIT_MS)).catch(() => undefined)
+      throw error
+    }
+  }
+
+  async #wait(budget: CallBudget, options: WaitOptions): Promise<CallToolResult> {
     const signal = options.signal ?? new AbortController().signal
     const answered = new Set<string>()
     let last = this.created
@@ -101,8 +131,10 @@ export class TaskHandle {
     options.onStatus?.(last)
     for (;;) {
       const suggested = last.pollIntervalMs ?? 1000
-      await sleep(delay, signal)
-      const task = await this.get(signal)
+      // The budget sets a floor under the server's interval (a hostile pollIntervalMs of 0 would spin) and
+      // counts the polls.
+      await sleep(budget.poll(delay), signal)
+      const task = await this.get(signal, budget)
       const changed = task.status !== last.status || task.lastUpdatedAt !== last.lastUpdatedAt
       if (task.status !== last.status || task.statusMessage !== last.statusMessage) options.onStatus?.(task)
       // Back off while nothing moves; the server's interval is the floor (extensions/tasks §Polling).
@@ -116,8 +148,10 @@ export class TaskHandle {
           Object.entries(task.inputRequests).filter(([key]) => !answered.has(key)),
         )
         if (Object.keys(open).length === 0) continue
+        // Questions asked through a task count like input_required rounds of a direct call.
+        budget.inputRound(Object.keys(open).length)
         const responses = await this.#host.answer(open, signal)
-        await this.update(responses, signal)
+        await this.update(responses, signal, budget)
         for (const key of Object.keys(open)) answered.add(key)
         delay = 0
       }

@@ -13,6 +13,7 @@ import {
   scanHeaderParams,
   valueAt,
 } from '../schema/x-mcp-header.js'
+import { contentAnnotationProblem } from '../wire/annotations.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult, Tool } from '../wire/types.js'
 import { InvalidResponseError, ToolExecutionError } from './errors.js'
@@ -41,6 +42,8 @@ export class ToolBook {
   /** Pages by owner and cursor; lru-cache drops a page when its ttlMs is over (checked on read, no timer). */
   readonly #pages = new LRUCache<string, CachedPage>({ max: 1_000 })
   readonly #known = new Map<string, KnownTool>()
+  /** Why a listed tool was dropped, by name: a call of it is refused with the reason. */
+  readonly #dropped = new Map<string, string>()
 
   /**
    * A cached page that is still fresh, for this credential or shared. A page is keyed by method, cursor
@@ -92,9 +95,11 @@ export class ToolBook {
       if (http && problems.length > 0) {
         warn(`Ignoring tool ${JSON.stringify(tool.name)}: ${problems.join('; ')}`)
         this.#known.delete(tool.name)
+        this.#dropped.set(tool.name, problems.join('; '))
         continue
       }
       kept.push(tool)
+      this.#dropped.delete(tool.name)
       this.#known.set(tool.name, { tool, headerParams: http ? params : [] })
     }
     return kept
@@ -102,6 +107,11 @@ export class ToolBook {
 
   known(name: string): KnownTool | undefined {
     return this.#known.get(name)
+  }
+
+  /** Why the tool was dropped from the latest list that named it; undefined when it was not. */
+  dropped(name: string): string | undefined {
+    return this.#dropped.get(name)
   }
 
   /**
@@ -161,6 +171,10 @@ export class ToolBook {
     if (!Array.isArray(result.content)) {
       throw new InvalidResponseError(`tools/call ${name}: the result has no content array`)
     }
+    // Annotations steer what a model or user is shown (schema `Annotations`): a role or priority the
+    // specification does not define is a broken answer, not something to pass on.
+    const annotationProblem = contentAnnotationProblem(result.content)
+    if (annotationProblem) throw new InvalidResponseError(`tools/call ${name}: ${annotationProblem}`)
     const call = result as unknown as CallToolResult
     if (call.isError === true) {
       if (throwOnToolError) throw new ToolExecutionError(name, call)

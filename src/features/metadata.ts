@@ -59,6 +59,40 @@ export function baseProblems(config: {
   return problems
 }
 
+/** A website a client may show as a link: an absolute http(s) URL, never `javascript:`, `data:` or `file:`. */
+const WEBSITE = /^https?:\/\/[^\s/?#]+[^\s]*$/i
+
+/**
+ * The server's own description, as `server/discover` and `initialize` publish it: every field of
+ * `Implementation` (`name` and `version` non-empty strings; `title`, `description` strings; `websiteUrl`
+ * an http(s) URL; `icons` as for tools) and `instructions`, a string (schema `Implementation`,
+ * `DiscoverResult.instructions`).
+ */
+export function implementationProblems(config: {
+  readonly name?: unknown
+  readonly version?: unknown
+  readonly title?: unknown
+  readonly description?: unknown
+  readonly websiteUrl?: unknown
+  readonly icons?: unknown
+  readonly instructions?: unknown
+}): string[] {
+  const problems: string[] = []
+  for (const field of ['name', 'version'] as const) {
+    const value = config[field]
+    if (typeof value !== 'string' || value.trim() === '')
+      problems.push(`${field} must be a non-empty string, not ${describe(value)}`)
+  }
+  problems.push(
+    ...baseProblems({ title: config.title, description: config.description, icons: config.icons }),
+  )
+  const { websiteUrl } = config
+  if (websiteUrl !== undefined && !(typeof websiteUrl === 'string' && WEBSITE.test(websiteUrl)))
+    problems.push(`websiteUrl must be an http: or https: URL, not ${describe(websiteUrl)}`)
+  optionalString(problems, 'instructions', config.instructions)
+  return problems
+}
+
 /** A tool's `annotations` (schema `ToolAnnotations`): an optional title and boolean hints. */
 export function toolAnnotationProblems(annotations: unknown): string[] {
   if (annotations === undefined) return []
@@ -74,22 +108,7 @@ export function toolAnnotationProblems(annotations: unknown): string[] {
 }
 
 /** A resource's `annotations` (schema `Annotations`): audience roles, a priority in [0, 1], a timestamp. */
-export function annotationProblems(annotations: unknown): string[] {
-  if (annotations === undefined) return []
-  if (!isRecord(annotations)) return [`annotations must be an object, not ${describe(annotations)}`]
-  const problems: string[] = []
-  const { audience, priority, lastModified } = annotations
-  if (
-    audience !== undefined &&
-    !(Array.isArray(audience) && audience.every((role) => role === 'user' || role === 'assistant'))
-  ) {
-    problems.push(`annotations.audience must list "user" and/or "assistant", not ${describe(audience)}`)
-  }
-  if (priority !== undefined && !(typeof priority === 'number' && priority >= 0 && priority <= 1))
-    problems.push(`annotations.priority must be a number from 0 to 1, not ${describe(priority)}`)
-  optionalString(problems, 'annotations.lastModified', lastModified)
-  return problems
-}
+export { annotationProblems } from '../wire/annotations.js'
 
 /** A cache scope (list results, discovery): "public" or "private". */
 export function cacheScopeProblem(scope: unknown, where: string): string | undefined {

@@ -4,8 +4,7 @@
  * gone. The retention policy is stated once and appended to the creating tool's description.
  */
 import type { RequestContext } from '../protocol/context.js'
-import { authPrincipal } from '../protocol/exchange.js'
-import { addressKey } from '../protocol/address.js'
+import { type OwnerKey, ownerKey, type Principal } from '../protocol/principal.js'
 import { ToolError } from '../features/tools/errors.js'
 import { MemoryHandleStore } from './memory.js'
 import { HandleLimitError, type HandleStore } from './store.js'
@@ -20,10 +19,10 @@ export interface HandleKindOptions {
   /** Default: a `MemoryHandleStore`. Use `SqliteHandleStore` from `toolwire/sqlite` to survive restarts. */
   readonly store?: HandleStore
   /**
-   * Who owns what a request creates, and whose quota it counts against (default: the authenticated
-   * principal; an anonymous caller by its address, IPv6 by /64; `anonymous` when no address is known).
+   * Who owns what a request creates, and whose quota it counts against (default: `ctx.principal`, the
+   * authenticated user or client; an anonymous caller by its address, IPv6 by /64; else its transport).
    */
-  readonly owner?: (ctx: RequestContext) => string
+  readonly owner?: (ctx: RequestContext) => Principal
 }
 
 /** Writers racing on one handle from other instances; past this many lost races the caller is told to retry. */
@@ -35,11 +34,7 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
  * Anonymous handles are bearer tokens: their 122 random bits are the protection (tools §Stateful Tools).
  * Their owner is the caller's network, so one address filling its quota cannot lock out every other one.
  */
-const defaultOwner = (ctx: RequestContext): string => {
-  if (ctx.auth) return authPrincipal(ctx.auth)
-  const address = ctx.exchange.remoteAddress
-  return address ? `ip:${addressKey(address)}` : 'anonymous'
-}
+const defaultOwner = (ctx: RequestContext): Principal => ctx.principal
 
 function duration(ms: number): string {
   const units: [number, string][] = [
@@ -61,7 +56,7 @@ export class HandleKind<T> {
   readonly retention: string
   readonly store: HandleStore
   readonly #createTool: string
-  readonly #owner: (ctx: RequestContext) => string
+  readonly #owner: (ctx: RequestContext) => OwnerKey
   /** Serialises read-modify-write per handle within this process; entries live only while in use. */
   readonly #locks = new Map<string, Promise<unknown>>()
 
@@ -73,7 +68,8 @@ export class HandleKind<T> {
     if (!(this.ttlMs >= 1)) throw new TypeError('handle ttlMs must be positive')
     this.store = options.store ?? new MemoryHandleStore()
     this.#createTool = options.createTool
-    this.#owner = options.owner ?? defaultOwner
+    const owner = options.owner ?? defaultOwner
+    this.#owner = (ctx) => ownerKey(owner(ctx))
     this.retention =
       `Returns a ${this.kind} handle that expires after ${duration(this.ttlMs)} without use; ` +
       `each use keeps it alive. Only the caller that created it can use it.`

@@ -1,8 +1,9 @@
 /** The default handle store: in process, bounded (per owner and in total), swept on a timer. */
+import type { OwnerKey } from '../protocol/principal.js'
 import { encode, type HandleStore, HandleLimitError, type StoreLimits, type SwapOutcome } from './store.js'
 
 interface Entry {
-  owner: string
+  owner: OwnerKey
   json: string
   ttlMs: number
   expiresAt: number
@@ -17,6 +18,7 @@ export interface MemoryHandleStoreOptions extends StoreLimits {
 
 export class MemoryHandleStore implements HandleStore {
   readonly #entries = new Map<string, Entry>()
+  /** Live records per kind and owner. */
   readonly #owned = new Map<string, number>()
   readonly #maxPerOwner: number
   readonly #maxRecords: number
@@ -31,7 +33,7 @@ export class MemoryHandleStore implements HandleStore {
     this.#sweepIntervalMs = options.sweepIntervalMs ?? 60_000
   }
 
-  async create(kind: string, id: string, owner: string, data: unknown, ttlMs: number): Promise<void> {
+  async create(kind: string, id: string, owner: OwnerKey, data: unknown, ttlMs: number): Promise<void> {
     // The sweep starts with the first handle, never at construction: a store defined at module scope
     // (a Cloudflare Worker's top level) must not start a timer there.
     if (this.#timer === undefined) {
@@ -39,27 +41,27 @@ export class MemoryHandleStore implements HandleStore {
       ;(this.#timer as { unref?: () => void }).unref?.()
     }
     const json = encode(data)
-    const ownerKey = `${kind}\u0000${owner}`
-    if ((this.#owned.get(ownerKey) ?? 0) >= this.#maxPerOwner || this.#entries.size >= this.#maxRecords) {
+    const slot = `${kind}\u0000${owner}`
+    if ((this.#owned.get(slot) ?? 0) >= this.#maxPerOwner || this.#entries.size >= this.#maxRecords) {
       await this.sweep()
-      if ((this.#owned.get(ownerKey) ?? 0) >= this.#maxPerOwner)
+      if ((this.#owned.get(slot) ?? 0) >= this.#maxPerOwner)
         throw new HandleLimitError(`at most ${this.#maxPerOwner} live ${kind} handles per caller`)
       if (this.#entries.size >= this.#maxRecords) throw new HandleLimitError('the handle store is full')
     }
     const key = `${kind}\u0000${id}`
     if (this.#entries.has(key)) throw new Error('handle id collision')
     this.#entries.set(key, { owner, json, ttlMs, expiresAt: this.#now() + ttlMs })
-    this.#owned.set(ownerKey, (this.#owned.get(ownerKey) ?? 0) + 1)
+    this.#owned.set(slot, (this.#owned.get(slot) ?? 0) + 1)
   }
 
-  async touch(kind: string, id: string, owner: string): Promise<unknown> {
+  async touch(kind: string, id: string, owner: OwnerKey): Promise<unknown> {
     const entry = this.#live(kind, id, owner)
     if (!entry) return undefined
     entry.expiresAt = this.#now() + entry.ttlMs
     return JSON.parse(entry.json)
   }
 
-  async update(kind: string, id: string, owner: string, data: unknown): Promise<boolean> {
+  async update(kind: string, id: string, owner: OwnerKey, data: unknown): Promise<boolean> {
     const entry = this.#live(kind, id, owner)
     if (!entry) return false
     entry.json = encode(data)
@@ -70,7 +72,7 @@ export class MemoryHandleStore implements HandleStore {
   async swap(
     kind: string,
     id: string,
-    owner: string,
+    owner: OwnerKey,
     expected: unknown,
     next: unknown,
   ): Promise<SwapOutcome> {
@@ -82,7 +84,7 @@ export class MemoryHandleStore implements HandleStore {
     return 'swapped'
   }
 
-  async delete(kind: string, id: string, owner: string): Promise<boolean> {
+  async delete(kind: string, id: string, owner: OwnerKey): Promise<boolean> {
     if (!this.#live(kind, id, owner)) return false
     this.#remove(`${kind}\u0000${id}`)
     return true
@@ -104,7 +106,7 @@ export class MemoryHandleStore implements HandleStore {
     clearInterval(this.#timer)
   }
 
-  #live(kind: string, id: string, owner: string): Entry | undefined {
+  #live(kind: string, id: string, owner: OwnerKey): Entry | undefined {
     const key = `${kind}\u0000${id}`
     const entry = this.#entries.get(key)
     if (!entry) return undefined
@@ -119,9 +121,9 @@ export class MemoryHandleStore implements HandleStore {
     const entry = this.#entries.get(key)
     if (!entry) return
     this.#entries.delete(key)
-    const ownerKey = `${key.slice(0, key.indexOf('\u0000'))}\u0000${entry.owner}`
-    const count = (this.#owned.get(ownerKey) ?? 1) - 1
-    if (count <= 0) this.#owned.delete(ownerKey)
-    else this.#owned.set(ownerKey, count)
+    const slot = `${key.slice(0, key.indexOf('\u0000'))}\u0000${entry.owner}`
+    const count = (this.#owned.get(slot) ?? 1) - 1
+    if (count <= 0) this.#owned.delete(slot)
+    else this.#owned.set(slot, count)
   }
 }

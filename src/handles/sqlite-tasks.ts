@@ -4,12 +4,16 @@
  * transaction, so two instances never both apply one transition. Node only: import it from `toolwire/sqlite`.
  */
 import Database from 'better-sqlite3'
+import type { OwnerKey } from '../protocol/principal.js'
 import {
   applyAnswers,
   applyTransition,
+  type CreateOutcome,
+  type TaskLimits,
   type TaskRecord,
   type TaskStore,
   type TaskTransition,
+  utf8Length,
 } from '../features/tasks/store.js'
 
 export interface SqliteTaskStoreOptions {
@@ -26,7 +30,7 @@ export class SqliteTaskStore implements TaskStore {
   readonly #now: () => number
   readonly #timer: ReturnType<typeof setInterval>
   readonly #insert: Database.Statement
-  readonly #countLive: Database.Statement
+  readonly #tally: Database.Statement
   readonly #select: Database.Statement
   readonly #write: Database.Statement
   readonly #sweep: Database.Statement
@@ -45,43 +49,59 @@ export class SqliteTaskStore implements TaskStore {
         expires_at INTEGER NOT NULL,
         data TEXT NOT NULL
       ) WITHOUT ROWID;
-      CREATE INDEX IF NOT EXISTS toolwire_tasks_principal ON toolwire_tasks (principal, status, expires_at);
       CREATE INDEX IF NOT EXISTS toolwire_tasks_expiry ON toolwire_tasks (expires_at);
+    `)
+    // Files made before tasks were counted by size get the column (0 for their rows: they are owned by keys
+    // no caller has any more, and expire with their TTL).
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('toolwire_tasks')
+    if (!columns.includes('bytes'))
+      db.exec('ALTER TABLE toolwire_tasks ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0')
+    // One owner's tallies are read from this index alone: creating a task visits at most the owner's own
+    // stored tasks (bounded by `maxStored`), however many other tasks the file holds.
+    db.exec(`
+      DROP INDEX IF EXISTS toolwire_tasks_principal;
+      CREATE INDEX IF NOT EXISTS toolwire_tasks_owner ON toolwire_tasks (principal, expires_at, status, bytes);
     `)
     this.#now = options.now ?? Date.now
     this.#insert = db.prepare(
-      'INSERT INTO toolwire_tasks (id, principal, status, expires_at, data) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO toolwire_tasks (id, principal, status, expires_at, bytes, data) VALUES (?, ?, ?, ?, ?, ?)',
     )
-    this.#countLive = db
-      .prepare(`SELECT count(*) FROM toolwire_tasks WHERE principal = ? AND expires_at > ? AND ${LIVE}`)
-      .pluck()
+    this.#tally = db.prepare(
+      `SELECT count(*) AS stored, coalesce(sum(${LIVE}), 0) AS live, coalesce(sum(bytes), 0) AS bytes
+       FROM toolwire_tasks WHERE principal = ? AND expires_at > ?`,
+    )
     this.#select = db
       .prepare('SELECT data FROM toolwire_tasks WHERE id = ? AND principal = ? AND expires_at > ?')
       .pluck()
-    this.#write = db.prepare('UPDATE toolwire_tasks SET status = ?, data = ? WHERE id = ?')
+    this.#write = db.prepare('UPDATE toolwire_tasks SET status = ?, bytes = ?, data = ? WHERE id = ?')
     this.#sweep = db.prepare('DELETE FROM toolwire_tasks WHERE expires_at <= ?')
     this.#timer = setInterval(() => this.#sweep.run(this.#now()), options.sweepIntervalMs ?? 60_000)
     this.#timer.unref()
   }
 
-  create(record: TaskRecord, maxLive: number): Promise<boolean> {
+  create(record: TaskRecord, limits: TaskLimits): Promise<CreateOutcome> {
     const now = this.#now()
-    const insert = this.#db.transaction((): boolean => {
-      if ((this.#countLive.get(record.principal, now) as number) >= maxLive) return false
+    const json = JSON.stringify(record)
+    const bytes = utf8Length(json)
+    const insert = this.#db.transaction((): CreateOutcome => {
+      const tally = this.#tally.get(record.owner, now) as { stored: number; live: number; bytes: number }
+      if (tally.live >= limits.maxLive) return 'live'
+      if (tally.stored >= limits.maxStored) return 'stored'
+      if (tally.bytes + bytes > limits.maxStoredBytes) return 'bytes'
       const expiresAt = record.createdAt + record.ttlMs
-      this.#insert.run(record.taskId, record.principal, record.status, expiresAt, JSON.stringify(record))
-      return true
+      this.#insert.run(record.taskId, record.owner, record.status, expiresAt, bytes, json)
+      return 'created'
     })
     return Promise.resolve(insert.immediate())
   }
 
-  get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
-    return Promise.resolve(this.#read(taskId, principal))
+  get(taskId: string, owner: OwnerKey): Promise<TaskRecord | undefined> {
+    return Promise.resolve(this.#read(taskId, owner))
   }
 
-  transition(taskId: string, principal: string, change: TaskTransition): Promise<TaskRecord | undefined> {
+  transition(taskId: string, owner: OwnerKey, change: TaskTransition): Promise<TaskRecord | undefined> {
     const run = this.#db.transaction((): TaskRecord | undefined => {
-      const task = this.#read(taskId, principal)
+      const task = this.#read(taskId, owner)
       if (!task) return undefined
       const next = applyTransition(task, change, this.#now())
       if (next) this.#store(next)
@@ -92,11 +112,11 @@ export class SqliteTaskStore implements TaskStore {
 
   answer(
     taskId: string,
-    principal: string,
+    owner: OwnerKey,
     answers: Record<string, unknown>,
   ): Promise<{ task: TaskRecord; resume: boolean } | undefined> {
     const run = this.#db.transaction(() => {
-      const task = this.#read(taskId, principal)
+      const task = this.#read(taskId, owner)
       if (!task) return undefined
       const outcome = applyAnswers(task, answers, this.#now())
       if (outcome.task !== task) this.#store(outcome.task)
@@ -111,12 +131,13 @@ export class SqliteTaskStore implements TaskStore {
     return Promise.resolve()
   }
 
-  #read(taskId: string, principal: string): TaskRecord | undefined {
-    const data = this.#select.get(taskId, principal, this.#now()) as string | undefined
+  #read(taskId: string, owner: OwnerKey): TaskRecord | undefined {
+    const data = this.#select.get(taskId, owner, this.#now()) as string | undefined
     return data === undefined ? undefined : (JSON.parse(data) as TaskRecord)
   }
 
   #store(task: TaskRecord): void {
-    this.#write.run(task.status, JSON.stringify(task), task.taskId)
+    const json = JSON.stringify(task)
+    this.#write.run(task.status, utf8Length(json), json, task.taskId)
   }
 }

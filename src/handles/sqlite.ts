@@ -3,6 +3,7 @@
  * processes on one machine (WAL). Node only: import it from `toolwire/sqlite`.
  */
 import Database from 'better-sqlite3'
+import type { OwnerKey } from '../protocol/principal.js'
 import { encode, type HandleStore, HandleLimitError, type StoreLimits, type SwapOutcome } from './store.js'
 
 export interface SqliteHandleStoreOptions extends StoreLimits {
@@ -74,7 +75,7 @@ export class SqliteHandleStore implements HandleStore {
     this.#timer.unref()
   }
 
-  async create(kind: string, id: string, owner: string, data: unknown, ttlMs: number): Promise<void> {
+  async create(kind: string, id: string, owner: OwnerKey, data: unknown, ttlMs: number): Promise<void> {
     const json = encode(data)
     const now = this.#now()
     const insert = this.#db.transaction(() => {
@@ -85,13 +86,13 @@ export class SqliteHandleStore implements HandleStore {
     insert()
   }
 
-  async touch(kind: string, id: string, owner: string): Promise<unknown> {
+  async touch(kind: string, id: string, owner: OwnerKey): Promise<unknown> {
     const now = this.#now()
     const json = this.#touch.get(now, kind, id, owner, now) as string | undefined
     return json === undefined ? undefined : JSON.parse(json)
   }
 
-  async update(kind: string, id: string, owner: string, data: unknown): Promise<boolean> {
+  async update(kind: string, id: string, owner: OwnerKey, data: unknown): Promise<boolean> {
     const now = this.#now()
     return this.#update.run(encode(data), now, kind, id, owner, now).changes > 0
   }
@@ -99,7 +100,7 @@ export class SqliteHandleStore implements HandleStore {
   async swap(
     kind: string,
     id: string,
-    owner: string,
+    owner: OwnerKey,
     expected: unknown,
     next: unknown,
   ): Promise<SwapOutcome> {
@@ -110,7 +111,7 @@ export class SqliteHandleStore implements HandleStore {
     return this.#live.get(kind, id, owner, now) === undefined ? 'gone' : 'conflict'
   }
 
-  async delete(kind: string, id: string, owner: string): Promise<boolean> {
+  async delete(kind: string, id: string, owner: OwnerKey): Promise<boolean> {
     return this.#delete.run(kind, id, owner, this.#now()).changes > 0
   }
 

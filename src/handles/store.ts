@@ -3,21 +3,22 @@
  * same contract tests. Records are owned by a principal: a lookup by anyone else finds nothing, exactly
  * like an unknown or expired handle, so a handle's existence is never revealed to another caller.
  */
+import type { OwnerKey } from '../protocol/principal.js'
 
 export interface HandleStore {
   /** Stores a new record; throws `HandleLimitError` when the owner or the store is full. */
-  create(kind: string, id: string, owner: string, data: unknown, ttlMs: number): Promise<void>
+  create(kind: string, id: string, owner: OwnerKey, data: unknown, ttlMs: number): Promise<void>
   /** The live record's data, with its expiry pushed to now + ttl; undefined when unknown, expired or foreign. */
-  touch(kind: string, id: string, owner: string): Promise<unknown>
+  touch(kind: string, id: string, owner: OwnerKey): Promise<unknown>
   /** Replaces a live record's data (and refreshes it); false when unknown, expired or foreign. */
-  update(kind: string, id: string, owner: string, data: unknown): Promise<boolean>
+  update(kind: string, id: string, owner: OwnerKey, data: unknown): Promise<boolean>
   /**
    * Compare-and-swap: replaces the data only while it still equals `expected` (as JSON), so two instances
    * changing one handle at once never lose an update: the loser gets `conflict`, reads again and retries.
    */
-  swap(kind: string, id: string, owner: string, expected: unknown, next: unknown): Promise<SwapOutcome>
+  swap(kind: string, id: string, owner: OwnerKey, expected: unknown, next: unknown): Promise<SwapOutcome>
   /** Deletes a live record; false when unknown, expired or foreign. */
-  delete(kind: string, id: string, owner: string): Promise<boolean>
+  delete(kind: string, id: string, owner: OwnerKey): Promise<boolean>
   /** Drops expired records; returns how many. Stores also do this on their own. */
   sweep(): Promise<number>
   /** Releases timers, files and connections. */

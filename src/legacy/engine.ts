@@ -8,7 +8,7 @@
 import type { Reply } from '../protocol/dispatcher.js'
 import type { Exchange } from '../protocol/exchange.js'
 import type { ChangeBus, ChangeEvent, SessionEvent } from '../features/subscriptions/bus.js'
-import { invalidParams, invalidRequest, McpError, methodNotFound } from '../wire/errors.js'
+import { invalidParams, invalidRequest, methodNotFound } from '../wire/errors.js'
 import {
   isRecord,
   type JsonRpcNotification,
@@ -16,18 +16,17 @@ import {
   type JsonRpcResponse,
 } from '../wire/jsonrpc.js'
 import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
-import type { ClientCapabilities, Implementation, RequestMeta, ServerCapabilities } from '../wire/types.js'
+import type { Implementation, RequestMeta, ServerCapabilities } from '../wire/types.js'
 import type { LegacySession } from './session.js'
-import { legacyCapabilities, negotiateVersion } from './versions.js'
+import { negotiateVersion } from './versions.js'
 import { ClientRequests } from './client-requests.js'
-import { encodeResult } from '../protocol/encode.js'
+import type { MethodHandler } from '../protocol/middleware.js'
+import { resourceNotFound } from '../features/resources/define.js'
+import { LEGACY_DEFAULTS, type LegacyOptions, positive } from './options.js'
+import { PeerState, PeerStates } from './peer-states.js'
+import { negotiate, type Negotiated, sessionMeta } from './handshake.js'
 
-export interface LegacyOptions {
-  /** How long a session id opens (default 24 h); afterwards the client gets 404 and initializes again. */
-  readonly sessionTtlMs?: number
-  /** Sessions whose log level and subscriptions one instance remembers (default 10 000; oldest go first). */
-  readonly maxSessions?: number
-}
+export { LEGACY_DEFAULTS, type LegacyOptions, type Negotiated, PeerState }
 
 /** What the engine needs of the server it serves. */
 export interface LegacyHost {
@@ -37,32 +36,26 @@ export interface LegacyHost {
   readonly capabilities: ServerCapabilities
   readonly instructions: string | undefined
   readonly changes: ChangeBus
-  handleLegacy(request: JsonRpcRequest, exchange: Exchange, meta: RequestMeta): Promise<Reply | null>
-}
-
-/** What the 2025 protocol makes stateful about one client: kept per instance, never in the session id. */
-export class PeerState {
-  logLevel: LogLevel | undefined
-  readonly subscriptions = new Set<string>()
-  /** Open notification channels (GET streams of an HTTP session, a stdio connection) and how to end each. */
-  readonly streams = new Map<(message: JsonRpcNotification) => void, () => void>()
-}
-
-/** The outcome of a valid `initialize`. */
-export interface Negotiated {
-  readonly version: string
-  readonly capabilities: ClientCapabilities
-  readonly clientInfo: Implementation | undefined
-  readonly result: Record<string, unknown>
+  /** Whether `resources/read` would find `uri` (an exact resource or a template's). */
+  serves(uri: string): boolean
+  /** Answers a request of a session; `own` answers the methods only the 2025 revisions have. */
+  handleLegacy(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    meta: RequestMeta,
+    own?: MethodHandler,
+  ): Promise<Reply | null>
 }
 
 const LEVELS = new Set<string>(LOG_LEVELS)
 
 export class LegacyEngine {
   readonly #host: LegacyHost
-  readonly #maxSessions: number
-  /** Per-session state of HTTP sessions seen by this instance, oldest first. */
-  readonly #states = new Map<string, PeerState>()
+  /** Per-session state of HTTP sessions seen by this instance, bounded. */
+  readonly #peers: PeerStates
+  readonly #maxHandshakeBytes: number
+  /** Messages one JSON-RPC batch of a 2025-03-26 session may hold. */
+  readonly maxBatchLength: number
   /** Peers with an open notification channel. */
   readonly #listening = new Set<PeerState>()
   /** Sessions ended with DELETE, until their token would have expired anyway. */
@@ -73,7 +66,13 @@ export class LegacyEngine {
 
   constructor(host: LegacyHost, options: LegacyOptions = {}) {
     this.#host = host
-    this.#maxSessions = options.maxSessions ?? 10_000
+    this.#peers = new PeerStates(options)
+    this.maxBatchLength = positive(options.maxBatchLength, LEGACY_DEFAULTS.maxBatchLength, 'maxBatchLength')
+    this.#maxHandshakeBytes = positive(
+      options.maxHandshakeBytes,
+      LEGACY_DEFAULTS.maxHandshakeBytes,
+      'maxHandshakeBytes',
+    )
     host.changes.subscribe((event) => this.#onEvent(event))
   }
 
@@ -117,9 +116,10 @@ export class LegacyEngine {
       case 'subscribe':
       case 'unsubscribe': {
         if (typeof change.uri !== 'string') return false
-        const { subscriptions } = this.peer(sessionId)
-        if (change.kind === 'subscribe') subscriptions.add(change.uri)
-        else subscriptions.delete(change.uri)
+        const peer = this.peer(sessionId)
+        if (change.kind === 'unsubscribe') this.#peers.unsubscribe(peer, change.uri)
+        // Another instance checked the request; the bounds still hold here, whatever the bus carried.
+        else if (this.#peers.refusal(peer, change.uri) === undefined) this.#peers.subscribe(peer, change.uri)
         return true
       }
       case 'ended':
@@ -130,42 +130,12 @@ export class LegacyEngine {
 
   /** Checks an `initialize` request and builds its result (2025-11-25 basic/lifecycle §Initialization). */
   negotiate(params: Record<string, unknown>): Negotiated {
-    if (typeof params.protocolVersion !== 'string')
-      throw invalidParams('Invalid params: initialize needs a protocolVersion string')
-    const capabilities = params.capabilities ?? {}
-    if (!isRecord(capabilities)) throw invalidParams('Invalid params: capabilities must be an object')
-    const info = params.clientInfo
-    if (info !== undefined && !(isRecord(info) && typeof info.name === 'string'))
-      throw invalidParams('Invalid params: clientInfo needs a name')
-    const version = negotiateVersion(params.protocolVersion)
-    const result: Record<string, unknown> = {
-      protocolVersion: version,
-      capabilities: legacyCapabilities(this.#host.capabilities),
-      serverInfo: this.#host.info,
-    }
-    if (this.#host.instructions !== undefined) result.instructions = this.#host.instructions
-    return {
-      version,
-      capabilities: capabilities as ClientCapabilities,
-      clientInfo: info as Implementation | undefined,
-      result,
-    }
+    return negotiate(params, this.#host, this.#maxHandshakeBytes)
   }
 
   /** The state this instance keeps for an HTTP session (made on first use, bounded). */
   peer(sessionId: string): PeerState {
-    let state = this.#states.get(sessionId)
-    if (state) return state
-    state = new PeerState()
-    this.#states.set(sessionId, state)
-    if (this.#states.size > this.#maxSessions) {
-      for (const [id, old] of this.#states) {
-        if (old.streams.size > 0) continue
-        this.#states.delete(id)
-        break
-      }
-    }
-    return state
+    return this.#peers.get(sessionId)
   }
 
   /** Whether a session was ended with DELETE (its token still verifies until it expires). */
@@ -185,13 +155,16 @@ export class LegacyEngine {
     const now = Date.now()
     for (const [id, until] of this.#ended) if (until <= now) this.#ended.delete(id)
     if (this.#ended.size < 100_000 && typeof expiresAt === 'number') this.#ended.set(sessionId, expiresAt)
-    const state = this.#states.get(sessionId)
-    this.#states.delete(sessionId)
+    const state = this.#peers.remove(sessionId)
     if (state) this.#closeStreams(state)
   }
 
-  /** Answers one request of a legacy peer. */
-  async request(
+  /**
+   * Answers one request of a legacy peer. The methods only the 2025 revisions have run inside the server's
+   * middleware like every other method, so they count against the caller's request limit: unmetered, a
+   * handshake method is a free way to make the server work and remember.
+   */
+  request(
     session: Pick<LegacySession, 'version' | 'capabilities' | 'clientInfo'>,
     peer: PeerState,
     request: JsonRpcRequest,
@@ -199,48 +172,86 @@ export class LegacyEngine {
     sessionId?: string,
   ): Promise<Reply | null> {
     const params = request.params ?? {}
-    try {
-      switch (request.method) {
-        case 'ping':
-          return ok(request, {})
-        case 'initialize':
+    const meta = sessionMeta(session, peer, params)
+    const own = this.#handshakeMethod(request.method, peer, sessionId)
+    return this.#host.handleLegacy(request, exchange, meta, own)
+  }
+
+  /**
+   * Answers `initialize` (2025-11-25 basic/lifecycle §Initialization), counted like any request; `opened`
+   * receives the negotiated session before the reply is returned, and only when it succeeded.
+   */
+  initialize(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    opened: (negotiated: Negotiated) => void | Promise<void>,
+  ): Promise<Reply | null> {
+    const params = request.params ?? {}
+    const meta: RequestMeta = {
+      protocolVersion: negotiateVersion(params.protocolVersion),
+      clientCapabilities: {},
+      raw: {},
+    }
+    return this.#host.handleLegacy(request, exchange, meta, async () => {
+      const negotiated = this.negotiate(params)
+      await opened(negotiated)
+      return negotiated.result
+    })
+  }
+
+  /**
+   * Refuses a subscription the session may not hold: what a session remembers must not grow with what a
+   * client sends, and a URI the server does not serve gets the error `resources/read` gives for it
+   * (2025-11-25 server/resources §Error Handling).
+   */
+  #checkSubscription(peer: PeerState, uri: string): void {
+    const refusal = this.#peers.refusal(peer, uri)
+    if (refusal) throw invalidParams(`Invalid params: ${refusal}`)
+    if (!this.#host.serves(uri)) throw resourceNotFound(uri)
+  }
+
+  /** The handler of a method only the 2025 revisions have, or undefined for the server's own methods. */
+  #handshakeMethod(
+    method: string,
+    peer: PeerState,
+    sessionId: string | undefined,
+  ): MethodHandler | undefined {
+    switch (method) {
+      case 'ping':
+        return () => ({})
+      case 'initialize':
+        return () => {
           throw invalidRequest('this session is already initialized')
-        case 'logging/setLevel':
-          if (typeof params.level !== 'string' || !LEVELS.has(params.level))
-            throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(params.level)}`)
-          peer.logLevel = params.level as LogLevel
+        }
+      case 'logging/setLevel':
+        return async (ctx) => {
+          const { level } = ctx.params
+          if (typeof level !== 'string' || !LEVELS.has(level))
+            throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(level)}`)
+          peer.logLevel = level as LogLevel
           // Answered once the other instances have been told: the session's next request may reach any of
           // them, and it must find the level already set.
-          if (sessionId !== undefined) await this.#publish(sessionId, { kind: 'level', level: params.level })
-          return ok(request, {})
-        case 'resources/subscribe':
-        case 'resources/unsubscribe':
-          if (!this.#host.capabilities.resources?.subscribe) throw methodNotFound(request.method)
-          if (typeof params.uri !== 'string') throw invalidParams('Invalid params: uri must be a string')
-          if (request.method === 'resources/subscribe') peer.subscriptions.add(params.uri)
-          else peer.subscriptions.delete(params.uri)
+          if (sessionId !== undefined) await this.#publish(sessionId, { kind: 'level', level })
+          return {}
+        }
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return async (ctx) => {
+          if (!this.#host.capabilities.resources?.subscribe) throw methodNotFound(method)
+          const { uri } = ctx.params
+          if (typeof uri !== 'string') throw invalidParams('Invalid params: uri must be a string')
+          if (method === 'resources/subscribe') this.#checkSubscription(peer, uri)
+          if (method === 'resources/subscribe') this.#peers.subscribe(peer, uri)
+          else this.#peers.unsubscribe(peer, uri)
           if (sessionId !== undefined) {
-            const kind = request.method === 'resources/subscribe' ? 'subscribe' : 'unsubscribe'
-            await this.#publish(sessionId, { kind, uri: params.uri })
+            const kind = method === 'resources/subscribe' ? 'subscribe' : 'unsubscribe'
+            await this.#publish(sessionId, { kind, uri })
           }
-          return ok(request, {})
-      }
-    } catch (error) {
-      if (!(error instanceof McpError)) throw error
-      return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: request.id, error: error.toJSON() }) }
+          return {}
+        }
+      default:
+        return undefined
     }
-    const raw = isRecord(params._meta) ? params._meta : {}
-    const meta: RequestMeta = {
-      protocolVersion: session.version,
-      clientCapabilities: session.capabilities,
-      raw,
-    }
-    if (session.clientInfo) meta.clientInfo = session.clientInfo
-    if (peer.logLevel) meta.logLevel = peer.logLevel
-    const token = raw.progressToken
-    if (typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token)))
-      meta.progressToken = token
-    return this.#host.handleLegacy(request, exchange, meta)
   }
 
   /** Sends a server-to-client request and waits for its answer (see ClientRequests.ask). */
@@ -306,8 +317,3 @@ export class LegacyEngine {
     }
   }
 }
-
-const ok = (request: JsonRpcRequest, result: Record<string, unknown>): Reply => ({
-  status: 200,
-  body: encodeResult(request.id, result),
-})

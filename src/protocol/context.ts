@@ -7,6 +7,7 @@ import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { RequestMeta } from '../wire/types.js'
 import { type AuthInfo, type Exchange, isAborted } from './exchange.js'
 import { RequestInputs } from './mrtr/inputs.js'
+import { type Principal, principalOf } from './principal.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 import { NO_TASK, type TaskControl } from './task-control.js'
 
@@ -30,6 +31,7 @@ export class RequestContext {
   readonly #stateCodec: RequestStateCodec | undefined
   #input: RequestInputs | undefined
   #task: TaskControl = NO_TASK
+  #principal: Principal | undefined
 
   constructor(
     id: RequestId,
@@ -95,6 +97,16 @@ export class RequestContext {
 
   get auth(): AuthInfo | undefined {
     return this.exchange.auth
+  }
+
+  /**
+   * Who this request acts for, made once from what the transport's authentication established (or, when
+   * anonymous, the caller's address). Everything owned per caller is keyed by `ownerKey(ctx.principal)`.
+   */
+  get principal(): Principal {
+    return (this.#principal ??=
+      this.exchange.principal ??
+      principalOf(this.exchange.auth, this.exchange.remoteAddress, this.exchange.transport))
   }
 
   /**

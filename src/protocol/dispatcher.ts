@@ -107,8 +107,12 @@ export class Dispatcher {
   readonly #logger: ServerLogger
   readonly #stateCodec: RequestStateCodec | undefined
   readonly #redact: ((value: unknown) => unknown) | undefined
+  readonly #around: AroundSteps | undefined
+  readonly #middleware: readonly Middleware[]
 
   constructor(options: DispatcherOptions) {
+    this.#around = options.around
+    this.#middleware = options.middleware
     this.#stateCodec = options.requestState
     this.#redact = options.redact
     this.#methods = options.methods
@@ -207,17 +211,22 @@ export class Dispatcher {
   /**
    * A request of a legacy (2025-era) session: its version and client capabilities come from the session,
    * not from `_meta`, and `shape` turns the result into that revision's shape. Kept apart from `handle`, so
-   * the current revision's path carries no legacy branch.
+   * the current revision's path carries no legacy branch. `own` answers a method only those revisions have
+   * (`initialize`, `ping` …): it runs inside the same middleware as every other method, so it counts against
+   * the caller's request limit too.
    */
   async handleLegacy(
     request: JsonRpcRequest,
     exchange: Exchange,
     meta: RequestMeta,
     shape: (result: Record<string, unknown>) => Record<string, unknown>,
+    own?: MethodHandler,
   ): Promise<Reply | null> {
     let ctx: RequestContext | undefined
     try {
-      const handler = this.#handlers.get(request.method)
+      const handler = own
+        ? composeAround(request.method, this.#around, this.#middleware, own)
+        : this.#handlers.get(request.method)
       if (!handler || LEGACY_HIDDEN.has(request.method)) throw methodNotFound(request.method)
       if (isAborted(exchange)) return null
       ctx = new RequestContext(

@@ -1,5 +1,6 @@
 /** What a transport hands the protocol layer for one request: its channel back and its surroundings. */
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
+import type { Principal } from './principal.js'
 
 /** The identity an authenticated request carries (filled in by an auth middleware or transport). */
 export interface AuthInfo {
@@ -16,12 +17,6 @@ export interface AuthInfo {
   readonly token?: string
   readonly claims?: Readonly<Record<string, unknown>>
 }
-
-/**
- * The key everything owned by an authenticated caller is filed under (limits, handles, `requestState`):
- * `user:<sub>` or `client:<client_id>`, so a client named "alice" never acts as the user "alice".
- */
-export const authPrincipal = (auth: AuthInfo): string => `${auth.subjectKind ?? 'user'}:${auth.subject}`
 
 export interface Exchange {
   readonly transport: 'http' | 'stdio' | 'memory'
@@ -44,6 +39,11 @@ export interface Exchange {
   readonly auth?: AuthInfo | undefined
   /** The peer's address, for per-client limits when anonymous. */
   readonly remoteAddress?: string | undefined
+  /**
+   * Who the request acts for, when the channel already knows it (a task run restores its creator's);
+   * otherwise it is worked out from `auth` and `remoteAddress`.
+   */
+  readonly principal?: Principal | undefined
 }
 
 /** True once the request was cancelled, without creating a lazily made signal. */
@@ -73,6 +73,9 @@ class FilteredExchange implements Exchange {
   }
   get remoteAddress(): string | undefined {
     return this.inner.remoteAddress
+  }
+  get principal(): Principal | undefined {
+    return this.inner.principal
   }
   get header(): ((name: string) => string | undefined) | undefined {
     return this.inner.header

@@ -9,6 +9,7 @@ import type AjvDraft07Module from 'ajv'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import type addFormatsModule from 'ajv-formats'
 import type { Dialect, ValidationOutcome } from './json-schema.js'
+import { TOOLWIRE_KEYWORDS } from './keywords.js'
 import { trustedRegExp, untrustedRegExp } from './regexp.js'
 
 /** The ajv classes and the formats plugin, however they were loaded. */
@@ -47,6 +48,9 @@ export class AjvEngine {
         allErrors: true,
         strict: false,
         validateFormats: true,
+        // `required` and `properties` look at the value's own keys only, as the interpreting validator does:
+        // otherwise `{}` has a `constructor` and a `toString` (required met, a property checked as a function).
+        ownProperties: true,
         code: { regExp: this.#untrusted ? UNTRUSTED_ENGINE : TRUSTED_ENGINE },
       } as const
       ajv =
@@ -57,6 +61,9 @@ export class AjvEngine {
             ? new Ajv2019(options)
             : new AjvDraft07(options)
       addFormats(ajv as InstanceType<AjvModules['AjvDraft07']>)
+      for (const definition of TOOLWIRE_KEYWORDS) {
+        ajv.removeKeyword(definition.keyword as string).addKeyword(definition)
+      }
       this.#instances.set(dialect, ajv)
     }
     return ajv

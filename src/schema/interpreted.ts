@@ -5,14 +5,57 @@
  * loaded when a server is defined, with `import()`, so its files load while the server starts listening.
  */
 import type { OutputUnit, Schema, Validator } from '@cfworker/json-schema'
-import { LazyModules } from '../wire/lazy-modules.js'
+import type { Format } from 'ajv'
+import { exportsOf, LazyModules } from '../wire/lazy-modules.js'
 import type { Dialect, ValidationOutcome } from './json-schema.js'
 
 export type ValidatorClass = typeof Validator
 
+interface InterpreterModule {
+  readonly Validator: ValidatorClass
+  readonly format: Record<string, (text: string) => boolean>
+}
+
+/**
+ * Gives the interpreter ajv-formats' checks for every string format, so a `format` means the same to both
+ * validators (their own checks differ: `a@b` is an email to one and not the other). @cfworker/json-schema
+ * keeps one format table per process, which this fills; it only checks strings, so the numeric formats
+ * (`int32`, `int64`, `float`, `double`) stay unchecked there.
+ */
+function sharedFormats(module: InterpreterModule, formats: Record<string, Format>): ValidatorClass {
+  for (const [name, definition] of Object.entries(formats)) {
+    if (definition === true) module.format[name] = () => true
+    else if (typeof definition === 'string')
+      continue // ajv-formats defines none by a source text
+    else if (definition instanceof RegExp || typeof definition === 'function') {
+      module.format[name] = check(definition)
+    } else if ((definition.type ?? 'string') === 'string' && definition.async !== true) {
+      module.format[name] = check(definition.validate as RegExp | ((text: string) => boolean))
+    } else delete module.format[name]
+  }
+  return module.Validator
+}
+
+const check =
+  (definition: RegExp | ((text: string) => boolean)) =>
+  (text: string): boolean =>
+    definition instanceof RegExp ? definition.test(text) : definition(text)
+
+type FormatsModule = { fullFormats: Record<string, Format> }
+
 export const lazyInterpreter = new LazyModules<ValidatorClass>(
-  (require) => (require('@cfworker/json-schema') as { Validator: ValidatorClass }).Validator,
-  async () => (await import('@cfworker/json-schema')).Validator,
+  (require) =>
+    sharedFormats(
+      require('@cfworker/json-schema') as InterpreterModule,
+      exportsOf<FormatsModule>(require('ajv-formats/dist/formats.js')).fullFormats,
+    ),
+  async () => {
+    const [interpreter, formats] = await Promise.all([
+      import('@cfworker/json-schema'),
+      import('ajv-formats/dist/formats.js'),
+    ])
+    return sharedFormats(interpreter, exportsOf<FormatsModule>(formats).fullFormats)
+  },
 )
 
 const DRAFTS = { '2020-12': '2020-12', '2019-09': '2019-09', 'draft-07': '7' } as const

@@ -15,9 +15,14 @@ export interface RegExpModules {
   readonly safeRegex: (pattern: string) => boolean
 }
 
-/** What ajv needs of a compiled pattern (`code.regExp`). */
+/**
+ * What ajv needs of a compiled pattern (`code.regExp`). ajv shares compiled patterns within an instance by
+ * their string form (`usePattern` keys its scope by `toString()`), so the string must name the pattern: with
+ * an object's default `[object Object]`, every pattern a server compiled ran as the first one.
+ */
 export interface RegExpLike {
   test(text: string): boolean
+  toString(): string
 }
 
 export class UnsafePatternError extends Error {
@@ -27,6 +32,10 @@ export class UnsafePatternError extends Error {
 /** ECMAScript `\s` (WhiteSpace and LineTerminator), as RE2 class members. */
 const SPACE =
   '\\t\\n\\x{b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}'
+/** ECMAScript `\S`: everything else, as ranges (RE2's own `\S` is ASCII, and a class cannot be negated inside one). */
+const NOT_SPACE =
+  '\\x{0}-\\x{8}\\x{e}-\\x{1f}\\x{21}-\\x{9f}\\x{a1}-\\x{167f}\\x{1681}-\\x{1fff}\\x{200b}-\\x{2027}' +
+  '\\x{202a}-\\x{202e}\\x{2030}-\\x{205e}\\x{2060}-\\x{2fff}\\x{3001}-\\x{fefe}\\x{ff00}-\\x{10ffff}'
 /** ECMAScript `.` without the `s` flag: anything but a line terminator. */
 const DOT = '[^\\n\\r\\x{2028}\\x{2029}]'
 
@@ -47,13 +56,22 @@ function toRe2(pattern: string): string {
           continue
         }
         if (plain) {
+          // With the `u` flag an escaped surrogate pair is one code point; RE2 would read two.
+          const code = Number.parseInt(plain[0], 16)
+          const low = /^\\u(d[c-f][0-9a-f]{2})/i.exec(pattern.slice(i + 6))
+          if (code >= 0xd800 && code <= 0xdbff && low) {
+            const point = 0x10000 + ((code - 0xd800) << 10) + (Number.parseInt(low[1] as string, 16) - 0xdc00)
+            out += `\\x{${point.toString(16)}}`
+            i += 11
+            continue
+          }
           out += `\\x{${plain[0]}}`
           i += 5
           continue
         }
       }
       if (next === 's') out += inClass ? SPACE : `[${SPACE}]`
-      else if (next === 'S' && !inClass) out += `[^${SPACE}]`
+      else if (next === 'S') out += inClass ? NOT_SPACE : `[${NOT_SPACE}]`
       else out += char + next
       i++
       continue
@@ -75,7 +93,9 @@ function toRe2(pattern: string): string {
 function re2(pattern: string, engines: RegExpModules): RegExpLike | Error {
   try {
     const compiled = engines.RE2JS.compile(toRe2(pattern))
-    return { test: (text) => compiled.matcher(text).find() }
+    // Distinct from a native RegExp's `/source/flags`, so the two engines never stand in for each other.
+    const key = `re2:${JSON.stringify(pattern)}`
+    return { test: (text) => compiled.matcher(text).find(), toString: () => key }
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error))
   }

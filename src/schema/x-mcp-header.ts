@@ -31,8 +31,39 @@ function paramType(schema: Record<string, unknown>): HeaderParamType | string {
   return 'no type'
 }
 
+/** The annotation by which a definition states that a secret-looking header parameter is not a secret. */
+export const SENSITIVE_OPT_OUT = 'x-mcp-header-sensitive'
+
+/** Words of a parameter name that name a secret (`password`, `clientSecret`, `access_token`, `X-Api-Key` …). */
+const SECRET_WORD =
+  /(?:^|_)(?:password|passwd|passphrase|secret|token|credentials?|api_?key|private_?key|access_?key|authorization|cookie)(?:_|$)/
+
+/** `apiKey`, `api-key`, `API_KEY` and `api key` all become `api_key`. */
+const words = (name: string): string =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .toLowerCase()
+
 /**
- * Finds every `x-mcp-header` annotation in an input schema and checks the spec's rules.
+ * Why a header parameter looks like it holds a secret, or undefined. Servers should not mark sensitive
+ * parameters (passwords, API keys, tokens) with `x-mcp-header`, as header values are visible to network
+ * intermediaries (server/tools §x-mcp-header); toolwire refuses it on both sides rather than leave it to
+ * care. A definition states that a secret-looking parameter holds no secret with
+ * `"x-mcp-header-sensitive": false` on the property; `true` marks any property as a secret.
+ */
+function secretLooking(name: string, schema: Record<string, unknown>): string | undefined {
+  const declared = schema[SENSITIVE_OPT_OUT]
+  if (declared === false) return undefined
+  if (declared === true) return `"${SENSITIVE_OPT_OUT}": true`
+  if (schema.format === 'password') return 'format "password"'
+  if (schema.writeOnly === true) return 'writeOnly'
+  return SECRET_WORD.test(words(name)) ? `its name ${JSON.stringify(name)}` : undefined
+}
+
+/**
+ * Finds every `x-mcp-header` annotation in an input schema and checks the spec's rules, and refuses a
+ * parameter that looks secret (see `secretLooking`).
  * Returns the header parameters, or the reasons the tool definition is invalid.
  */
 export function scanHeaderParams(inputSchema: unknown): { params: HeaderParam[]; problems: string[] } {
@@ -58,10 +89,17 @@ export function scanHeaderParams(inputSchema: unknown): { params: HeaderParam[];
       } else {
         const type = paramType(node)
         const lower = value.toLowerCase()
+        const secret = secretLooking(path[path.length - 1] ?? '', node)
         if (!PRIMITIVES.has(type)) {
           problems.push(
             `x-mcp-header ${JSON.stringify(value)} at ${at} needs type string, integer or boolean (${type})`,
           )
+        } else if (secret !== undefined) {
+          problems.push(
+            `x-mcp-header ${JSON.stringify(value)} at ${at} would copy a secret-looking parameter (${secret}) into a header that proxies and logs see; if it holds no secret, mark it "${SENSITIVE_OPT_OUT}": false`,
+          )
+        } else if (node[SENSITIVE_OPT_OUT] !== undefined && typeof node[SENSITIVE_OPT_OUT] !== 'boolean') {
+          problems.push(`${SENSITIVE_OPT_OUT} at ${at} must be true or false`)
         } else if (seen.has(lower)) {
           problems.push(`x-mcp-header ${JSON.stringify(value)} duplicates ${JSON.stringify(seen.get(lower))}`)
         } else {

@@ -9,14 +9,14 @@ import { isRawJson, type ResultPayload } from '../protocol/encode.js'
 import { invalidParams } from '../wire/errors.js'
 import { tooManyRequests } from '../wire/errors.js'
 import { type InputLimits, inputProblem } from './input.js'
-import type { PrincipalOf } from './principal.js'
+import type { OwnerOf } from './principal.js'
 import type { Bucket, RateLimitStore } from './rate-limit.js'
 import { cleanValue } from './output-guard.js'
 
 export interface RequestLimit {
   readonly store: RateLimitStore
   readonly bucket: Bucket
-  readonly principal: PrincipalOf
+  readonly principal: OwnerOf
   readonly onStoreFailure: (error: unknown) => void
 }
 

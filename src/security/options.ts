@@ -13,7 +13,8 @@ import type { BearerAuth } from './auth/bearer.js'
 import type { HttpAuthenticator } from '../protocol/handler.js'
 import { requestGuard, requestSteps } from './middleware.js'
 import { OutageReporter, reportingStore } from './outage.js'
-import { defaultPrincipal, type PrincipalOf } from './principal.js'
+import { defaultPrincipal, type OwnerOf, type PrincipalOf } from './principal.js'
+import { type OwnerKey, ownerKey } from '../protocol/principal.js'
 import {
   type Bucket,
   checkLimit,
@@ -64,7 +65,10 @@ export interface SecurityOptions {
   readonly secrets?: readonly string[]
   /** Also treat secret-looking environment variables (`*TOKEN*`, `*SECRET*`, `*API_KEY*` …) as secrets (default true). */
   readonly secretsFromEnv?: boolean
-  /** The key limits count against (default: token subject, else client address, else transport). */
+  /**
+   * The principal limits count against (default `ctx.principal`: the token's user or client, else the
+   * client address, else the transport). Return a `Principal`, e.g. `{ kind: 'anonymous', id: forwarded }`.
+   */
   readonly principal?: PrincipalOf
 }
 
@@ -105,7 +109,6 @@ export interface SecurityHost {
   readonly wrapToolHandler?: ToolWrapper | undefined
 }
 
-const PRINCIPAL_KEY = 'toolwire.principal'
 function redactingLogger(logger: ServerLogger, redactor: Redactor | undefined): ServerLogger {
   if (!redactor) return logger
   const clean = (details?: Record<string, unknown>): Record<string, unknown> | undefined =>
@@ -131,12 +134,11 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   const logger = redactingLogger(host.logger, redactor)
   // Worked out once per request: the request limit and the tool guard both ask.
   const principalOf = options.principal ?? defaultPrincipal
-  const principal: PrincipalOf = (ctx) => {
-    const known = ctx.state[PRINCIPAL_KEY]
-    if (typeof known === 'string') return known
-    const computed = principalOf(ctx)
-    ctx.state[PRINCIPAL_KEY] = computed
-    return computed
+  const known = new WeakMap<RequestContext, OwnerKey>()
+  const principal: OwnerOf = (ctx) => {
+    let key = known.get(ctx)
+    if (key === undefined) known.set(ctx, (key = ownerKey(principalOf(ctx))))
+    return key
   }
   const outage = new OutageReporter(logger, 'the rate-limit store')
   const onStoreFailure = (error: unknown): void => outage.failed(error)
@@ -151,10 +153,16 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     if (limit) checkLimit(limit, `rateLimit.tools.${name}`)
     buckets.set(name, limit ? { name: `tool:${name}`, ...limit } : undefined)
   }
-  const sharedToolBucket = toolCalls ? { name: 'tools', ...toolCalls } : undefined
-  const anyToolLimit = sharedToolBucket !== undefined || [...buckets.values()].some(Boolean)
+  // The shared budget is per tool: each tool gets its own bucket (made on its first call, one per defined
+  // tool), so a bucket's key is only ever the caller's owner key.
+  const anyToolLimit = toolCalls !== undefined || [...buckets.values()].some(Boolean)
   const bucketFor = anyToolLimit
-    ? (tool: string): Bucket | undefined => (buckets.has(tool) ? buckets.get(tool) : sharedToolBucket)
+    ? (tool: string): Bucket | undefined => {
+        if (buckets.has(tool)) return buckets.get(tool)
+        const bucket = toolCalls ? { name: `tools:${tool}`, ...toolCalls } : undefined
+        buckets.set(tool, bucket)
+        return bucket
+      }
     : undefined
   // Only a shared store can fail; the in-process one pays nothing for outage reporting, and is built only
   // when some limit counts (it holds an LRU of keys).

@@ -1,7 +1,8 @@
 /**
  * The output guard for tool results. One walk over the whole result cleans every string (values and keys,
  * including the result's `_meta`, each block's `_meta` and `annotations`): terminal escapes and invisible
- * controls are removed, and configured secrets in string values are replaced. The same walk counts the
+ * controls are removed, and configured secrets in string values are replaced (never in keys or protocol
+ * fields such as `type`, `mimeType`, `uri` or `progressToken`). The same walk counts the
  * result's size as JSON text in UTF-8 bytes, so the cap measures what goes on the wire, not characters.
  * Numbers, keys' meaning and JSON syntax are never rewritten: the result is cleaned as a structure and
  * encoded afterwards.
@@ -18,6 +19,54 @@ export interface OutputLimits {
 
 /** Replaces secrets inside one string value. */
 export type Redact = (text: string) => string
+
+/**
+ * Protocol fields: their values name types, formats, resources, tokens and states that the peer matches
+ * exactly, so a secret that happens to equal one (`text`, `image/png`, a resource URI, a progress token) must
+ * not rewrite it (`"type":"[redacted]"` would break the message). They are cleaned but never redacted.
+ */
+const PROTOCOL_FIELDS = new Set([
+  'type',
+  'mimeType',
+  'uri',
+  'uriTemplate',
+  'name',
+  'role',
+  'annotations',
+  'resultType',
+  'progressToken',
+  'requestState',
+  'cursor',
+  'nextCursor',
+  'taskId',
+  'status',
+  'level',
+  'logger',
+  'cacheScope',
+  'icons',
+  'blob',
+  'jsonrpc',
+  'method',
+  'id',
+])
+
+/** Redact as usual, leave alone (a protocol field), or redact every string below (a value of the caller's). */
+const enum Field {
+  Default,
+  Protocol,
+  Free,
+}
+
+/**
+ * The role of `record[key]` for redaction. Free values are the tool's structured output and `data` (log
+ * data, error data): every string in them is redacted whatever its key. The `data` of an image or audio
+ * block is base64, a protocol field like `blob`.
+ */
+function fieldOf(record: Record<string, unknown>, key: string): Field {
+  if (key === 'structuredContent') return Field.Free
+  if (key === 'data') return record.type === 'image' || record.type === 'audio' ? Field.Protocol : Field.Free
+  return PROTOCOL_FIELDS.has(key) ? Field.Protocol : Field.Default
+}
 
 /** What the guard decided: the result to send, or why it cannot be sent (`log` is for the operator only). */
 export type Guarded = { result: CallToolResult } | { refuse: string; log?: string }
@@ -82,7 +131,7 @@ function prefixWithin(text: string, budget: number): string {
  * Copy-on-write: a value with nothing to clean comes back as the same reference, so a clean result costs a
  * scan and no allocation.
  */
-export function cleanValue(value: unknown, tally: Tally = { n: 0 }, redact?: Redact): unknown {
+export function cleanValue(value: unknown, tally: Tally = { n: 0 }, redact?: Redact, free = false): unknown {
   switch (typeof value) {
     case 'string': {
       let text = stripControls(value)
@@ -111,7 +160,7 @@ export function cleanValue(value: unknown, tally: Tally = { n: 0 }, redact?: Red
     for (let index = 0; index < value.length; index++) {
       const item: unknown = value[index]
       if (item === undefined) tally.n += 4 // written as null
-      const cleaned = cleanValue(item, tally, redact)
+      const cleaned = cleanValue(item, tally, redact, free)
       if (cleaned !== item) (copy ??= [...(value as unknown[])])[index] = cleaned
     }
     return copy ?? value
@@ -128,7 +177,12 @@ export function cleanValue(value: unknown, tally: Tally = { n: 0 }, redact?: Red
     members++
     const cleanKey = stripControls(key)
     tally.n += encodedLength(cleanKey) + 1 // the key and its colon
-    const cleaned = cleanValue(item, tally, redact)
+    // Without secrets (the usual case) no field is looked up: the walk stays as cheap as before.
+    const field = redact === undefined || free ? Field.Default : fieldOf(record, key)
+    const cleaned =
+      field === Field.Default
+        ? cleanValue(item, tally, redact, free)
+        : cleanValue(item, tally, field === Field.Free ? redact : undefined, field === Field.Free)
     if (cleanKey === key && cleaned === item) continue
     copy ??= { ...record }
     if (cleanKey !== key) delete copy[key]
@@ -185,23 +239,29 @@ export function cleanResult(
   return { result: cleaned as CallToolResult, bytes: tally.n }
 }
 
-/** Redaction alone (string values only; copy-on-write): for errors, other results, and unsanitised output. */
-export function redactValue(value: unknown, redact: Redact | undefined): unknown {
+/**
+ * Redaction alone (string values only, never keys or protocol fields; copy-on-write): for errors, other
+ * results, and unsanitised output.
+ */
+export function redactValue(value: unknown, redact: Redact | undefined, free = false): unknown {
   if (!redact) return value
   if (typeof value === 'string') return redact(value)
   if (typeof value !== 'object' || value === null) return value
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined
     value.forEach((item: unknown, index) => {
-      const cleaned = redactValue(item, redact)
+      const cleaned = redactValue(item, redact, free)
       if (cleaned !== item) (copy ??= [...(value as unknown[])])[index] = cleaned
     })
     return copy ?? value
   }
+  const record = value as Record<string, unknown>
   let copy: Record<string, unknown> | undefined
-  for (const [key, item] of Object.entries(value)) {
-    const cleaned = redactValue(item, redact)
-    if (cleaned !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = cleaned
+  for (const [key, item] of Object.entries(record)) {
+    const field = free ? Field.Free : fieldOf(record, key)
+    if (field === Field.Protocol) continue
+    const cleaned = redactValue(item, redact, field === Field.Free)
+    if (cleaned !== item) (copy ??= { ...record })[key] = cleaned
   }
   return copy ?? value
 }

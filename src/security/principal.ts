@@ -1,14 +1,17 @@
-/** Who a request counts against, for limits: the token's subject, else the client address, else the transport. */
+/**
+ * Who a request counts against, for limits. By default the request's own principal (`ctx.principal`: the
+ * token's user or client, else the address bucket, else the transport); `security.principal` may choose
+ * another one (e.g. the address a trusted proxy forwarded), still as a `Principal`, never a bare string.
+ */
 import type { RequestContext } from '../protocol/context.js'
 import { addressKey } from '../protocol/address.js'
-import { authPrincipal } from '../protocol/exchange.js'
+import type { OwnerKey, Principal } from '../protocol/principal.js'
 
 export { addressKey }
 
-export type PrincipalOf = (ctx: RequestContext) => string
+export type PrincipalOf = (ctx: RequestContext) => Principal
 
-export const defaultPrincipal: PrincipalOf = (ctx) => {
-  if (ctx.auth) return authPrincipal(ctx.auth)
-  const address = ctx.exchange.remoteAddress
-  return address ? `ip:${addressKey(address)}` : ctx.exchange.transport
-}
+/** The owner key a request's limits count against, worked out once per request. */
+export type OwnerOf = (ctx: RequestContext) => OwnerKey
+
+export const defaultPrincipal: PrincipalOf = (ctx) => ctx.principal

@@ -7,6 +7,7 @@ import type RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.
 import type RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
 import type { LRUCache } from 'lru-cache'
 import { lazyLru, type LRUCacheClass } from './lru.js'
+import type { OwnerKey } from '../protocol/principal.js'
 
 interface Library {
   readonly Memory: typeof RateLimiterMemory
@@ -29,7 +30,7 @@ export interface Limit {
   readonly durationMs: number
 }
 
-/** A named budget; each key (principal, principal + tool …) gets its own copy of it. */
+/** A named budget (all requests, one tool …); each caller's owner key gets its own copy of it. */
 export interface Bucket extends Limit {
   readonly name: string
 }
@@ -37,8 +38,8 @@ export interface Bucket extends Limit {
 export type Consumed = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterMs: number }
 
 export interface RateLimitStore {
-  /** Takes `points` (default 1) from `key`'s budget in `bucket`; refused when the budget is spent. */
-  consume(bucket: Bucket, key: string, points?: number): Promise<Consumed>
+  /** Takes `points` (default 1) from `owner`'s budget in `bucket`; refused when the budget is spent. */
+  consume(bucket: Bucket, owner: OwnerKey, points?: number): Promise<Consumed>
 }
 
 export interface MemoryRateLimitOptions {
@@ -75,7 +76,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     }))
   }
 
-  consume(bucket: Bucket, key: string, points = 1): Promise<Consumed> {
+  consume(bucket: Bucket, key: OwnerKey, points = 1): Promise<Consumed> {
     const lib = library
     if (!lib) return load().then(() => this.consume(bucket, key, points))
     const limiter = this.#limiter(lib, bucket)

@@ -6,7 +6,8 @@
 import type { RequestContext } from '../protocol/context.js'
 import type { CompiledTool } from '../features/tools/compile.js'
 import { ToolError } from '../features/tools/errors.js'
-import type { PrincipalOf } from './principal.js'
+import type { OwnerOf } from './principal.js'
+import type { OwnerKey } from '../protocol/principal.js'
 import type { Bucket, RateLimitStore } from './rate-limit.js'
 import { Deadlines } from './deadlines.js'
 
@@ -24,7 +25,7 @@ export type ToolWrapper = (
 export type GuardWrapper = (tool: CompiledTool, ctx: RequestContext, run: () => unknown) => unknown
 
 export interface ToolGuardOptions {
-  readonly principal: PrincipalOf
+  readonly principal: OwnerOf
   /** Absent when no tool limit is set. */
   readonly store: RateLimitStore | undefined
   /** The budget for a tool, or undefined when it is unlimited; absent when no tool has one. */
@@ -57,19 +58,24 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
   if (maxConcurrent === undefined && bucketFor === undefined) return timed
 
   // One entry per principal with calls in flight; removed at zero, so it never outgrows the traffic.
-  const inFlight = new Map<string, number>()
-  const release = (principal: string): void => {
+  const inFlight = new Map<OwnerKey, number>()
+  const release = (principal: OwnerKey): void => {
     const count = (inFlight.get(principal) ?? 1) - 1
     if (count <= 0) inFlight.delete(principal)
     else inFlight.set(principal, count)
   }
 
-  const limited = async (tool: CompiledTool, ctx: RequestContext, run: () => unknown, principal: string) => {
+  const limited = async (
+    tool: CompiledTool,
+    ctx: RequestContext,
+    run: () => unknown,
+    principal: OwnerKey,
+  ) => {
     const bucket = bucketFor?.(tool.name)
     if (bucket && options.store) {
       let consumed
       try {
-        consumed = await options.store.consume(bucket, `${principal}\u0000${tool.name}`)
+        consumed = await options.store.consume(bucket, principal)
       } catch (error) {
         options.onStoreFailure(error) // a broken shared store must not take every tool down
       }

@@ -15,6 +15,11 @@ export const ErrorCode = {
   UnsupportedProtocolVersion: -32022,
   /** 2025-era sessions only: the `Mcp-Session-Id` is unknown or ended (answered with HTTP 404). */
   SessionNotFound: -32001,
+  /**
+   * 2025-11-25 servers: the request needs the user to visit a URL first (`data.elicitations`); received by
+   * the client, never sent (2025-11-25 client/elicitation §URL Elicitation Required Error).
+   */
+  UrlElicitationRequired: -32042,
 } as const
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]
 

@@ -6,11 +6,14 @@
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createDemoServer } from '../../src/demo/server.js'
-import { HandleLimitError } from '../../src/index.js'
+import { HandleLimitError, ownerKey } from '../../src/index.js'
 import { RedisHandleStore } from '../../src/stores/redis/index.js'
 import { resultOf } from '../helpers/http.js'
 import { as, byHeader, callTool, live, type Live } from '../helpers/live.js'
 import { redisAvailable, requireRedis, type RedisProcess, startRedis } from '../helpers/redis.js'
+
+const ann = ownerKey({ kind: 'user', id: 'ann' })
+const bob = ownerKey({ kind: 'user', id: 'bob' })
 
 const run = redisAvailable || requireRedis
 if (!run) console.warn('redis-server not found: Redis handle tests skipped (CI installs it)')
@@ -74,20 +77,20 @@ describe.runIf(run)('RedisHandleStore across instances', () => {
     const [a, b] = [await store('quota', 5), await store('quota', 5)]
     const outcomes = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        (i % 2 ? a : b).create('basket', crypto.randomUUID(), 'ann', i, 60_000),
+        (i % 2 ? a : b).create('basket', crypto.randomUUID(), ann, i, 60_000),
       ),
     )
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(5)
     for (const outcome of outcomes)
       if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(HandleLimitError)
-    await a.create('basket', crypto.randomUUID(), 'bob', 1, 60_000)
+    await a.create('basket', crypto.randomUUID(), bob, 1, 60_000)
   })
 
   it('lets Redis drop a handle nobody uses, with no sweep', async () => {
     const opened = await RedisHandleStore.connect({ url: redis.url, prefix: 'ttl', clockSkewMs: 0 })
     stores.push(opened)
     const id = crypto.randomUUID()
-    await opened.create('basket', id, 'ann', { n: 1 }, 50)
+    await opened.create('basket', id, ann, { n: 1 }, 50)
     const probe = new Redis(redis.url)
     try {
       const deadline = Date.now() + 10_000
@@ -95,7 +98,7 @@ describe.runIf(run)('RedisHandleStore across instances', () => {
         if (Date.now() > deadline) throw new Error('Redis did not expire the handle within 10 s')
         await new Promise((resolve) => setTimeout(resolve, 25))
       }
-      expect(await opened.touch('basket', id, 'ann')).toBeUndefined()
+      expect(await opened.touch('basket', id, ann)).toBeUndefined()
     } finally {
       probe.disconnect()
     }

@@ -3,10 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { HandleLimitError, type HandleStore, MemoryHandleStore } from '../../src/index.js'
+import { HandleLimitError, type HandleStore, MemoryHandleStore, ownerKey } from '../../src/index.js'
 import { SqliteHandleStore } from '../../src/handles/sqlite.js'
 import { RedisHandleStore } from '../../src/stores/redis/index.js'
 import { redisAvailable, requireRedis, type RedisProcess, startRedis } from '../helpers/redis.js'
+
+const ann = ownerKey({ kind: 'user', id: 'ann' })
+const bob = ownerKey({ kind: 'user', id: 'bob' })
+const c = ownerKey({ kind: 'user', id: 'c' })
+const bc = ownerKey({ kind: 'user', id: 'b:c' })
 
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-handles-'))
 const withRedis = redisAvailable || requireRedis
@@ -69,88 +74,88 @@ describe.each(Object.keys(stores))('%s handle store', (name) => {
   })
 
   it('returns what was stored, as a copy', async () => {
-    await store.create('basket', ID, 'ann', { lines: [{ item: 'tea', quantity: 1 }] }, 1000)
-    const first = (await store.touch('basket', ID, 'ann')) as { lines: unknown[] }
+    await store.create('basket', ID, ann, { lines: [{ item: 'tea', quantity: 1 }] }, 1000)
+    const first = (await store.touch('basket', ID, ann)) as { lines: unknown[] }
     expect(first).toEqual({ lines: [{ item: 'tea', quantity: 1 }] })
     first.lines.push('mutated')
-    expect(await store.touch('basket', ID, 'ann')).toEqual({ lines: [{ item: 'tea', quantity: 1 }] })
+    expect(await store.touch('basket', ID, ann)).toEqual({ lines: [{ item: 'tea', quantity: 1 }] })
   })
 
   it('treats another owner exactly like an unknown handle', async () => {
-    await store.create('basket', ID, 'ann', { n: 1 }, 1000)
-    expect(await store.touch('basket', ID, 'bob')).toBeUndefined()
-    expect(await store.touch('basket', OTHER, 'ann')).toBeUndefined()
-    expect(await store.update('basket', ID, 'bob', { n: 2 })).toBe(false)
-    expect(await store.delete('basket', ID, 'bob')).toBe(false)
-    expect(await store.touch('basket', ID, 'ann')).toEqual({ n: 1 })
+    await store.create('basket', ID, ann, { n: 1 }, 1000)
+    expect(await store.touch('basket', ID, bob)).toBeUndefined()
+    expect(await store.touch('basket', OTHER, ann)).toBeUndefined()
+    expect(await store.update('basket', ID, bob, { n: 2 })).toBe(false)
+    expect(await store.delete('basket', ID, bob)).toBe(false)
+    expect(await store.touch('basket', ID, ann)).toEqual({ n: 1 })
   })
 
   it('keeps kinds apart', async () => {
-    await store.create('basket', ID, 'ann', 'b', 1000)
-    expect(await store.touch('browser', ID, 'ann')).toBeUndefined()
+    await store.create('basket', ID, ann, 'b', 1000)
+    expect(await store.touch('browser', ID, ann)).toBeUndefined()
   })
 
   it('expires idle handles and refreshes the lifetime on use', async () => {
-    await store.create('basket', ID, 'ann', 1, 1000)
-    await store.create('basket', OTHER, 'ann', 2, 1000)
+    await store.create('basket', ID, ann, 1, 1000)
+    await store.create('basket', OTHER, ann, 2, 1000)
     clocked.advance(900)
-    expect(await store.touch('basket', ID, 'ann')).toBe(1)
+    expect(await store.touch('basket', ID, ann)).toBe(1)
     clocked.advance(900)
-    expect(await store.touch('basket', ID, 'ann')).toBe(1)
-    expect(await store.touch('basket', OTHER, 'ann')).toBeUndefined()
-    expect(await store.update('basket', OTHER, 'ann', 3)).toBe(false)
+    expect(await store.touch('basket', ID, ann)).toBe(1)
+    expect(await store.touch('basket', OTHER, ann)).toBeUndefined()
+    expect(await store.update('basket', OTHER, ann, 3)).toBe(false)
     clocked.advance(1000)
-    expect(await store.touch('basket', ID, 'ann')).toBeUndefined()
+    expect(await store.touch('basket', ID, ann)).toBeUndefined()
   })
 
   it('updates and deletes live handles only', async () => {
-    await store.create('basket', ID, 'ann', { n: 1 }, 1000)
-    expect(await store.update('basket', ID, 'ann', { n: 2 })).toBe(true)
-    expect(await store.touch('basket', ID, 'ann')).toEqual({ n: 2 })
-    expect(await store.delete('basket', ID, 'ann')).toBe(true)
-    expect(await store.delete('basket', ID, 'ann')).toBe(false)
-    expect(await store.touch('basket', ID, 'ann')).toBeUndefined()
+    await store.create('basket', ID, ann, { n: 1 }, 1000)
+    expect(await store.update('basket', ID, ann, { n: 2 })).toBe(true)
+    expect(await store.touch('basket', ID, ann)).toEqual({ n: 2 })
+    expect(await store.delete('basket', ID, ann)).toBe(true)
+    expect(await store.delete('basket', ID, ann)).toBe(false)
+    expect(await store.touch('basket', ID, ann)).toBeUndefined()
   })
 
   it('bounds live handles per owner, counting expired ones out', async () => {
-    for (let i = 0; i < 3; i++) await store.create('basket', crypto.randomUUID(), 'ann', i, 1000)
-    await expect(store.create('basket', crypto.randomUUID(), 'ann', 4, 1000)).rejects.toBeInstanceOf(
+    for (let i = 0; i < 3; i++) await store.create('basket', crypto.randomUUID(), ann, i, 1000)
+    await expect(store.create('basket', crypto.randomUUID(), ann, 4, 1000)).rejects.toBeInstanceOf(
       HandleLimitError,
     )
-    await store.create('basket', crypto.randomUUID(), 'bob', 1, 1000)
+    await store.create('basket', crypto.randomUUID(), bob, 1, 1000)
     clocked.advance(1001)
-    await store.create('basket', crypto.randomUUID(), 'ann', 5, 1000)
+    await store.create('basket', crypto.randomUUID(), ann, 5, 1000)
   })
 
   it('sweeps expired records', async () => {
-    await store.create('basket', ID, 'ann', 1, 1000)
-    await store.create('basket', OTHER, 'ann', 2, 5000)
+    await store.create('basket', ID, ann, 1, 1000)
+    await store.create('basket', OTHER, ann, 2, 5000)
     clocked.advance(2000)
     expect(await store.sweep()).toBe(1)
-    expect(await store.touch('basket', OTHER, 'ann')).toBe(2)
+    expect(await store.touch('basket', OTHER, ann)).toBe(2)
   })
 
   it('swaps only while the data is unchanged', async () => {
-    await store.create('basket', ID, 'ann', { n: 1 }, 1000)
-    expect(await store.swap('basket', ID, 'ann', { n: 0 }, { n: 2 })).toBe('conflict')
-    expect(await store.swap('basket', ID, 'ann', { n: 1 }, { n: 2 })).toBe('swapped')
-    expect(await store.touch('basket', ID, 'ann')).toEqual({ n: 2 })
-    expect(await store.swap('basket', ID, 'bob', { n: 2 }, { n: 3 })).toBe('gone')
-    expect(await store.swap('basket', OTHER, 'ann', { n: 2 }, { n: 3 })).toBe('gone')
+    await store.create('basket', ID, ann, { n: 1 }, 1000)
+    expect(await store.swap('basket', ID, ann, { n: 0 }, { n: 2 })).toBe('conflict')
+    expect(await store.swap('basket', ID, ann, { n: 1 }, { n: 2 })).toBe('swapped')
+    expect(await store.touch('basket', ID, ann)).toEqual({ n: 2 })
+    expect(await store.swap('basket', ID, bob, { n: 2 }, { n: 3 })).toBe('gone')
+    expect(await store.swap('basket', OTHER, ann, { n: 2 }, { n: 3 })).toBe('gone')
     clocked.advance(1001)
-    expect(await store.swap('basket', ID, 'ann', { n: 2 }, { n: 3 })).toBe('gone')
+    expect(await store.swap('basket', ID, ann, { n: 2 }, { n: 3 })).toBe('gone')
   })
 
   it('keeps owners and kinds whose names contain separators apart', async () => {
-    await store.create('a:b', ID, 'c', 1, 1000)
-    await store.create('a', ID, 'b:c', 2, 1000)
-    expect(await store.touch('a:b', ID, 'c')).toBe(1)
-    expect(await store.touch('a', ID, 'b:c')).toBe(2)
-    expect(await store.touch('a', ID, 'c')).toBeUndefined()
+    await store.create('a:b', ID, c, 1, 1000)
+    await store.create('a', ID, bc, 2, 1000)
+    expect(await store.touch('a:b', ID, c)).toBe(1)
+    expect(await store.touch('a', ID, bc)).toBe(2)
+    expect(await store.touch('a', ID, c)).toBeUndefined()
   })
 
   it('refuses data that is not JSON', async () => {
-    await expect(store.create('basket', ID, 'ann', undefined, 1000)).rejects.toThrow(/JSON/)
+    await expect(store.create('basket', ID, ann, undefined, 1000)).rejects.toThrow(/JSON/)
   })
 })
 
@@ -158,10 +163,10 @@ describe('SQLite handle store', () => {
   it('keeps handles across a reopen of the same file', async () => {
     const file = join(dir, 'reopen.db')
     const first = new SqliteHandleStore(file)
-    await first.create('basket', ID, 'ann', { kept: true }, 60_000)
+    await first.create('basket', ID, ann, { kept: true }, 60_000)
     await first.close()
     const second = new SqliteHandleStore(file)
-    expect(await second.touch('basket', ID, 'ann')).toEqual({ kept: true })
+    expect(await second.touch('basket', ID, ann)).toEqual({ kept: true })
     await second.close()
   })
 })

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
+  ownerKey,
   defineServer,
   defineTool,
   MemoryRateLimitStore,
@@ -91,9 +92,12 @@ describe('tool rate limits (per principal and tool, isError)', () => {
   it('keeps the in-memory store bounded', async () => {
     const store = new MemoryRateLimitStore({ maxKeys: 50 })
     const bucket = { name: 'b', points: 1, durationMs: 60_000 }
-    for (let i = 0; i < 500; i++) expect((await store.consume(bucket, `client-${i}`)).allowed).toBe(true)
+    for (let i = 0; i < 500; i++)
+      expect((await store.consume(bucket, ownerKey({ kind: 'client', id: `client-${i}` }))).allowed).toBe(
+        true,
+      )
     expect(store.size).toBe(50)
-    expect((await store.consume(bucket, 'client-499')).allowed).toBe(false)
+    expect((await store.consume(bucket, ownerKey({ kind: 'client', id: 'client-499' }))).allowed).toBe(false)
   })
 })
 

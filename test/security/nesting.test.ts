@@ -104,6 +104,18 @@ describe('nesting depth is checked before parsing', () => {
     expect(flat.message.result).toMatchObject({ content: [{ type: 'text', text: 'stored' }] })
   })
 
+  it('HTTP: answers the id of a nested request wherever it stands, and none only when there is none', async () => {
+    const deep = `${'['.repeat(100)}${']'.repeat(100)}`
+    const params = `{"_meta":${JSON.stringify(meta())},"name":"store","arguments":{"doc":${deep}}}`
+    const idLast = await postBody(`{"jsonrpc":"2.0","method":"tools/call","params":${params},"id":"req-9"}`)
+    expect(idLast.status).toBe(400)
+    expect(idLast.message).toMatchObject({ id: 'req-9', error: { code: -32602 } })
+    const noId = await postBody(`{"jsonrpc":"2.0","method":"tools/call","params":${params}}`)
+    expect(noId.status).toBe(400)
+    expect(noId.message.error).toMatchObject({ code: -32602 })
+    expect('id' in noId.message).toBe(false)
+  })
+
   it('refusing the nested body costs no more than 3× parsing a flat body of the same size', () => {
     const time = (work: () => unknown): number => {
       const start = process.hrtime.bigint()

@@ -1,10 +1,19 @@
 /** One contract for every rate-limit store, and the point of a shared one: replicas count together. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defineServer, defineTool, MemoryRateLimitStore, type RateLimitStore } from '../../src/index.js'
+import {
+  defineServer,
+  defineTool,
+  MemoryRateLimitStore,
+  ownerKey,
+  type RateLimitStore,
+} from '../../src/index.js'
 import { RedisRateLimitStore } from '../../src/stores/redis/index.js'
 import { redisAvailable, requireRedis, type RedisProcess, startRedis } from '../helpers/redis.js'
 import { errorOf, resultOf } from '../helpers/http.js'
 import { callTool, live, memoryLogger, textOf } from '../helpers/live.js'
+
+const ann = ownerKey({ kind: 'user', id: 'ann' })
+const bob = ownerKey({ kind: 'user', id: 'bob' })
 
 const withRedis = redisAvailable || requireRedis
 let redis: RedisProcess | undefined
@@ -38,14 +47,14 @@ describe.each(Object.keys(factories))('%s rate-limit store', (name) => {
   it('allows the budget, then refuses with the time left, per key and per bucket', async () => {
     const store = await make()
     const bucket = { name: 'calls', points: 2, durationMs: 60_000 }
-    expect(await store.consume(bucket, 'ann')).toEqual({ allowed: true })
-    expect(await store.consume(bucket, 'ann')).toEqual({ allowed: true })
-    const refused = await store.consume(bucket, 'ann')
+    expect(await store.consume(bucket, ann)).toEqual({ allowed: true })
+    expect(await store.consume(bucket, ann)).toEqual({ allowed: true })
+    const refused = await store.consume(bucket, ann)
     expect(refused.allowed).toBe(false)
     expect(refused.allowed === false && refused.retryAfterMs).toBeGreaterThan(58_000)
     expect(refused.allowed === false && refused.retryAfterMs).toBeLessThanOrEqual(60_000)
-    expect(await store.consume(bucket, 'bob')).toEqual({ allowed: true })
-    expect(await store.consume({ ...bucket, name: 'other' }, 'ann')).toEqual({ allowed: true })
+    expect(await store.consume(bucket, bob)).toEqual({ allowed: true })
+    expect(await store.consume({ ...bucket, name: 'other' }, ann)).toEqual({ allowed: true })
   })
 
   it('weighs calls by points and starts again after the window', async () => {
@@ -53,10 +62,10 @@ describe.each(Object.keys(factories))('%s rate-limit store', (name) => {
     // A 3 s window: the refusal fits in it even on a busy machine.
     const bucket = { name: 'weighted', points: 3, durationMs: 3000 }
     const spentAt = Date.now()
-    expect(await store.consume(bucket, 'ann', 3)).toEqual({ allowed: true })
-    expect((await store.consume(bucket, 'ann')).allowed).toBe(false)
+    expect(await store.consume(bucket, ann, 3)).toEqual({ allowed: true })
+    expect((await store.consume(bucket, ann)).allowed).toBe(false)
     // Allowed again once the window has passed, and not before.
-    await expect.poll(async () => (await store.consume(bucket, 'ann')).allowed, { interval: 100 }).toBe(true)
+    await expect.poll(async () => (await store.consume(bucket, ann)).allowed, { interval: 100 }).toBe(true)
     expect(Date.now() - spentAt).toBeGreaterThanOrEqual(2_950)
   })
 })
@@ -135,6 +144,6 @@ describe.runIf(withRedis)('Redis rate limits across instances', () => {
   it('refuses sub-second windows, which Redis expiry cannot keep', async () => {
     const store = await RedisRateLimitStore.connect({ url: (redis as RedisProcess).url, prefix: 'short' })
     opened.push(store)
-    expect(() => store.consume({ name: 'fast', points: 1, durationMs: 500 }, 'ann')).toThrow(/at least 1 s/)
+    expect(() => store.consume({ name: 'fast', points: 1, durationMs: 500 }, ann)).toThrow(/at least 1 s/)
   })
 })

@@ -1,18 +1,17 @@
-/** Opens a URL in the user's browser when there is one; reports whether it tried. */
-import { spawn } from 'node:child_process'
-
-export function openBrowser(url: string): boolean {
-  const [command, args] =
-    process.platform === 'darwin'
-      ? ['open', [url]]
-      : process.platform === 'win32'
-        ? ['cmd', ['/c', 'start', '""', url]]
-        : ['xdg-open', [url]]
+/**
+ * Opens a URL in the user's browser when there is one; reports whether it tried. The `open` package hands
+ * the URL to the opener as one argument on every platform: macOS `open` and `xdg-open` get it in their argv
+ * (no shell), and on Windows it is a single-quoted PowerShell string inside an encoded `Start` command. So
+ * no character of the URL (`&` is in every authorization URL; `"`, `^`, `%`, spaces) is read by `cmd.exe`
+ * or a shell, and nothing can break out of the argument.
+ */
+export async function openBrowser(url: string): Promise<boolean> {
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return false
   try {
-    const child = spawn(command, args as string[], { stdio: 'ignore', detached: true })
+    // Loaded only when a browser is wanted: every other command starts without it.
+    const { default: open } = await import('open')
+    const child = await open(url)
     child.on('error', () => {})
-    child.unref()
     return true
   } catch {
     return false

@@ -1,8 +1,8 @@
 /**
  * Answers elicitation requests in the terminal: who asks and why, then one prompt per field (type, enum
  * choices, defaults), and the user may accept, decline or cancel. URL mode shows the full URL and its host
- * and waits; nothing is opened or fetched (client/elicitation §Safe URL Handling). Without a terminal it
- * declines at once.
+ * and waits; an http(s) URL is opened only when the user asks, nothing is fetched (client/elicitation §Safe
+ * URL Handling). Without a terminal it declines at once.
  */
 import * as prompts from '@clack/prompts'
 import { AJV_MODULES } from '../../schema/ajv-static.js'
@@ -13,6 +13,7 @@ import type {
   ElicitResult,
   InputContext,
 } from '../../client/index.js'
+import { openBrowser } from '../auth/browser.js'
 import { forTerminal, jsonForTerminal } from '../terminal-text.js'
 
 type Field = Record<string, unknown>
@@ -37,7 +38,12 @@ function label(name: string, field: Field, required: boolean): string {
 
 function choices(field: Field): { value: string; label: string }[] | undefined {
   if (Array.isArray(field.enum)) {
-    return field.enum.map((v) => ({ value: String(v), label: forTerminal(String(v)) }))
+    // The legacy titled enum (2025-11-25 LegacyTitledEnumSchema): `enumNames[i]` is the title of `enum[i]`.
+    const names: unknown[] = Array.isArray(field.enumNames) ? field.enumNames : []
+    return field.enum.map((v, i) => ({
+      value: String(v),
+      label: forTerminal(typeof names[i] === 'string' ? names[i] : String(v)),
+    }))
   }
   const titled = Array.isArray(field.oneOf)
     ? field.oneOf
@@ -57,7 +63,7 @@ function choices(field: Field): { value: string; label: string }[] | undefined {
  * Checks one answer against its field's schema (format, pattern, length, range), so mistakes are fixed before
  * sending.
  */
-function fieldCheck(name: string, field: Field): (value: unknown) => string | undefined {
+export function fieldCheck(name: string, field: Field): (value: unknown) => string | undefined {
   let compiled: ReturnType<SchemaCompiler['compile']> | undefined
   try {
     compiled = new SchemaCompiler({ untrusted: true, ajv: AJV_MODULES }).compile(field, `field ${name}`)
@@ -137,34 +143,79 @@ async function form(params: ElicitRequestFormParams): Promise<ElicitResult> {
   return action === 'accept' ? { action, content } : { action }
 }
 
-async function url(params: ElicitRequestUrlParams): Promise<ElicitResult> {
+/** Shows a URL a server wants the user to visit: in full, with its host, escaped (§Safe URL Handling). */
+function showUrl(target: string, title: string): void {
   let host = '(invalid URL)'
   try {
-    host = new URL(params.url).host
+    host = new URL(target).host
   } catch {
     // shown as invalid; the user decides
   }
-  prompts.note(
-    `${forTerminal(params.url)}\n\nHost: ${forTerminal(host)}\nOpen it in your browser yourself if you trust it.`,
-    'URL',
-    io,
-  )
-  const action = await ask(
-    prompts.select({
-      ...io,
-      message: 'When you are done there, continue:',
-      options: [
-        { value: 'accept' as const, label: 'I have completed it — retry the request' },
-        { value: 'decline' as const, label: 'Decline' },
-        { value: 'cancel' as const, label: 'Cancel' },
-      ],
-    }),
-  )
-  return { action }
+  prompts.note(`${forTerminal(target)}\n\nHost: ${forTerminal(host)}`, title, io)
+}
+
+/** Only web pages are opened for the user; any other scheme is left to them to copy. */
+const openable = (target: string): boolean => /^https?:\/\//i.test(target)
+
+async function open(target: string): Promise<void> {
+  if (await openBrowser(target)) prompts.log.info('Opened in your browser.', io)
+  else prompts.log.warn('No browser could be opened here: copy the URL above into one.', io)
+}
+
+/**
+ * A 2026-07-28 server asks in an `input_required` result and the request is sent again with the answer;
+ * a 2025-era server waits for the answer inside the same request (2025-11-25 client/elicitation).
+ */
+async function url(params: ElicitRequestUrlParams, legacy: boolean): Promise<ElicitResult> {
+  showUrl(params.url, 'URL')
+  let offerOpen = openable(params.url)
+  for (;;) {
+    const action = await ask(
+      prompts.select({
+        ...io,
+        message: 'When you are done there, continue:',
+        options: [
+          {
+            value: 'accept' as const,
+            label: legacy ? 'I have completed it — continue' : 'I have completed it — retry the request',
+          },
+          ...(offerOpen ? [{ value: 'open' as const, label: 'Open it in my browser first' }] : []),
+          { value: 'decline' as const, label: 'Decline' },
+          { value: 'cancel' as const, label: 'Cancel' },
+        ],
+      }),
+    )
+    if (action !== 'open') return { action }
+    await open(params.url)
+    offerOpen = false
+  }
+}
+
+/**
+ * A request refused until the user visits URLs (a -32042 error from a 2025-11-25 server): each URL is shown
+ * and, with the user's consent, opened. The CLI does not repeat the request; the user runs the command again.
+ */
+export async function offerRequiredUrls(
+  elicitations: readonly { url: string; message: string }[],
+  interactive: boolean,
+): Promise<void> {
+  if (!interactive) return
+  for (const { url: target, message } of elicitations) {
+    if (message) prompts.log.info(forTerminal(message, { multiline: true }), io)
+    showUrl(target, 'The server asks you to visit')
+    if (!openable(target)) continue
+    const yes = await prompts.confirm({ ...io, message: 'Open it in your browser?', initialValue: false })
+    if (yes === true) await open(target)
+  }
 }
 
 /** The elicitation handler the CLI gives the client. */
-export function terminalElicitation(server: string, interactive: boolean, say: (line: string) => void) {
+export function terminalElicitation(
+  server: string,
+  interactive: boolean,
+  say: (line: string) => void,
+  legacy: () => boolean = () => false,
+) {
   return async (
     params: ElicitRequestFormParams | ElicitRequestUrlParams,
     context: InputContext,
@@ -177,7 +228,7 @@ export function terminalElicitation(server: string, interactive: boolean, say: (
     }
     prompts.log.info(origin, io)
     try {
-      return params.mode === 'url' ? await url(params) : await form(params)
+      return params.mode === 'url' ? await url(params, legacy()) : await form(params)
     } catch (error) {
       if (error === CANCELLED) return { action: 'cancel' }
       throw error

@@ -1,7 +1,9 @@
 /**
  * Sampling for the CLI: a server's `sampling/createMessage` request is handed to a command the user chose
  * (`--sampling-command`), as JSON on its stdin; the command prints the CreateMessageResult as JSON.
- * Without a command the CLI does not declare sampling, so servers see it is unavailable.
+ * Without a command the CLI does not declare sampling, so servers see it is unavailable. The command runs
+ * once at a time: a server that sends many requests at once waits for each (the client's gate refuses what
+ * is past its in-flight cap), instead of starting a process per request.
  */
 import { spawn } from 'node:child_process'
 import type { CreateMessageResult } from '../../client/index.js'
@@ -12,9 +14,22 @@ export class SamplingCommandError extends Error {
   override readonly name = 'SamplingCommandError'
 }
 
-export function samplingCommand(
-  command: string,
-): (params: Record<string, unknown>, context: { signal: AbortSignal }) => Promise<CreateMessageResult> {
+type Sampler = (
+  params: Record<string, unknown>,
+  context: { signal: AbortSignal },
+) => Promise<CreateMessageResult>
+
+export function samplingCommand(command: string): Sampler {
+  const run = runCommand(command)
+  let previous: Promise<unknown> = Promise.resolve()
+  return (params, context) => {
+    const turn = previous.then(() => run(params, context))
+    previous = turn.catch(() => undefined)
+    return turn
+  }
+}
+
+function runCommand(command: string): Sampler {
   return (params, context) =>
     new Promise((resolve, reject) => {
       const child = spawn(command, {

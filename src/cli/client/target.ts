@@ -5,13 +5,30 @@
 import { connect, type Client, type ClientOptions } from '../../client/index.js'
 import { connectStdio } from '../../client/stdio-entry.js'
 import { commandAuth } from '../auth/options.js'
+import { jsonForTerminal } from '../terminal-text.js'
 import { configFiles, configuredNames, findConfiguredServer } from './config.js'
 
 export interface Target {
   /** Operands before the target's end: tool name and key=value pairs. */
   readonly rest: string[]
   readonly describe: string
+  /** The stdio server's command line, when it was given after `--`. */
+  readonly command?: readonly string[]
   open(options: ClientOptions): Client
+}
+
+/**
+ * Fails before any server is started when the operand the command needs (a URI, a tool or prompt name) is
+ * missing. After `--` everything belongs to the server command, so a URI given there is named in the error.
+ */
+export function requireOperand(target: Target, what: string, usage: string): void {
+  if (target.rest.length > 0) return
+  const last = target.command?.at(-1)
+  const misplaced =
+    last !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(last)
+      ? `; ${jsonForTerminal(last)} comes after --, so it is an argument of the server command`
+      : ''
+  throw new UsageError(target.command ? `give ${what} before --: ${usage}${misplaced}` : `give ${what}`)
 }
 
 /**
@@ -36,6 +53,7 @@ export function parseTarget(
     return {
       rest,
       describe: command.join(' '),
+      command,
       open: (options) => connectStdio({ command: program, args, env }, options),
     }
   }

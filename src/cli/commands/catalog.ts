@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Command } from 'commander'
 import type { ContentBlock, PromptInfo } from '../../client/index.js'
 import { renderResult } from '../client/render.js'
-import { UsageError } from '../client/target.js'
+import { requireOperand, UsageError } from '../client/target.js'
 import { common, withClient, type CommonFlags } from './client.js'
 
 interface OutFlags extends CommonFlags {
@@ -72,24 +72,30 @@ export function registerCatalogCommands(program: Command): void {
   common(
     program
       .command('read')
-      .description('read a resource: toolwire read <target> <uri>')
+      .description('read a resource: toolwire read <target> <uri>  or  toolwire read <uri> -- <command>')
       .argument('[operands...]', `${TARGET}, then the resource URI`)
       .option('--out-dir <dir>', 'where to save binary contents (default: a new temporary folder)'),
   ).action(async (operands: string[], flags: OutFlags) =>
-    withClient(operands, flags, async (client, target) => {
-      const [uri, ...extra] = target.rest
-      if (!uri) throw new UsageError('give the URI of the resource to read')
-      if (extra.length > 0) throw new UsageError(`unexpected argument(s) after the URI: ${extra.join(' ')}`)
-      const result = await client.readResource(uri)
-      if (flags.json) console.log(JSON.stringify(result, null, 2))
-      else
-        printBlocks(
-          result.contents.map((resource) => ({ type: 'resource', resource })),
-          flags,
-          'resource',
-        )
-      return 0
-    }),
+    withClient(
+      operands,
+      flags,
+      async (client, target) => {
+        const [uri, ...extra] = target.rest
+        if (!uri) throw new UsageError('give the URI of the resource to read')
+        if (extra.length > 0) throw new UsageError(`unexpected argument(s) after the URI: ${extra.join(' ')}`)
+        const result = await client.readResource(uri)
+        if (flags.json) console.log(JSON.stringify(result, null, 2))
+        else
+          printBlocks(
+            result.contents.map((resource) => ({ type: 'resource', resource })),
+            flags,
+            'resource',
+          )
+        return 0
+      },
+      (target) =>
+        requireOperand(target, 'the URI of the resource to read', 'toolwire read <uri> -- <command>'),
+    ),
   )
 
   common(
@@ -124,27 +130,37 @@ export function registerCatalogCommands(program: Command): void {
       .argument('[operands...]', `${TARGET}, then the prompt name and key=value arguments`)
       .option('--out-dir <dir>', 'where to save binary contents (default: a new temporary folder)'),
   ).action(async (operands: string[], flags: OutFlags) =>
-    withClient(operands, flags, async (client, target) => {
-      const [name, ...pairs] = target.rest
-      if (!name) throw new UsageError('give the name of the prompt')
-      const prompts = await client.listPrompts()
-      const prompt = prompts.find((candidate) => candidate.name === name)
-      if (!prompt) {
-        throw new UsageError(
-          `${target.describe} has no prompt ${JSON.stringify(name)}; it has: ${prompts.map((p) => p.name).join(', ') || 'none'}`,
-        )
-      }
-      const result = await client.getPrompt(name, promptArguments(pairs, prompt))
-      if (flags.json) {
-        console.log(JSON.stringify(result, null, 2))
+    withClient(
+      operands,
+      flags,
+      async (client, target) => {
+        const [name, ...pairs] = target.rest
+        if (!name) throw new UsageError('give the name of the prompt')
+        const prompts = await client.listPrompts()
+        const prompt = prompts.find((candidate) => candidate.name === name)
+        if (!prompt) {
+          throw new UsageError(
+            `${target.describe} has no prompt ${JSON.stringify(name)}; it has: ${prompts.map((p) => p.name).join(', ') || 'none'}`,
+          )
+        }
+        const result = await client.getPrompt(name, promptArguments(pairs, prompt))
+        if (flags.json) {
+          console.log(JSON.stringify(result, null, 2))
+          return 0
+        }
+        if (result.description) console.log(result.description)
+        for (const [index, message] of result.messages.entries()) {
+          console.log(`--- ${message.role}`)
+          printBlocks([message.content], flags, `${name}-${index + 1}`)
+        }
         return 0
-      }
-      if (result.description) console.log(result.description)
-      for (const [index, message] of result.messages.entries()) {
-        console.log(`--- ${message.role}`)
-        printBlocks([message.content], flags, `${name}-${index + 1}`)
-      }
-      return 0
-    }),
+      },
+      (target) =>
+        requireOperand(
+          target,
+          'the name of the prompt',
+          'toolwire prompt <name> [key=value ...] -- <command>',
+        ),
+    ),
   )
 }

@@ -11,14 +11,17 @@ import {
   type Client,
   type ClientOptions,
   type Tool,
+  UrlElicitationRequiredError,
 } from '../../client/index.js'
 import { ErrorCode } from '../../wire/errors.js'
+import { taskSupportOf } from '../../client/legacy-tasks.js'
+import { PINNABLE_VERSIONS } from '../../client/era.js'
 import { auditLogFile } from '../client/audit-log.js'
 import { buildArguments } from '../client/coerce.js'
-import { terminalElicitation } from '../client/elicit.js'
+import { offerRequiredUrls, terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
 import { samplingCommand } from '../client/sampling.js'
-import { parseTarget, type Target, UsageError } from '../client/target.js'
+import { parseTarget, requireOperand, type Target, UsageError } from '../client/target.js'
 import { forTerminal, jsonForTerminal } from '../terminal-text.js'
 import { describeSchema } from '../client/schema-summary.js'
 import { loginHint } from './login.js'
@@ -32,6 +35,7 @@ export interface CommonFlags {
   json?: boolean
   timeout?: string
   auditLog?: string
+  protocolVersion?: string
 }
 
 interface CallFlags extends CommonFlags {
@@ -44,22 +48,31 @@ interface CallFlags extends CommonFlags {
 export const say = (line: string): void => void process.stderr.write(`${line}\n`)
 const interactive = (): boolean => Boolean(process.stdin.isTTY && process.stderr.isTTY)
 
-function clientOptions(target: Target, flags: CommonFlags): ClientOptions {
+function clientOptions(target: Target, flags: CommonFlags, legacy: () => boolean): ClientOptions {
   const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout)
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--timeout expects milliseconds > 0')
+  const pinned = flags.protocolVersion
+  if (pinned !== undefined && !PINNABLE_VERSIONS.includes(pinned)) {
+    throw new UsageError(
+      `--protocol-version ${JSON.stringify(pinned)} is not a revision this client speaks; use one of ${PINNABLE_VERSIONS.join(', ')}`,
+    )
+  }
   return {
     clientInfo: { name: 'toolwire-cli', version: '0.1.0' },
     warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
     handlers: {
-      elicitation: terminalElicitation(target.describe, interactive(), say),
-      // The roots a server may look at: --root folders, or the working directory.
-      roots: (flags.root?.length ? flags.root : [process.cwd()]).map((folder) => ({
-        uri: pathToFileURL(resolve(folder)).href,
-      })),
+      elicitation: terminalElicitation(target.describe, interactive(), say, legacy),
+      // Roots only when the user names them: a server told about roots may replace the folders it was
+      // started with by them (client/roots §User Interaction Model: roots are the user's choice), as
+      // server-filesystem does with the directory on its command line.
+      ...(flags.root?.length && {
+        roots: flags.root.map((folder) => ({ uri: pathToFileURL(resolve(folder)).href })),
+      }),
       ...(flags.samplingCommand !== undefined && { sampling: samplingCommand(flags.samplingCommand) }),
     },
     ...(timeoutMs !== undefined && { timeoutMs }),
     ...(flags.auditLog !== undefined && { onToolCall: auditLogFile(flags.auditLog) }),
+    ...(pinned !== undefined && { protocolVersion: pinned }),
   }
 }
 
@@ -68,16 +81,57 @@ export async function withClient(
   operands: string[],
   flags: CommonFlags,
   action: (client: Client, target: Target) => Promise<number>,
+  check?: (target: Target) => void,
 ): Promise<void> {
   const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
-  const client = target.open(clientOptions(target, flags))
+  check?.(target) // before the server is started or connected to
+  // The era is known once connected (the URL prompt's wording depends on it); asked only after open returns.
+  const client: Client = target.open(clientOptions(target, flags, () => client.legacy))
+  const unhook = closeOnSignal(client)
   let code: number
   try {
     code = await action(client, target)
+  } catch (error) {
+    if (error instanceof UrlElicitationRequiredError) {
+      await offerRequiredUrls(error.elicitations, interactive())
+    }
+    throw error
   } finally {
     await client.close()
+    unhook()
   }
   process.exitCode = code
+}
+
+const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
+
+/** The tool call in progress, which the first Ctrl-C cancels (the server is told) instead of exiting. */
+const runningCall: { cancel: (() => void) | undefined } = { cancel: undefined }
+
+/**
+ * Ctrl-C, SIGTERM or a closed terminal closes the client before exiting, so a stdio server (and whatever
+ * it started) ends with the CLI; a second signal exits at once (the client library's exit hook still kills
+ * the server's process group). A SIGINT while `call` runs cancels the call first.
+ */
+function closeOnSignal(client: Client): () => void {
+  let closing = false
+  const handlers = Object.entries(SIGNALS).map(([signal, status]) => {
+    const handler = (): void => {
+      const cancel = signal === 'SIGINT' && !closing ? runningCall.cancel : undefined
+      if (cancel) {
+        runningCall.cancel = undefined
+        return cancel()
+      }
+      if (closing) process.exit(status)
+      closing = true
+      void client.close().finally(() => process.exit(status))
+    }
+    process.on(signal, handler)
+    return [signal, handler] as const
+  })
+  return () => {
+    for (const [signal, handler] of handlers) process.off(signal, handler)
+  }
 }
 
 const display = (tool: Tool): string => tool.title ?? tool.annotations?.title ?? tool.name
@@ -85,7 +139,9 @@ const display = (tool: Tool): string => tool.title ?? tool.annotations?.title ??
 function printTools(tools: Tool[]): void {
   if (tools.length === 0) return console.log('(no tools)')
   for (const tool of tools) {
-    const marks = tool.annotations?.readOnlyHint === true ? ' [read-only, per the server]' : ''
+    const readOnly = tool.annotations?.readOnlyHint === true ? ' [read-only, per the server]' : ''
+    // 2025-11-25 basic/utilities/tasks §Tool-Level Negotiation: such a tool answers only as a task.
+    const marks = taskSupportOf(tool) === 'required' ? `${readOnly} [needs a task]` : readOnly
     const title = display(tool) !== tool.name ? ` — ${forTerminal(display(tool))}` : ''
     console.log(`${forTerminal(tool.name)}${title}${marks}`)
     if (tool.description) {
@@ -120,6 +176,19 @@ async function confirmCall(tool: Tool, flags: CallFlags): Promise<boolean> {
   return answer === true
 }
 
+/**
+ * Servers may list a tool only to clients that declared what it needs (server-everything lists its sampling
+ * tool only to clients that can sample): an unlisted name may be such a tool.
+ */
+function hiddenToolHint(flags: CommonFlags): string {
+  const missing = [
+    ...(flags.samplingCommand === undefined ? ['--sampling-command "<command>" (sampling)'] : []),
+    ...(flags.root?.length ? [] : ['--root <dir> (roots)']),
+  ]
+  if (missing.length === 0) return ''
+  return `. A server may hide tools from a client that lacks a capability they need: ${missing.join(' or ')} might reveal it`
+}
+
 async function call(client: Client, target: Target, flags: CallFlags): Promise<number> {
   const [name, ...pairs] = target.rest
   if (!name) throw new UsageError('give the name of the tool to call')
@@ -127,7 +196,7 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
   const tool = tools.find((candidate) => candidate.name === name)
   if (!tool) {
     throw new UsageError(
-      `${target.describe} has no tool ${jsonForTerminal(name)}; it has: ${tools.map((t) => forTerminal(t.name)).join(', ') || 'none'}`,
+      `${target.describe} has no tool ${jsonForTerminal(name)}; it has: ${tools.map((t) => forTerminal(t.name)).join(', ') || 'none'}${hiddenToolHint(flags)}`,
     )
   }
   const args = buildArguments(pairs, flags.jsonArgs, tool.inputSchema)
@@ -137,12 +206,13 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
     return 2
   }
   const controller = new AbortController()
-  const onInterrupt = (): void => controller.abort('interrupted')
-  process.once('SIGINT', onInterrupt)
+  runningCall.cancel = () => controller.abort('interrupted')
   const progress = progressReporter(interactive())
   try {
     const result = await client.callTool(name, args, {
       signal: controller.signal,
+      // --timeout bounds the whole call, task polling and input rounds included, not only each request.
+      ...(flags.timeout !== undefined && { maxTotalTimeoutMs: Number(flags.timeout) }),
       onProgress: progress.update,
       // A long-running tool answers with a task: its status changes are shown like progress.
       onTaskStatus: (task) => say(taskStatusLine(task)),
@@ -157,25 +227,35 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
     return result.isError === true ? 1 : 0
   } finally {
     progress.stop()
-    process.off('SIGINT', onInterrupt)
+    runningCall.cancel = undefined
   }
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value]
 
-/** The options every client command shares. */
+/**
+ * The options every client command shares. Repeatable options take one value per flag: a variadic one would
+ * swallow the target that follows it (`-H 'Authorization: …' https://…`).
+ */
 export function common(command: Command): Command {
   return command
-    .option('-H, --header <header...>', 'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)')
-    .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio server (repeatable)', collect)
     .option(
-      '--root <dir>',
-      'a root the server may look at (repeatable; default: the working directory)',
+      '-H, --header <header>',
+      'HTTP header to send, e.g. "Authorization: Bearer …" (repeatable)',
       collect,
     )
+    .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio server (repeatable)', collect)
+    .option('--root <dir>', 'a root the server may look at (repeatable; default: none declared)', collect)
     .option('--sampling-command <command>', "answer the server's sampling requests with this shell command")
     .option('--json', 'print the raw result as JSON')
-    .option('--timeout <ms>', 'give up on a request after this many milliseconds (default 60000)')
+    .option(
+      '--timeout <ms>',
+      'give up after this many milliseconds: on each request, and on the whole of a call (default 60000 per request)',
+    )
+    .option(
+      '--protocol-version <rev>',
+      `speak this MCP revision instead of discovering the server's era (${PINNABLE_VERSIONS.join(', ')})`,
+    )
 }
 
 const TARGET_HELP = 'server URL, configured server name, or -- followed by the command of a stdio server'
@@ -231,7 +311,17 @@ export function registerClientCommands(program: Command): void {
       .option('--out-dir <dir>', 'where to save images and audio (default: a new temporary folder)')
       .option('--audit-log <file>', 'append a JSON line per tool call (tool, arguments, outcome, timing)'),
   ).action(async (operands: string[], flags: CallFlags) =>
-    withClient(operands, flags, (client, target) => call(client, target, flags)),
+    withClient(
+      operands,
+      flags,
+      (client, target) => call(client, target, flags),
+      (target) =>
+        requireOperand(
+          target,
+          'the name of the tool to call',
+          'toolwire call <tool> [key=value ...] -- <command>',
+        ),
+    ),
   )
 
   registerTaskCommands(program, common)
@@ -248,6 +338,20 @@ export function describeFailure(error: unknown): string {
     JSON.stringify(error.data).includes('sampling')
   ) {
     return `${text(error.message)} (error ${error.code}): the server wants to sample a model, which the CLI declines; pass --sampling-command "<command>" to answer sampling requests`
+  }
+  if (
+    error instanceof ProtocolError &&
+    error.code === ErrorCode.MissingRequiredClientCapability &&
+    JSON.stringify(error.data).includes('roots')
+  ) {
+    return `${text(error.message)} (error ${error.code}): the CLI declares no roots unless asked; pass --root <dir> (repeatable) to offer folders`
+  }
+  if (error instanceof UrlElicitationRequiredError) {
+    const urls = error.elicitations.map((required) => `\n  ${forTerminal(required.url)}`).join('')
+    return (
+      `${text(error.message)} (error ${error.code})` +
+      (urls ? `: visit${urls}\nthen run the command again` : ': the server named no URL to visit')
+    )
   }
   if (error instanceof ProtocolError) return `${text(error.message)} (error ${error.code})`
   if (error instanceof InvalidResponseError) return `invalid response: ${text(error.message)}`

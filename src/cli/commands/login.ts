@@ -43,10 +43,15 @@ async function login(url: string, flags: LoginFlags): Promise<void> {
       clientName: 'toolwire CLI',
       ...(flags.clientMetadataUrl ? { clientMetadataUrl: flags.clientMetadataUrl } : {}),
       authorize: async (authorizationUrl, signal) => {
-        const opened = flags.browser !== false && openBrowser(authorizationUrl.href)
+        // Expect the response before anyone can see the URL; only this request's `state` ends the wait.
+        const state = authorizationUrl.searchParams.get('state')
+        if (!state) throw new Error('the authorization URL has no state')
+        const arrived = listener.callback(state, signal)
+        arrived.catch(() => undefined) // handled below; not "unhandled" while the browser opens
+        const opened = flags.browser !== false && (await openBrowser(authorizationUrl.href))
         say(opened ? 'Opened your browser to authorize. If it did not open, visit:' : 'To authorize, open:')
         say(`  ${authorizationUrl.href}`)
-        return listener.callback(signal)
+        return arrived
       },
     })
     await signIn(provider, url)

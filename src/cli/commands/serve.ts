@@ -1,4 +1,5 @@
 /** `toolwire serve <module>` and `toolwire demo`: serve a server over Streamable HTTP or stdio. */
+import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
@@ -7,6 +8,8 @@ import { isToolDefinition } from '../../features/tools/define.js'
 import { serveNode } from '../../transports/http/node.js'
 import { serveStdio } from '../../transports/stdio/index.js'
 import { createDemoServer } from '../../demo/server.js'
+import { LEGACY_VERSIONS } from '../../legacy/versions.js'
+import { PROTOCOL_VERSION } from '../../wire/meta.js'
 import { type ClusterMember, type ClusterOptions, joinCluster } from '../cluster.js'
 
 const isServer = (value: unknown): value is Server =>
@@ -98,6 +101,12 @@ export async function run(
   process.on('SIGINT', stop)
 }
 
+/** The revisions a server answers: this one, and the 2025-era ones unless legacy serving is off. */
+const servedVersions = (server: Server): string[] => [
+  PROTOCOL_VERSION,
+  ...(server.legacy ? LEGACY_VERSIONS : []),
+]
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
@@ -134,14 +143,19 @@ export function registerServe(program: Command): void {
         ...(store && { store }),
         ...(member.changes && { changes: member.changes }),
         ...(member.rateLimitStore && { rateLimitStore: member.rateLimitStore }),
-        ...(member.requestStateSecret !== undefined && { requestStateSecret: member.requestStateSecret }),
+        // One demo process needs no shared secret, so it takes a random one of its own and the server's
+        // warning about a per-process secret (meant for several instances) stays silent.
+        requestStateSecret:
+          member.requestStateSecret ??
+          process.env.TOOLWIRE_STATE_SECRET ??
+          randomBytes(32).toString('base64url'),
       })
       await run(
         demo,
         options,
         (url) =>
           [
-            `toolwire demo serving MCP 2026-07-28 on ${url}`,
+            `toolwire demo serving MCP ${servedVersions(demo).join(', ')} on ${url}`,
             `Try it (from the repository, in another terminal):`,
             `  npm run -s cli -- list ${url}`,
             `  npm run -s cli -- call ${url} arithmetic op=add a=2 b=3`,

@@ -18,6 +18,7 @@ import { AuthorizationError } from './errors.js'
 import { authorizationCodeGrant, clientCredentialsGrant, credentialsClient, refreshGrant } from './grants.js'
 import { MemoryTokenStore } from './memory-store.js'
 import { clientFor } from './registration.js'
+import { oauthFetch } from './oauth-fetch.js'
 import { safeFetch } from './safe-fetch.js'
 import type { ClientRecord, OAuthOptions, TokenRecord, TokenStore } from './types.js'
 
@@ -39,11 +40,7 @@ export class OAuthProvider {
     this.serverUrl.hash = ''
     this.#options = options
     this.store = options.store ?? new MemoryTokenStore()
-    this.#fetch = safeFetch({
-      timeoutMs: options.timeoutMs ?? 15_000,
-      maxBytes: options.maxResponseBytes ?? 256 * 1024,
-      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    })
+    this.#fetch = safeFetch(oauthFetch(this.serverUrl, options))
   }
 
   /** Tokens are stored under the MCP server's URL. */

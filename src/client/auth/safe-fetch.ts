@@ -1,15 +1,33 @@
 /**
  * Every request the OAuth client makes to metadata documents and authorization servers goes through here:
  * https only (loopback http excepted), no redirects followed, bounded time and size
- * (basic/authorization/security-considerations §Communication Security, §Open Redirection).
+ * (basic/authorization/security-considerations §Communication Security, §Open Redirection), and no
+ * private address unless the MCP server is on one (private-address.ts). Here the host is judged as written
+ * (an IP literal or `localhost`), which works with any fetch; on Node the default fetch also judges the
+ * address each name resolves to, when it connects (oauth-fetch.ts).
  */
 import { readStreamCapped } from '../../wire/read-capped.js'
 import { AuthorizationError } from './errors.js'
+import { addressKind, literalAddress, type PrivateAddressTest } from './private-address.js'
 
 export interface FetchLimits {
   readonly timeoutMs: number
   readonly maxBytes: number
   readonly fetch: (input: string, init: RequestInit) => Promise<Response>
+  readonly isPrivate: PrivateAddressTest
+  /** Whether the MCP server itself is on a private address, so its OAuth URLs may be too. */
+  readonly privateAllowed: () => Promise<boolean>
+}
+
+/** Why a private `address` for `host` is refused, or undefined when it is public or allowed. */
+export async function privateRefusal(
+  limits: Pick<FetchLimits, 'isPrivate' | 'privateAllowed'>,
+  address: string,
+  host: string,
+): Promise<string | undefined> {
+  if (!limits.isPrivate(address) || (await limits.privateAllowed())) return undefined
+  const named = host === address ? address : `${host} (${address})`
+  return `${named} is ${addressKind(address)} and the MCP server is not on a private network; refusing to fetch it`
 }
 
 /** `localhost`, 127.0.0.0/8 and ::1: the only hosts plain http is allowed for. */
@@ -34,6 +52,9 @@ export function requireSecureUrl(value: unknown, what: string): URL {
 export function safeFetch(limits: FetchLimits): (input: string, init?: RequestInit) => Promise<Response> {
   return async (input, init = {}) => {
     const url = requireSecureUrl(input, `The authorization request to ${safeOrigin(input)}`)
+    const literal = literalAddress(url.hostname)
+    const refusal = literal === undefined ? undefined : await privateRefusal(limits, literal, url.hostname)
+    if (refusal !== undefined) throw new AuthorizationError(refusal)
     const timeout = AbortSignal.timeout(limits.timeoutMs)
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout
     let response: Response

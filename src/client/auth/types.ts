@@ -70,7 +70,9 @@ export interface OAuthOptions {
   readonly redirectUri?: string
   /**
    * Shows the authorization URL to the user (opens a browser) and resolves with the URL the authorization
-   * server redirected back to (the callback, carrying `code`, `state`, `iss`).
+   * server redirected back to (the callback, carrying `code`, `state`, `iss`). A redirect listener should
+   * ignore callbacks whose `state` is not the authorization URL's and keep waiting: a response that does
+   * not match ends the flow with an error, so resolving with a forged one lets anyone cancel the login.
    */
   readonly authorize?: (authorizationUrl: URL, signal: AbortSignal) => Promise<URL | string>
   /** An https URL hosting this client's metadata document (client-registration §Client ID Metadata Documents). */
@@ -91,6 +93,16 @@ export interface OAuthOptions {
   readonly timeoutMs?: number
   /** Largest metadata, registration or token response accepted (default 256 KiB). */
   readonly maxResponseBytes?: number
-  /** A custom fetch for requests to authorization servers and metadata (tests, proxies). */
+  /**
+   * A custom fetch for requests to authorization servers and metadata (tests, proxies). Private addresses
+   * are then judged only where a URL's host is an IP literal or `localhost`: the default one on Node also
+   * judges the address each name resolves to.
+   */
   readonly fetch?: (input: string, init: RequestInit) => Promise<Response>
+  /**
+   * Which IP addresses count as private (loopback, link-local, RFC 1918, unique-local …): the OAuth client
+   * fetches none of them for an MCP server that is not on one itself. Default: every address that is not
+   * public unicast (`isPrivateAddress`).
+   */
+  readonly isPrivateAddress?: (address: string) => boolean
 }

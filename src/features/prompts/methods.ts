@@ -6,6 +6,7 @@ import { internalError, invalidParams, McpError, notFound } from '../../wire/err
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { Catalog } from '../catalog.js'
 import { contentProblem } from '../tools/result.js'
+import { annotationProblems } from '../../wire/annotations.js'
 import type { CompiledPrompt, PromptDefinition, PromptMessage } from './define.js'
 
 /** Logs an internal failure and returns its correlation id. */
@@ -79,7 +80,11 @@ function normalizePrompt(
         .map((message: unknown, index) =>
           !isRecord(message) || (message.role !== 'user' && message.role !== 'assistant')
             ? `messages[${index}] needs role user or assistant`
-            : contentProblem(message.content, index),
+            : (contentProblem(message.content, index) ??
+              annotationProblems(
+                (message.content as { annotations?: unknown }).annotations,
+                `messages[${index}].content.annotations`,
+              )[0]),
         )
         .find((found) => found !== undefined)
   if (problem) {

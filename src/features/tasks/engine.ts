@@ -15,13 +15,14 @@ import { parseRequestMeta } from '../../protocol/request-meta.js'
 import { ErrorCode, McpError, tooManyRequests } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { InputRequest } from '../../wire/types.js'
-import type { TaskRecord, TaskStore } from './store.js'
+import type { CreateOutcome, TaskIdentity, TaskLimits, TaskRecord, TaskStore } from './store.js'
+import { type OwnerKey, ownerKey, type Principal } from '../../protocol/principal.js'
 import { createTaskResult, TASKS_EXTENSION } from './wire.js'
 
 export interface TaskEngineOptions {
   readonly store: TaskStore
-  /** Unfinished tasks one principal may have at once (default 100). */
-  readonly maxLivePerPrincipal: number
+  /** What one principal may keep in the store: unfinished tasks, stored tasks and their bytes. */
+  readonly limits: TaskLimits
   /** How often a running task checks the store for a cancel that arrived at another instance. */
   readonly watchIntervalMs: number
   readonly codec: RequestStateCodec
@@ -30,23 +31,53 @@ export interface TaskEngineOptions {
   readonly call: (ctx: RequestContext) => Promise<ResultPayload>
 }
 
-/** The principal a request acts for: tasks are bound to it like handles. */
-export const principalOf = (auth: AuthInfo | undefined): string => auth?.subject ?? ''
+/** What a task is filed under: its creator's owner key, exactly as for handles and limits. */
+export const taskOwner = (ctx: RequestContext): OwnerKey => ownerKey(ctx.principal)
 
-/** The channel of a background run: no peer to notify, aborted by tasks/cancel. */
+/** What a background run must restore so that its handler sees the creator's `ctx.auth` and `ctx.principal`. */
+function identityOf(ctx: RequestContext): TaskIdentity {
+  const auth = ctx.auth
+  const address = ctx.exchange.remoteAddress
+  return {
+    principal: ctx.principal,
+    ...(auth && {
+      auth: {
+        subject: auth.subject,
+        ...(auth.subjectKind !== undefined && { subjectKind: auth.subjectKind }),
+        scopes: [...auth.scopes],
+        ...(auth.clientId !== undefined && { clientId: auth.clientId }),
+        ...(auth.expiresAt !== undefined && { expiresAt: auth.expiresAt }),
+        ...(auth.claims !== undefined && { claims: auth.claims }),
+      },
+    }),
+    ...(address !== undefined && { address }),
+  }
+}
+
+/**
+ * The channel of a background run: no peer to notify, aborted by tasks/cancel. It carries the creator's
+ * identity (never the token), so the handler acts as the caller that created the task.
+ */
 class TaskExchange implements Exchange {
   readonly transport = 'memory' as const
+  readonly auth: AuthInfo | undefined
+  readonly remoteAddress: string | undefined
+  readonly principal: Principal
   constructor(
     readonly signal: AbortSignal,
-    readonly auth: AuthInfo | undefined,
-  ) {}
+    identity: TaskIdentity,
+  ) {
+    this.auth = identity.auth && Object.freeze({ ...identity.auth })
+    this.remoteAddress = identity.address
+    this.principal = identity.principal
+  }
   notify(): void {}
 }
 
 export class TaskEngine implements TaskHooks {
   readonly #options: TaskEngineOptions
   /** Runs on this instance, so a local cancel aborts at once. */
-  readonly #running = new Map<string, { controller: AbortController; principal: string }>()
+  readonly #running = new Map<string, { controller: AbortController; owner: OwnerKey }>()
   #closed = false
 
   constructor(options: TaskEngineOptions) {
@@ -70,17 +101,10 @@ export class TaskEngine implements TaskHooks {
     const task = tool.task
     if (!task) throw new Error(`tool ${tool.name} does not run as a task`)
     const now = Date.now()
-    const auth = ctx.auth
     const record: TaskRecord = {
       taskId: crypto.randomUUID(),
-      principal: principalOf(auth),
-      ...(auth && {
-        auth: {
-          subject: auth.subject,
-          scopes: [...auth.scopes],
-          ...(auth.clientId !== undefined && { clientId: auth.clientId }),
-        },
-      }),
+      owner: taskOwner(ctx),
+      identity: identityOf(ctx),
       tool: tool.name,
       arguments: args,
       meta: ctx.meta.raw,
@@ -92,18 +116,38 @@ export class TaskEngine implements TaskHooks {
       answers,
     }
     // Stored before the handle is returned, so an immediate tasks/get finds it (extensions/tasks §Tasks).
-    const created = await this.store.create(record, this.#options.maxLivePerPrincipal)
-    if (!created) throw tooManyRequests(task.pollIntervalMs, 'too many unfinished tasks for this principal')
-    this.resume(record.taskId, record.principal)
+    const outcome = await this.store.create(record, this.#options.limits)
+    if (outcome !== 'created') throw this.#refusal(outcome, task.pollIntervalMs, task.ttlMs)
+    this.resume(record.taskId, record.owner)
     return createTaskResult(record)
   }
 
+  /**
+   * 429 naming the limit. An unfinished task may finish at the next poll; stored ones leave when their
+   * `ttlMs` passes, so the caller is told to come back within a minute rather than hammer the server.
+   */
+  #refusal(outcome: Exclude<CreateOutcome, 'created'>, pollIntervalMs: number, ttlMs: number): Error {
+    const { maxLive, maxStored, maxStoredBytes } = this.#options.limits
+    if (outcome === 'live')
+      return tooManyRequests(pollIntervalMs, `more than ${maxLive} unfinished tasks for this caller`)
+    const later = Math.min(ttlMs, 60_000)
+    if (outcome === 'stored')
+      return tooManyRequests(
+        later,
+        `more than ${maxStored} stored tasks for this caller (finished ones count until they expire)`,
+      )
+    return tooManyRequests(
+      later,
+      `this caller's stored tasks would take more than ${maxStoredBytes} bytes (arguments, answers and results)`,
+    )
+  }
+
   /** Starts (or restarts, after new answers) a task's handler in the background on this instance. */
-  resume(taskId: string, principal: string): void {
+  resume(taskId: string, owner: OwnerKey): void {
     if (this.#closed || this.#running.has(taskId)) return
     const controller = new AbortController()
-    this.#running.set(taskId, { controller, principal })
-    void this.#run(taskId, principal, controller)
+    this.#running.set(taskId, { controller, owner })
+    void this.#run(taskId, owner, controller)
       .catch((error: unknown) =>
         this.#options.logger.error(`task ${taskId} failed`, { error: String(error) }),
       )
@@ -123,7 +167,7 @@ export class TaskEngine implements TaskHooks {
     await Promise.all(
       running.map(([taskId, run]) =>
         this.store
-          .transition(taskId, run.principal, {
+          .transition(taskId, run.owner, {
             from: ['working'],
             to: 'failed',
             set: {
@@ -135,12 +179,12 @@ export class TaskEngine implements TaskHooks {
     )
   }
 
-  async #run(taskId: string, principal: string, controller: AbortController): Promise<void> {
+  async #run(taskId: string, owner: OwnerKey, controller: AbortController): Promise<void> {
     const store = this.store
-    const task = await store.get(taskId, principal)
+    const task = await store.get(taskId, owner)
     if (!task || task.status !== 'working') return
     const watch = setInterval(() => {
-      store.get(taskId, principal).then(
+      store.get(taskId, owner).then(
         (current) => {
           if (!current || current.status === 'cancelled') controller.abort(new Error('task cancelled'))
         },
@@ -152,10 +196,10 @@ export class TaskEngine implements TaskHooks {
       const outcome = await this.#execute(task, controller.signal)
       if (outcome.kind === 'again') {
         // `retryLater()` inside a task: run again after the suggested polling interval.
-        setTimeout(() => this.resume(taskId, principal), task.pollIntervalMs).unref()
+        setTimeout(() => this.resume(taskId, owner), task.pollIntervalMs).unref()
         return
       }
-      await store.transition(taskId, principal, outcome.change)
+      await store.transition(taskId, owner, outcome.change)
     } finally {
       clearInterval(watch)
     }
@@ -171,13 +215,12 @@ export class TaskEngine implements TaskHooks {
       inputResponses: task.answers,
       _meta: task.meta,
     }
-    const auth: AuthInfo | undefined = task.auth && { ...task.auth }
     const ctx = new RequestContext(
       `task-${task.taskId}`,
       'tools/call',
       params,
       parseRequestMeta(params),
-      new TaskExchange(signal, auth),
+      new TaskExchange(signal, task.identity),
       this.#options.codec,
     )
     ctx.attachTask({ id: task.taskId, start: () => Promise.resolve() })

@@ -1,69 +1,185 @@
 /** The default task store: one process, in memory; tasks vanish on restart (use SQLite or Redis to keep them). */
+import type { OwnerKey } from '../../protocol/principal.js'
 import {
   applyAnswers,
   applyTransition,
+  type CreateOutcome,
   TERMINAL,
+  type TaskLimits,
   type TaskRecord,
   type TaskStore,
   type TaskTransition,
+  utf8Length,
 } from './store.js'
 
+/** A task as kept: its JSON (the same bytes the other stores keep and count), and what the tallies need. */
+interface Entry {
+  json: string
+  bytes: number
+  live: boolean
+  readonly owner: OwnerKey
+  readonly expiresAt: number
+}
+
+/** One owner's stored tasks, counted as they change so creating a task never scans the store. */
+interface Tally {
+  readonly ids: Set<string>
+  live: number
+  bytes: number
+}
+
+export interface MemoryTaskStoreOptions {
+  /** Clock, for tests (default Date.now). */
+  readonly now?: () => number
+  /** How often expired tasks of every owner are dropped (default 60 s); reads never return them anyway. */
+  readonly sweepIntervalMs?: number
+}
+
 export class MemoryTaskStore implements TaskStore {
-  readonly #tasks = new Map<string, TaskRecord>()
+  readonly #tasks = new Map<string, Entry>()
+  readonly #owners = new Map<OwnerKey, Tally>()
   readonly #now: () => number
+  readonly #sweepIntervalMs: number
+  #timer: ReturnType<typeof setInterval> | undefined
 
-  constructor(options: { now?: () => number } = {}) {
+  constructor(options: MemoryTaskStoreOptions = {}) {
     this.#now = options.now ?? Date.now
+    this.#sweepIntervalMs = options.sweepIntervalMs ?? 60_000
   }
 
-  create(record: TaskRecord, maxLive: number): Promise<boolean> {
-    this.#sweep()
-    let live = 0
-    for (const task of this.#tasks.values())
-      if (task.principal === record.principal && !TERMINAL.has(task.status)) live++
-    if (live >= maxLive) return Promise.resolve(false)
-    this.#tasks.set(record.taskId, structuredClone(record))
-    return Promise.resolve(true)
+  /** How many tasks are kept now, expired ones not yet swept included (for tests and metrics). */
+  get size(): number {
+    return this.#tasks.size
   }
 
-  get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
-    const task = this.#find(taskId, principal)
-    return Promise.resolve(task && structuredClone(task))
+  create(record: TaskRecord, limits: TaskLimits): Promise<CreateOutcome> {
+    // The sweep starts with the first task, never at construction: a store made at a Worker's top level
+    // must not start a timer there.
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => this.sweep(), this.#sweepIntervalMs)
+      ;(this.#timer as { unref?: () => void }).unref?.()
+    }
+    const json = JSON.stringify(record)
+    const bytes = utf8Length(json)
+    let refused = this.#refusal(record.owner, bytes, limits)
+    if (refused) {
+      // Only an owner at a limit pays for looking at its own tasks (at most `maxStored`), never anyone else's.
+      this.#sweepOwner(record.owner)
+      refused = this.#refusal(record.owner, bytes, limits)
+      if (refused) return Promise.resolve(refused)
+    }
+    if (this.#tasks.has(record.taskId)) throw new Error('task id collision')
+    const live = !TERMINAL.has(record.status)
+    this.#tasks.set(record.taskId, {
+      json,
+      bytes,
+      live,
+      owner: record.owner,
+      expiresAt: record.createdAt + record.ttlMs,
+    })
+    let tally = this.#owners.get(record.owner)
+    if (!tally) this.#owners.set(record.owner, (tally = { ids: new Set(), live: 0, bytes: 0 }))
+    tally.ids.add(record.taskId)
+    tally.bytes += bytes
+    if (live) tally.live++
+    return Promise.resolve('created')
   }
 
-  transition(taskId: string, principal: string, change: TaskTransition): Promise<TaskRecord | undefined> {
-    const task = this.#find(taskId, principal)
-    if (!task) return Promise.resolve(undefined)
+  get(taskId: string, owner: OwnerKey): Promise<TaskRecord | undefined> {
+    const entry = this.#find(taskId, owner)
+    return Promise.resolve(entry && (JSON.parse(entry.json) as TaskRecord))
+  }
+
+  transition(taskId: string, owner: OwnerKey, change: TaskTransition): Promise<TaskRecord | undefined> {
+    const entry = this.#find(taskId, owner)
+    if (!entry) return Promise.resolve(undefined)
+    const task = JSON.parse(entry.json) as TaskRecord
     const next = applyTransition(task, change, this.#now())
-    if (next) this.#tasks.set(taskId, next)
-    return Promise.resolve(structuredClone(next ?? task))
+    if (next) this.#write(entry, next)
+    return Promise.resolve(next ?? task)
   }
 
   answer(
     taskId: string,
-    principal: string,
+    owner: OwnerKey,
     answers: Record<string, unknown>,
   ): Promise<{ task: TaskRecord; resume: boolean } | undefined> {
-    const task = this.#find(taskId, principal)
-    if (!task) return Promise.resolve(undefined)
+    const entry = this.#find(taskId, owner)
+    if (!entry) return Promise.resolve(undefined)
+    const task = JSON.parse(entry.json) as TaskRecord
     const outcome = applyAnswers(task, structuredClone(answers), this.#now())
-    this.#tasks.set(taskId, outcome.task)
+    if (outcome.task !== task) this.#write(entry, outcome.task)
     return Promise.resolve({ task: structuredClone(outcome.task), resume: outcome.resume })
   }
 
-  #find(taskId: string, principal: string): TaskRecord | undefined {
-    const task = this.#tasks.get(taskId)
-    if (!task) return undefined
-    if (task.createdAt + task.ttlMs <= this.#now()) {
-      this.#tasks.delete(taskId)
-      return undefined
-    }
-    return task.principal === principal ? task : undefined
+  /** Drops every expired task; returns how many. Runs on a timer too. */
+  sweep(): number {
+    const now = this.#now()
+    let dropped = 0
+    for (const [id, entry] of this.#tasks)
+      if (entry.expiresAt <= now) {
+        this.#remove(id, entry)
+        dropped++
+      }
+    return dropped
   }
 
-  /** Drops expired tasks; runs on creation so memory stays bounded by the live cap and the TTLs. */
-  #sweep(): void {
+  close(): Promise<void> {
+    clearInterval(this.#timer)
+    return Promise.resolve()
+  }
+
+  #refusal(
+    owner: OwnerKey,
+    bytes: number,
+    limits: TaskLimits,
+  ): Exclude<CreateOutcome, 'created'> | undefined {
+    const tally = this.#owners.get(owner)
+    if ((tally?.live ?? 0) >= limits.maxLive) return 'live'
+    if ((tally?.ids.size ?? 0) >= limits.maxStored) return 'stored'
+    if ((tally?.bytes ?? 0) + bytes > limits.maxStoredBytes) return 'bytes'
+    return undefined
+  }
+
+  #write(entry: Entry, next: TaskRecord): void {
+    const tally = this.#owners.get(entry.owner)
+    const json = JSON.stringify(next)
+    const bytes = utf8Length(json)
+    const live = !TERMINAL.has(next.status)
+    if (tally) {
+      tally.bytes += bytes - entry.bytes
+      tally.live += Number(live) - Number(entry.live)
+    }
+    Object.assign(entry, { json, bytes, live })
+  }
+
+  #find(taskId: string, owner: OwnerKey): Entry | undefined {
+    const entry = this.#tasks.get(taskId)
+    if (!entry) return undefined
+    if (entry.expiresAt <= this.#now()) {
+      this.#remove(taskId, entry)
+      return undefined
+    }
+    return entry.owner === owner ? entry : undefined
+  }
+
+  #sweepOwner(owner: OwnerKey): void {
+    const tally = this.#owners.get(owner)
+    if (!tally) return
     const now = this.#now()
-    for (const [id, task] of this.#tasks) if (task.createdAt + task.ttlMs <= now) this.#tasks.delete(id)
+    for (const id of tally.ids) {
+      const entry = this.#tasks.get(id)
+      if (entry && entry.expiresAt <= now) this.#remove(id, entry)
+    }
+  }
+
+  #remove(taskId: string, entry: Entry): void {
+    this.#tasks.delete(taskId)
+    const tally = this.#owners.get(entry.owner)
+    if (!tally) return
+    tally.ids.delete(taskId)
+    tally.bytes -= entry.bytes
+    if (entry.live) tally.live--
+    if (tally.ids.size === 0) this.#owners.delete(entry.owner)
   }
 }

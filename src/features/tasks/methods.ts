@@ -8,7 +8,7 @@ import type { MethodSpec } from '../../protocol/dispatcher.js'
 import type { RequestContext } from '../../protocol/context.js'
 import { invalidParams, missingCapability, notFound } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
-import { principalOf, type TaskEngine } from './engine.js'
+import { taskOwner, type TaskEngine } from './engine.js'
 import { TERMINAL } from './store.js'
 import { detailedTask, TASKS_EXTENSION } from './wire.js'
 
@@ -35,7 +35,7 @@ export function taskMethods(engine: TaskEngine): Record<string, MethodSpec> {
       nameParam: 'taskId',
       handler: async (ctx) => {
         const taskId = taskIdOf(ctx, engine)
-        const task = await store.get(taskId, principalOf(ctx.auth))
+        const task = await store.get(taskId, taskOwner(ctx))
         if (!task) throw unknownTask(taskId)
         return detailedTask(task)
       },
@@ -47,17 +47,17 @@ export function taskMethods(engine: TaskEngine): Record<string, MethodSpec> {
         const { inputResponses } = ctx.params
         if (!isRecord(inputResponses))
           throw invalidParams('Invalid params: inputResponses must be an object keyed by input request')
-        const principal = principalOf(ctx.auth)
-        const current = await store.get(taskId, principal)
+        const owner = taskOwner(ctx)
+        const current = await store.get(taskId, owner)
         if (!current) throw unknownTask(taskId)
         if (current.status !== 'input_required')
           throw invalidParams(`Task ${taskId} is not waiting for input (status: ${current.status})`, {
             taskId,
             status: current.status,
           })
-        const outcome = await store.answer(taskId, principal, inputResponses)
+        const outcome = await store.answer(taskId, owner, inputResponses)
         if (!outcome) throw unknownTask(taskId)
-        if (outcome.resume) engine.resume(taskId, principal)
+        if (outcome.resume) engine.resume(taskId, owner)
         return { ...ACK }
       },
     },
@@ -65,8 +65,8 @@ export function taskMethods(engine: TaskEngine): Record<string, MethodSpec> {
       nameParam: 'taskId',
       handler: async (ctx) => {
         const taskId = taskIdOf(ctx, engine)
-        const principal = principalOf(ctx.auth)
-        const task = await store.transition(taskId, principal, {
+        const owner = taskOwner(ctx)
+        const task = await store.transition(taskId, owner, {
           from: ['working', 'input_required'],
           to: 'cancelled',
           set: { statusMessage: 'Cancelled by the client' },

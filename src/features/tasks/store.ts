@@ -5,23 +5,38 @@
  * principal's task id reads exactly like an unknown one.
  */
 import type { InputRequest } from '../../wire/types.js'
+import type { OwnerKey, Principal } from '../../protocol/principal.js'
 
 export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const
 export type TaskStatus = (typeof TASK_STATUSES)[number]
 export const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled'])
 
-/** The identity a task runs under again when it is resumed (never a token). */
+/**
+ * The identity a task runs under again when it is started or resumed in the background: everything a
+ * direct call by the same caller would see in `ctx.auth` and `ctx.principal`, but never the token itself.
+ */
+export interface TaskIdentity {
+  readonly principal: Principal
+  readonly auth?: TaskAuth
+  /** The creator's address, so what an anonymous run owns is filed like the direct call's. */
+  readonly address?: string
+}
+
+/** `AuthInfo` without the bearer token. */
 export interface TaskAuth {
   readonly subject: string
+  readonly subjectKind?: 'user' | 'client'
   readonly scopes: readonly string[]
   readonly clientId?: string
+  readonly expiresAt?: number
+  readonly claims?: Readonly<Record<string, unknown>>
 }
 
 export interface TaskRecord {
   readonly taskId: string
-  /** The principal that created it ('' when anonymous). */
-  readonly principal: string
-  readonly auth?: TaskAuth
+  /** `ownerKey` of the principal that created it: only that principal can read, answer or cancel it. */
+  readonly owner: OwnerKey
+  readonly identity: TaskIdentity
   readonly tool: string
   readonly arguments: Record<string, unknown>
   /** The creating request's `_meta` (client capabilities, log level), reused on every resumption. */
@@ -50,20 +65,36 @@ export interface TaskTransition {
   readonly set?: Partial<Pick<TaskRecord, 'statusMessage' | 'inputRequests' | 'result' | 'error'>>
 }
 
+/** What one principal may keep in a task store at once. */
+export interface TaskLimits {
+  /** Unfinished tasks (working or waiting for input). */
+  readonly maxLive: number
+  /** Tasks stored until their `ttlMs` passes, finished ones included. */
+  readonly maxStored: number
+  /** UTF-8 bytes of those tasks as stored (JSON): arguments while the task may still run, then results. */
+  readonly maxStoredBytes: number
+}
+
+/** `created`, or which limit refused the task. */
+export type CreateOutcome = 'created' | 'live' | 'stored' | 'bytes'
+
 export interface TaskStore {
-  /** Stores a new task unless `principal` already has `maxLive` unfinished ones; false then. */
-  create(record: TaskRecord, maxLive: number): Promise<boolean>
+  /**
+   * Stores a new task unless its owner would go past one of `limits`. Costs the same however many tasks
+   * are stored: stores keep per-owner counts instead of scanning.
+   */
+  create(record: TaskRecord, limits: TaskLimits): Promise<CreateOutcome>
   /** The task, or undefined when it is unknown, expired or another principal's. */
-  get(taskId: string, principal: string): Promise<TaskRecord | undefined>
+  get(taskId: string, owner: OwnerKey): Promise<TaskRecord | undefined>
   /** Applies `change` atomically when the status allows it; returns the task as it is afterwards. */
-  transition(taskId: string, principal: string, change: TaskTransition): Promise<TaskRecord | undefined>
+  transition(taskId: string, owner: OwnerKey, change: TaskTransition): Promise<TaskRecord | undefined>
   /**
    * Records answers to open input requests (unknown keys are ignored). When none is left open the task goes
    * back to `working`; `resume` is true exactly once, for the caller that closed the last question.
    */
   answer(
     taskId: string,
-    principal: string,
+    owner: OwnerKey,
     answers: Record<string, unknown>,
   ): Promise<{ task: TaskRecord; resume: boolean } | undefined>
   close?(): Promise<void>
@@ -78,7 +109,25 @@ export function applyTransition(
   if (!change.from.includes(task.status)) return undefined
   const next: TaskRecord = { ...task, ...change.set, status: change.to, lastUpdatedAt: now }
   if (change.to !== 'input_required') delete next.inputRequests
-  return next
+  // A finished task never runs again: its arguments, answers and request `_meta` were kept only to replay
+  // the handler, so they stop taking room (and counting against the owner's bytes) here.
+  return TERMINAL.has(change.to) ? { ...next, arguments: {}, answers: {}, meta: {} } : next
+}
+
+/** How many bytes `text` takes in UTF-8, without encoding it (stores count records as they keep them). */
+export function utf8Length(text: string): number {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) continue
+    if (code < 0x800) bytes += 1
+    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A surrogate pair: 2 UTF-16 units, 4 UTF-8 bytes.
+      bytes += 2
+      i++
+    } else bytes += 2
+  }
+  return bytes
 }
 
 /** Merges answers into a copy; `resume` when the last open question was answered now. */

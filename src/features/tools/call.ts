@@ -4,15 +4,18 @@ import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
 import { StartTask } from '../../protocol/task-control.js'
+import { contentAnnotationProblem } from '../../wire/annotations.js'
 import { internalError, invalidParams, McpError, missingCapability, notFound } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
-import type { CallToolResult } from '../../wire/types.js'
+import { PROTOCOL_VERSION } from '../../wire/meta.js'
+import type { CallToolResult, Implementation } from '../../wire/types.js'
 import type { ValidationOutcome } from '../../schema/json-schema.js'
 import type { CompiledTool } from './compile.js'
 import { type ErrorExposure, exposesMessage } from './errors.js'
 import { checkParamHeaders } from './header-check.js'
 import type { ToolRegistry } from './registry.js'
 import { contentProblem, jsonText, normalizeReturn } from './result.js'
+import { addedBytes } from './result-size.js'
 
 /** The tasks extension's part in tools/call (see features/tasks/engine.ts). */
 export interface TaskHooks {
@@ -49,6 +52,11 @@ export interface ToolCallOptions {
    * or a promise of it, and the wrapper may return either, so a synchronous handler awaits nothing.
    */
   readonly wrapHandler?: (tool: CompiledTool, ctx: RequestContext, run: () => unknown) => unknown
+  /**
+   * The server info the dispatcher adds to each result's `_meta` (basic/index §_meta); absent when it adds
+   * none. The size cap counts it: the cap is on the whole encoded result.
+   */
+  readonly serverInfo?: Implementation
 }
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true })
@@ -75,7 +83,9 @@ export function resolveTool(
     throw invalidParams('Invalid params: arguments must be an object')
   const tool = registry.get(name)
   if (!tool || (options.visible && !options.visible(tool, ctx))) throw notFound(`Unknown tool: ${name}`)
-  if (tool.headerParams.length > 0) {
+  // `Mcp-Param-*` headers exist from revision 2026-07-28 on (streamable-http §Custom Headers from Tool
+  // Parameters); a 2025-era session's client never sends them, so they are not asked of it.
+  if (tool.headerParams.length > 0 && ctx.meta.protocolVersion >= PROTOCOL_VERSION) {
     const header = ctx.exchange.header // a bound function made on read: only when needed
     if (header) checkParamHeaders(tool.headerParams, args, header)
   }
@@ -258,10 +268,14 @@ function refusal(tool: CompiledTool, options: ToolCallOptions, refuse: string, l
 /** Clean, check what will be sent, add the JSON text copy, cap. */
 function guardResult(tool: CompiledTool, options: ToolCallOptions, result: CallToolResult): CallToolResult {
   const guard = options.guardResult
-  if (!guard) return withTextCopy(result)
+  if (!guard) {
+    checkAnnotations(tool, options, result.content)
+    return withTextCopy(result)
+  }
   const cleaned = guard.clean(result)
   if ('refuse' in cleaned) return refusal(tool, options, cleaned.refuse, cleaned.log)
   const sent = cleaned.result
+  checkAnnotations(tool, options, sent.content)
   const structured = sent.structuredContent
   // Cleaning changed the structured value: check the changed value, since that is what the client checks.
   if (tool.output && !sent.isError && structured !== result.structuredContent) {
@@ -282,8 +296,18 @@ function guardResult(tool: CompiledTool, options: ToolCallOptions, result: CallT
     final = { ...sent, content: [copy] }
     bytes += guard.size(copy)
   }
-  const fitted = guard.fit(final, bytes)
+  const fitted = guard.fit(final, bytes + addedBytes(final, options.serverInfo))
   return 'refuse' in fitted ? refusal(tool, options, fitted.refuse, fitted.log) : fitted.result
+}
+
+/**
+ * Content annotations as they will be sent (after sanitising, which may strip escapes from an audience role):
+ * an audience other than user/assistant, a priority outside [0, 1] or a lastModified that is not ISO 8601 is
+ * a server bug, never sent as valid (schema `Annotations`).
+ */
+function checkAnnotations(tool: CompiledTool, options: ToolCallOptions, content: readonly unknown[]): void {
+  const problem = contentAnnotationProblem(content)
+  if (problem) invalidResult(tool, options, problem)
 }
 
 /** Clients that read only `content` still see structured output, as JSON text (server/tools §Structured Content). */

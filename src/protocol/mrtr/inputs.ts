@@ -18,7 +18,7 @@ import type {
   Root,
 } from '../../wire/types.js'
 import type { RequestContext } from '../context.js'
-import { authPrincipal } from '../exchange.js'
+import { ownerKey } from '../principal.js'
 import { isValidResponse, missingCapabilityFor } from './responses.js'
 import { digest, type RequestStateCodec, type StateBinding, type StatePayload } from './state.js'
 
@@ -193,7 +193,7 @@ export class RequestInputs {
         method,
         name: typeof name === 'string' ? name : '',
         argsDigest: await digest(method === 'resources/read' ? null : (params.arguments ?? {})),
-        principal: this.#ctx.auth && authPrincipal(this.#ctx.auth),
+        principal: this.#ctx.auth && ownerKey(this.#ctx.principal),
       }
     })()
     return this.#binding

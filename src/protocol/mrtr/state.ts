@@ -5,6 +5,7 @@
  */
 import { invalidParams } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
+import type { OwnerKey } from '../principal.js'
 import { base64UrlToBytes, bytesToBase64Url } from '../../wire/base64.js'
 
 export interface RequestStateOptions {
@@ -22,7 +23,7 @@ export interface StateBinding {
   readonly method: string
   readonly name: string
   readonly argsDigest: string
-  readonly principal: string | undefined
+  readonly principal: OwnerKey | undefined
 }
 
 /** The payload toolwire keeps inside `requestState`. */
@@ -100,6 +101,27 @@ export class RequestStateCodec {
     return this.#key
   }
 
+  /**
+   * A 256-bit key for another purpose, derived from the same secret with HKDF-SHA-256 (RFC 5869); `purpose`
+   * separates the keys, so a value made with one never opens with another. Instances sharing the secret
+   * derive the same key.
+   */
+  async deriveKey(purpose: string): Promise<Uint8Array<ArrayBuffer>> {
+    if (this.#ephemeral && this.#onEphemeral) {
+      this.#onEphemeral()
+      this.#onEphemeral = undefined
+    }
+    this.#secret ??= crypto.getRandomValues(new Uint8Array(32))
+    const base = await crypto.subtle.importKey('raw', this.#secret, 'HKDF', false, ['deriveBits'])
+    const info = encoder.encode(purpose)
+    const bits = await crypto.subtle.deriveBits(
+      { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info },
+      base,
+      256,
+    )
+    return new Uint8Array(bits)
+  }
+
   async seal(binding: StateBinding, payload: StatePayload, now = Date.now()): Promise<string> {
     if (this.#ephemeral && this.#onEphemeral) {
       this.#onEphemeral()
@@ -118,48 +140,6 @@ export class RequestStateCodec {
     const body = bytesToBase64Url(encoder.encode(JSON.stringify(envelope)))
     const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), encoder.encode(body))
     return `${body}.${bytesToBase64Url(new Uint8Array(mac))}`
-  }
-
-  /**
-   * Seals any JSON object with the same key (used for legacy session ids). `kind` separates the token
-   * families, so a value sealed for one purpose never opens as another.
-   */
-  async sealToken(
-    kind: string,
-    payload: Record<string, unknown>,
-    ttlMs: number,
-    now = Date.now(),
-  ): Promise<string> {
-    if (this.#ephemeral && this.#onEphemeral) {
-      this.#onEphemeral()
-      this.#onEphemeral = undefined
-    }
-    const body = bytesToBase64Url(encoder.encode(JSON.stringify({ ...payload, kind, exp: now + ttlMs })))
-    const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), encoder.encode(body))
-    return `${body}.${bytesToBase64Url(new Uint8Array(mac))}`
-  }
-
-  /** Opens a token sealed by `sealToken` for `kind`; undefined when forged, expired or of another kind. */
-  async openToken(
-    kind: string,
-    token: string,
-    now = Date.now(),
-  ): Promise<Record<string, unknown> | undefined> {
-    const dot = token.indexOf('.')
-    const macText = token.slice(dot + 1)
-    const mac = dot > 0 ? base64UrlToBytes(macText) : undefined
-    if (!mac || bytesToBase64Url(mac) !== macText) return undefined
-    const body = token.slice(0, dot)
-    if (!(await crypto.subtle.verify('HMAC', await this.#hmacKey(), mac, encoder.encode(body))))
-      return undefined
-    try {
-      const value: unknown = JSON.parse(decoder.decode(base64UrlToBytes(body)))
-      if (!isRecord(value) || value.kind !== kind || !(typeof value.exp === 'number' && value.exp > now))
-        return undefined
-      return value
-    } catch {
-      return undefined
-    }
   }
 
   /** Verifies and opens a state; anything forged, expired or bound elsewhere is -32602. */

@@ -19,6 +19,7 @@ import type { CachingTokenVerifier } from './cache.js'
 import { jwtVerifier, type JwtVerifierOptions } from './jwt.js'
 import { InvalidTokenError, type TokenVerifier } from './verifier.js'
 import { addressKey } from '../../protocol/address.js'
+import { ownerKey } from '../../protocol/principal.js'
 import { type Bucket, checkLimit, type Limit, MemoryRateLimitStore } from '../rate-limit.js'
 
 const MAX_BLOCKED = 10_000
@@ -134,7 +135,10 @@ export class BearerAuth {
   ): Promise<AuthOutcome> {
     if (outcome.ok || outcome.status !== 401) return outcome
     const address = addressKey(remoteAddress)
-    const consumed = await failures.store.consume(failures.bucket, address)
+    const consumed = await failures.store.consume(
+      failures.bucket,
+      ownerKey({ kind: 'anonymous', id: address }),
+    )
     if (consumed.allowed) return outcome
     if (this.#blocked.size >= MAX_BLOCKED) this.#blocked.delete(this.#blocked.keys().next().value as string)
     this.#blocked.set(address, Date.now() + consumed.retryAfterMs)

@@ -14,6 +14,7 @@
  * lifetime plus `clockSkewMs`, so Redis itself drops what nobody touches any more even if nobody sweeps.
  */
 import { Redis } from 'ioredis'
+import type { OwnerKey } from '../../protocol/principal.js'
 import {
   encode,
   type HandleStore,
@@ -155,7 +156,7 @@ export class RedisHandleStore implements HandleStore {
     return new RedisHandleStore(client, owns, options)
   }
 
-  async create(kind: string, id: string, owner: string, data: unknown, ttlMs: number): Promise<void> {
+  async create(kind: string, id: string, owner: OwnerKey, data: unknown, ttlMs: number): Promise<void> {
     const json = encode(data)
     const outcome = await this.#scripts.create(this.#keys(kind, id, owner), [
       ...this.#args(kind, id, owner),
@@ -168,12 +169,12 @@ export class RedisHandleStore implements HandleStore {
     if (outcome === -2) throw new Error('handle id collision')
   }
 
-  async touch(kind: string, id: string, owner: string): Promise<unknown> {
+  async touch(kind: string, id: string, owner: OwnerKey): Promise<unknown> {
     const json = await this.#scripts.touch(this.#keys(kind, id, owner), this.#args(kind, id, owner))
     return typeof json === 'string' ? JSON.parse(json) : undefined
   }
 
-  async update(kind: string, id: string, owner: string, data: unknown): Promise<boolean> {
+  async update(kind: string, id: string, owner: OwnerKey, data: unknown): Promise<boolean> {
     const args = [...this.#args(kind, id, owner), encode(data), '']
     return (await this.#scripts.write(this.#keys(kind, id, owner), args)) === 1
   }
@@ -181,7 +182,7 @@ export class RedisHandleStore implements HandleStore {
   async swap(
     kind: string,
     id: string,
-    owner: string,
+    owner: OwnerKey,
     expected: unknown,
     next: unknown,
   ): Promise<SwapOutcome> {
@@ -190,7 +191,7 @@ export class RedisHandleStore implements HandleStore {
     return outcome === 1 ? 'swapped' : outcome === 0 ? 'conflict' : 'gone'
   }
 
-  async delete(kind: string, id: string, owner: string): Promise<boolean> {
+  async delete(kind: string, id: string, owner: OwnerKey): Promise<boolean> {
     return (await this.#scripts.delete(this.#keys(kind, id, owner), this.#args(kind, id, owner))) === 1
   }
 
@@ -211,12 +212,12 @@ export class RedisHandleStore implements HandleStore {
     if (this.#owns) await this.#client.quit().catch(() => this.#client.disconnect())
   }
 
-  #keys(kind: string, id: string, owner: string): string[] {
+  #keys(kind: string, id: string, owner: OwnerKey): string[] {
     const [k, i, o] = [kind, id, owner].map(encodeURIComponent) as [string, string, string]
     return [`${this.#prefix}:h:${k}:${i}`, `${this.#prefix}:o:${k}:${o}`, `${this.#prefix}:x`]
   }
 
-  #args(kind: string, id: string, owner: string): (string | number)[] {
+  #args(kind: string, id: string, owner: OwnerKey): (string | number)[] {
     const [k, i, o] = [kind, id, owner].map(encodeURIComponent) as [string, string, string]
     return [owner, this.#now(), this.#skewMs, i, `${k}:${i}:${o}`]
   }

@@ -5,6 +5,7 @@
 import { Redis } from 'ioredis'
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import type { Bucket, Consumed, RateLimitStore } from '../../security/rate-limit.js'
+import type { OwnerKey } from '../../protocol/principal.js'
 
 export interface RedisRateLimitOptions {
   /** `redis://host:port/db`; ignored when `client` is given. */
@@ -39,7 +40,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     return new RedisRateLimitStore(client, owns, options.prefix ?? 'toolwire:rl')
   }
 
-  consume(bucket: Bucket, key: string, points = 1): Promise<Consumed> {
+  consume(bucket: Bucket, key: OwnerKey, points = 1): Promise<Consumed> {
     return this.#limiter(bucket)
       .consume(key, points)
       .then(

@@ -17,16 +17,15 @@ import {
   streamNotAcceptable,
   parseError,
   payloadTooLarge,
-  tooManyRequests,
   transportFailure,
   unsupportedMediaType,
 } from '../../wire/errors.js'
 import { DEFAULT_MAX_DEPTH, nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
-import { addressKey } from '../../protocol/address.js'
 import { classify, type JsonRpcRequest } from '../../wire/jsonrpc.js'
 import { checkOrigin, isLoopbackAddress, loopbackPolicy, type OriginPolicy } from './guard.js'
 import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
 import { DEFAULT_MAX_BACKLOG, HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
+import { ListenSlots } from './listen-slots.js'
 import { ALLOWS_EVENT_STREAM, allows } from './accept.js'
 
 export interface HttpOptions {
@@ -49,7 +48,10 @@ export interface HttpOptions {
    * client that does not read; past it the response is cut and the request cancelled (default 256 KiB).
    */
   readonly maxBacklogBytes?: number
-  /** `subscriptions/listen` streams one client address may hold open (default 16); more get 429. */
+  /**
+   * `subscriptions/listen` streams one principal (an authenticated user or client, else one address) may
+   * hold open (default 16); more get 429.
+   */
   readonly maxListenStreamsPerAddress?: number
 }
 
@@ -106,9 +108,8 @@ export class HttpCore {
   readonly #authenticator: HttpAuthenticator | undefined
   readonly #keepAliveMs: number
   readonly #maxBacklog: number
-  readonly #maxListens: number
-  /** Open listen streams per client network. */
-  readonly #listens = new Map<string, number>()
+  /** Open listen streams (and 2025-era GET streams) per client network. */
+  readonly #listens: ListenSlots
   /** 2025-era sessions; undefined when the server serves 2026-07-28 only. */
   readonly #legacy: LegacyHttp | undefined
 
@@ -116,9 +117,15 @@ export class HttpCore {
     this.server = server
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
     this.#maxBacklog = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG
-    this.#maxListens = options.maxListenStreamsPerAddress ?? 16
+    this.#listens = new ListenSlots(options.maxListenStreamsPerAddress ?? 16)
     if (server.legacy && server.sessions)
-      this.#legacy = new LegacyHttp(server.legacy, server.sessions, this.#keepAliveMs, this.#maxBacklog)
+      this.#legacy = new LegacyHttp(
+        server.legacy,
+        server.sessions,
+        this.#keepAliveMs,
+        this.#maxBacklog,
+        this.#listens,
+      )
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
     this.#policy =
       options.originPolicy ??
@@ -268,6 +275,9 @@ export class HttpCore {
     } catch {
       return sendError(out, parseError())
     }
+    // Batches exist only in 2025-03-26, whose sessions always name themselves (the legacy side decides).
+    if (this.#legacy && Array.isArray(parsed) && view.header(HEADER_SESSION_ID) !== undefined)
+      return this.#legacy.batch(view, parsed, out, auth)
     const inbound = classify(parsed)
     if (this.#legacy && LegacyHttp.claims(view, inbound)) return this.#legacy.post(view, inbound, out, auth)
     if (inbound.kind === 'invalid') return sendError(out, invalidRequest(inbound.reason), inbound.id)
@@ -286,7 +296,7 @@ export class HttpCore {
     writeReply(exchange, reply, out)
   }
 
-  /** A `subscriptions/listen` stream: bounded per address, kept open with SSE comments. */
+  /** A `subscriptions/listen` stream: bounded per principal, kept open with SSE comments. */
   async #listen(
     view: HttpRequestView,
     request: JsonRpcRequest,
@@ -296,15 +306,8 @@ export class HttpCore {
   ): Promise<void> {
     if (!eventStream) return sendError(out, streamNotAcceptable(), request.id)
     // Listen streams stay open indefinitely: one address may not hold an unbounded number of them.
-    const listenKey = view.remoteAddress !== undefined ? addressKey(view.remoteAddress) : undefined
-    if (listenKey !== undefined) {
-      const held = this.#listens.get(listenKey) ?? 0
-      if (held >= this.#maxListens) {
-        const what = `more than ${this.#maxListens} listen streams from one address`
-        return sendError(out, tooManyRequests(5_000, what), request.id)
-      }
-      this.#listens.set(listenKey, held + 1)
-    }
+    const release = this.#listens.take(view.remoteAddress, auth)
+    if (typeof release !== 'function') return sendError(out, release, request.id)
     const exchange = new HttpExchange(view, out, auth, eventStream, this.#maxBacklog)
     // Long-lived listen streams get periodic SSE comments so proxies keep them open (streamable-http
     // §Receiving Messages).
@@ -320,11 +323,7 @@ export class HttpCore {
       reply = await this.server.handle(request, exchange, exchange)
     } finally {
       if (keepAlive) clearInterval(keepAlive)
-      if (listenKey !== undefined) {
-        const left = (this.#listens.get(listenKey) ?? 1) - 1
-        if (left === 0) this.#listens.delete(listenKey)
-        else this.#listens.set(listenKey, left)
-      }
+      release()
     }
     writeReply(exchange, reply, out)
   }

@@ -3,6 +3,7 @@ import { readStreamCapped } from '../../wire/read-capped.js'
 import type { RequestHandler } from '../../protocol/handler.js'
 import { answerConsumedBody } from './consumed-body.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
+import { isLoopbackAddress } from './guard.js'
 
 /** Bytes a response stream buffers before its reader is considered behind. */
 const STREAM_HIGH_WATER = 64 * 1024
@@ -13,7 +14,8 @@ export type FetchHandler = (request: Request, context?: unknown) => Promise<Resp
 export interface FetchHandlerOptions extends HttpOptions {
   /**
    * The caller's network address. Fetch runtimes do not put it on the `Request`, and without it every
-   * anonymous caller shares one rate-limit budget, one concurrency cap and one handle quota. Return
+   * anonymous caller shares one rate-limit budget, one concurrency cap, one handle quota and one allowance of
+   * listen streams (`maxListenStreamsPerAddress`). Return
    * undefined when unknown. Only trust a forwarding header your own proxy sets.
    */
   readonly clientAddress?: (request: Request, context: unknown) => string | undefined
@@ -35,7 +37,8 @@ export function createFetchHandler(server: RequestHandler, options: FetchHandler
   if (!clientAddress && !server.authenticator) {
     server.logger.warn(
       'createFetchHandler has no clientAddress: anonymous callers share one rate-limit budget, one ' +
-        'concurrency cap and one handle quota; pass clientAddress(request) to count them by address',
+        'concurrency cap, one handle quota and one listen-stream allowance; pass clientAddress(request) to ' +
+        'count them by address',
     )
   }
   return async (request, context) => {
@@ -89,6 +92,7 @@ export function createFetchHandler(server: RequestHandler, options: FetchHandler
       header: (name) => request.headers.get(name) ?? undefined,
       signal: cancel.signal,
       remoteAddress: clientAddress?.(request, context),
+      localAddress: runtimeLocalAddress(request, context),
     }
     const declared = request.headers.get('content-length')
     if (!core.precheck(view, sink, declared === null ? undefined : Number(declared))) return answered
@@ -105,4 +109,40 @@ export function createFetchHandler(server: RequestHandler, options: FetchHandler
     core.handle(view, body, sink)
     return answered
   }
+}
+
+/** Addresses a listener binds to that say nothing about the connection's own interface. */
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]', ''])
+
+/**
+ * The address the connection arrived on, as far as the runtime tells it through the handler's second
+ * argument, so that a loopback listener answers only loopback Hosts and Origins however it was mounted (DNS
+ * rebinding: basic/transports/streamable-http §Security Warning). Bun passes its server (`address`, the bound
+ * address, and `requestIP(request)`); Deno passes the handler info (`remoteAddr`); Hono hands either on as
+ * `c.env`, and on Node (@hono/node-server) `c.env.incoming` is the `IncomingMessage`. A peer with a loopback
+ * address reached this listener over the loopback interface, so its address stands for the local one.
+ */
+function runtimeLocalAddress(request: Request, context: unknown): string | undefined {
+  if (typeof context !== 'object' || context === null) return undefined
+  const runtime = context as {
+    address?: { address?: unknown }
+    requestIP?: (request: Request) => { address?: unknown } | null
+    remoteAddr?: { hostname?: unknown }
+    incoming?: { socket?: { localAddress?: unknown } }
+  }
+  const local = runtime.incoming?.socket?.localAddress
+  if (typeof local === 'string') return local
+  let remote: unknown
+  if (typeof runtime.requestIP === 'function') {
+    const bound = runtime.address?.address
+    if (typeof bound === 'string' && !WILDCARDS.has(bound)) return bound
+    try {
+      remote = runtime.requestIP(request)?.address
+    } catch {
+      return undefined // not Bun's server after all
+    }
+  } else {
+    remote = runtime.remoteAddr?.hostname
+  }
+  return typeof remote === 'string' && isLoopbackAddress(remote) ? remote : undefined
 }

@@ -3,15 +3,18 @@
  * mints a sealed `Mcp-Session-Id`, POSTs carry requests, notifications and the client's responses to our
  * requests, GET opens the session's notification stream, DELETE ends the session.
  */
-import { type AuthInfo, authPrincipal } from '../../protocol/exchange.js'
+import type { AuthInfo } from '../../protocol/exchange.js'
+import { ownerKey, principalOf } from '../../protocol/principal.js'
 import type { LegacyEngine } from '../../legacy/engine.js'
 import type { LegacySession, SessionCodec } from '../../legacy/session.js'
-import { encodeError, encodeResult } from '../../protocol/encode.js'
+import { encodeError } from '../../protocol/encode.js'
 import { ErrorCode, invalidRequest, McpError } from '../../wire/errors.js'
-import { type Inbound, isRecord, isRequestId, type JsonRpcRequest } from '../../wire/jsonrpc.js'
+import { classify, type Inbound, isRecord, isRequestId, type JsonRpcRequest } from '../../wire/jsonrpc.js'
 import { HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
 import { hasModernMeta } from '../../legacy/versions.js'
 import type { HttpRequestView, HttpResponseSink } from './core.js'
+import type { ListenSlots } from './listen-slots.js'
+import { BATCHING_VERSIONS, BatchSink } from './legacy-batch.js'
 import { HttpExchange, JSON_HEADERS, SSE_HEADERS, writeReply } from './exchange.js'
 
 export const HEADER_SESSION_ID = 'mcp-session-id'
@@ -53,7 +56,11 @@ class LegacyHttpExchange extends HttpExchange {
 }
 
 function sendError(out: HttpResponseSink, status: number, error: McpError, id?: JsonRpcRequest['id']): void {
-  out.send(status, JSON_HEADERS, encodeError(id, error))
+  out.send(
+    status,
+    error.headers ? { ...JSON_HEADERS, ...error.headers } : JSON_HEADERS,
+    encodeError(id, error),
+  )
 }
 
 export class LegacyHttp {
@@ -63,6 +70,8 @@ export class LegacyHttp {
     private readonly keepAliveMs: number,
     /** Unsent bytes a session's SSE answer or GET stream may pile up before it is cut. */
     private readonly maxBacklog: number,
+    /** GET streams count as listen streams (`maxListenStreamsPerAddress`), whichever adapter serves them. */
+    private readonly listens: ListenSlots,
   ) {}
 
   /** True when a POST belongs to the legacy era: an `initialize` or a session's message without `_meta`. */
@@ -81,10 +90,57 @@ export class LegacyHttp {
     auth: AuthInfo | undefined,
   ): Promise<void> {
     if (inbound.kind === 'request' && inbound.message.method === 'initialize') {
-      return this.#initialize(inbound.message, out, auth)
+      return this.#initialize(view, inbound.message, out, auth)
     }
     const session = await this.#session(view, out, auth)
     if (!session) return
+    await this.deliver(view, inbound, out, auth, session)
+  }
+
+  /**
+   * A JSON-RPC batch (an array body). Only 2025-03-26 has them (basic/transports §Sending Messages to the
+   * Server: the body may be a batch of requests, notifications or responses); later revisions removed them,
+   * so their sessions keep getting the refusal the current revision gives.
+   */
+  async batch(
+    view: HttpRequestView,
+    messages: readonly unknown[],
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
+    const session = await this.#session(view, out, auth)
+    if (!session) return
+    if (!BATCHING_VERSIONS.has(session.version))
+      return sendError(out, 400, invalidRequest('Batch requests are not supported'))
+    const max = this.engine.maxBatchLength
+    if (messages.length === 0) return sendError(out, 400, invalidRequest('a batch may not be empty'))
+    if (messages.length > max)
+      return sendError(out, 400, invalidRequest(`a batch may hold at most ${max} messages`))
+    const sink = new BatchSink(out)
+    await Promise.all(
+      messages.map((message) => {
+        const inbound = classify(message)
+        if (inbound.kind === 'invalid')
+          return sink.add(encodeError(inbound.id, invalidRequest(inbound.reason)))
+        if (inbound.kind === 'request' && inbound.message.method === 'initialize') {
+          // 2025-03-26 basic/lifecycle §Initialization: the initialize request must not be part of a batch.
+          const refusal = invalidRequest('initialize must not be part of a batch')
+          return sink.add(encodeError(inbound.message.id, refusal))
+        }
+        return this.deliver(view, inbound, sink, auth, session)
+      }),
+    )
+    sink.finish()
+  }
+
+  /** One message of an open session (alone in its POST, or one element of a batch). */
+  async deliver(
+    view: HttpRequestView,
+    inbound: Inbound,
+    out: HttpResponseSink,
+    auth: AuthInfo | undefined,
+    session: LegacySession,
+  ): Promise<void> {
     if (inbound.kind === 'notification') {
       const { method, params } = inbound.message
       if (method === 'notifications/cancelled' && isRecord(params) && isRequestId(params.requestId)) {
@@ -127,6 +183,9 @@ export class LegacyHttp {
     }
     const session = await this.#session(view, out, auth)
     if (!session) return
+    const release = this.listens.take(view.remoteAddress, auth)
+    if (typeof release !== 'function') return sendError(out, 429, release)
+    if (view.aborted ?? view.signal.aborted) return release()
     out.startStream(SSE_HEADERS)
     out.write(':\n\n')
     let open = true
@@ -137,6 +196,7 @@ export class LegacyHttp {
       if (!open) return
       open = false
       if (keepAlive) clearInterval(keepAlive)
+      release()
       detach()
       out.end()
     }
@@ -167,27 +227,32 @@ export class LegacyHttp {
   }
 
   async #initialize(
+    view: HttpRequestView,
     request: JsonRpcRequest,
     out: HttpResponseSink,
     auth: AuthInfo | undefined,
   ): Promise<void> {
-    try {
-      const negotiated = this.engine.negotiate(request.params ?? {})
-      const token = await this.sessions.mint(
+    let token: string | undefined
+    const exchange = new HttpExchange(view, out, auth, false, this.maxBacklog)
+    const reply = await this.engine.initialize(request, exchange, async (negotiated) => {
+      token = await this.sessions.mint(
         negotiated.version,
         negotiated.capabilities,
         negotiated.clientInfo,
-        auth && authPrincipal(auth),
+        ownerKey(principalOf(auth, view.remoteAddress, 'http')),
       )
-      out.send(
-        200,
-        { ...JSON_HEADERS, [HEADER_SESSION_ID]: token },
-        encodeResult(request.id, negotiated.result),
+    })
+    if (reply === null) return out.send(202, {})
+    if (token === undefined) {
+      // A refused handshake is 400, unless the refusal brought its own status (429 with Retry-After).
+      const status = reply.headers ? reply.status : 400
+      return out.send(
+        status,
+        reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS,
+        reply.body,
       )
-    } catch (error) {
-      if (!(error instanceof McpError)) throw error
-      sendError(out, 400, error, request.id)
     }
+    out.send(200, { ...JSON_HEADERS, [HEADER_SESSION_ID]: token }, reply.body)
   }
 
   /** The request's open session, or undefined after answering 400 (no id) or 404 (unknown, ended, expired). */
@@ -202,10 +267,10 @@ export class LegacyHttp {
       return undefined
     }
     const session = await this.sessions.open(token.trim())
-    // Another caller's session id is treated like an unknown one. The binding uses the same namespaced key as
-    // rate limits and handles (`user:` or `client:` plus the subject), so a client-credentials token whose
-    // subject equals a user's id cannot take over that user's session.
-    const principal = auth && authPrincipal(auth)
+    // Another caller's session id is treated like an unknown one. The binding uses the same owner key as
+    // rate limits, handles and tasks (`user:`, `client:` or `anon:` plus the id or address bucket), so a
+    // client-credentials token whose subject equals a user's id cannot take over that user's session.
+    const principal = ownerKey(principalOf(auth, view.remoteAddress, 'http'))
     if (!session || this.engine.isEnded(session.id) || session.principal !== principal) {
       sendError(
         out,

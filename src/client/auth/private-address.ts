@@ -1,0 +1,41 @@
+/**
+ * Which addresses a remote MCP server may not send the OAuth client to. The server's metadata names the URLs
+ * the client fetches (`resource_metadata`, authorization servers, their registration and token endpoints),
+ * so a server on the internet could otherwise make the user's machine request its own loopback services,
+ * the cloud metadata endpoint (169.254.169.254) or hosts of the local network (security best practices
+ * §Server-Side Request Forgery (SSRF): block private address ranges, also after redirects). Such addresses
+ * are fetched only when the MCP server is on one itself (a server on localhost, or on the intranet with its
+ * authorization server beside it).
+ */
+import ipaddr from 'ipaddr.js'
+
+/** Decides whether an IP address (as text, IPv4 or IPv6) is loopback, link-local, private or otherwise not public. */
+export type PrivateAddressTest = (address: string) => boolean
+
+/**
+ * The default test: only public unicast is public. Loopback, link-local, RFC 1918, carrier-grade NAT,
+ * unique-local, unspecified, multicast, reserved and documentation ranges are not, and an IPv4-mapped IPv6
+ * address is judged as the IPv4 address it carries.
+ */
+export const isPrivateAddress: PrivateAddressTest = (address) => {
+  if (!ipaddr.isValid(address)) return true
+  return ipaddr.process(address).range() !== 'unicast'
+}
+
+/**
+ * The address a URL's host names without asking DNS: an IP literal, or loopback for `localhost` and its
+ * subdomains (RFC 6761 §6.3). Undefined for any other name.
+ */
+export function literalAddress(hostname: string): string | undefined {
+  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
+  const lower = host.toLowerCase().replace(/\.$/, '')
+  if (lower === 'localhost' || lower.endsWith('.localhost')) return '127.0.0.1'
+  return ipaddr.isValid(host) ? host : undefined
+}
+
+/** What a refused address is, for messages. */
+export function addressKind(address: string): string {
+  if (!ipaddr.isValid(address)) return 'not an IP address'
+  const range = ipaddr.process(address).range()
+  return range === 'unicast' ? 'a public address' : `a ${range} address`
+}

@@ -1,0 +1,58 @@
+/**
+ * Requests a 2025-era server sends the client (2025-11-25 client/sampling, client/elicitation, client/roots)
+ * pass one gate: a few may be answered at a time, and each call admits at most its budget's
+ * `maxServerRequests`; the rest get a JSON-RPC error at once. A hostile server could otherwise start any
+ * number of handlers (each maybe a model call or a process) for one call (basic/security_best_practices).
+ */
+import { ErrorCode } from '../wire/errors.js'
+import type { JsonRpcRequest } from '../wire/jsonrpc.js'
+import type { CallBudget } from './budget.js'
+import type { InputHandlers } from './input.js'
+import { answerServerRequest } from './legacy.js'
+import type { Session } from './session.js'
+
+/** Server requests answered at once, unless the client says otherwise. */
+export const DEFAULT_CONCURRENT_SERVER_REQUESTS = 4
+
+export class ServerRequestGate {
+  readonly #session: Session
+  readonly #handlers: InputHandlers
+  readonly #maxInFlight: number
+  #inFlight = 0
+
+  constructor(session: Session, handlers: InputHandlers, maxInFlight: number) {
+    this.#session = session
+    this.#handlers = handlers
+    this.#maxInFlight = maxInFlight
+  }
+
+  /** Answers the request, or refuses it when too many are in flight or its call's budget is spent. */
+  receive(request: JsonRpcRequest, origin: JsonRpcRequest | undefined): void {
+    if (request.method === 'ping') {
+      void answerServerRequest(this.#session, request, origin, this.#handlers)
+      return
+    }
+    const refusal = this.#admit(origin)
+    if (refusal !== undefined) {
+      const error = { code: ErrorCode.InvalidRequest, message: refusal }
+      void this.#session.transport.send({ jsonrpc: '2.0', id: request.id, error }).catch(() => undefined)
+      return
+    }
+    this.#inFlight++
+    void answerServerRequest(this.#session, request, origin, this.#handlers).finally(() => this.#inFlight--)
+  }
+
+  #admit(origin: JsonRpcRequest | undefined): string | undefined {
+    if (this.#inFlight >= this.#maxInFlight)
+      return `too many requests from the server at once (this client answers ${this.#maxInFlight} at a time)`
+    // The call the request names (HTTP: the POST whose stream carried it); stdio and the session's GET
+    // stream name none, so every call in flight counts it.
+    const owner = origin ? this.#session.budgetOf(origin.id) : undefined
+    const budgets: Iterable<CallBudget> = owner ? [owner] : this.#session.activeBudgets()
+    for (const budget of budgets) {
+      if (!budget.admitServerRequest())
+        return `${budget.what}: the server sent more than ${budget.limits.maxServerRequests} requests during this call`
+    }
+    return undefined
+  }
+}

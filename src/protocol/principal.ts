@@ -1,0 +1,68 @@
+/**
+ * Who a request acts for, as one value: a user (`sub`), a client acting for itself (`client_id`), or an
+ * anonymous caller known only by its network. Everything a caller owns (handles, tasks, sessions, listen
+ * streams, rate-limit counts) is filed under `ownerKey(principal)`, a branded string only this module makes,
+ * so no store, limit or handle can be keyed by a bare `subject` or `client_id` and let a client named
+ * "alice" act as the user "alice" (basic/security_best_practices §Session Hijacking: bind state to the user).
+ */
+import { addressKey } from './address.js'
+import type { AuthInfo } from './exchange.js'
+
+declare const OWNER_KEY: unique symbol
+
+/** `user:<sub>`, `client:<client_id>` or `anon:<address bucket>`; made only by `ownerKey`. */
+export type OwnerKey = string & { readonly [OWNER_KEY]: true }
+
+export type PrincipalKind = 'user' | 'client' | 'anonymous'
+
+export interface Principal {
+  readonly kind: PrincipalKind
+  /**
+   * The token's subject for `user` and `client`; for `anonymous` the caller's address bucket (an IPv4
+   * address, an IPv6 /64 such as `2001:db8:1:2::/64`) or, with no address at all, the transport (`stdio`).
+   */
+  readonly id: string
+}
+
+/** The principal of a request: its verified identity, else its address bucket, else its transport. */
+export function principalOf(
+  auth: AuthInfo | undefined,
+  remoteAddress: string | undefined,
+  transport: string,
+): Principal {
+  if (auth) return Object.freeze({ kind: auth.subjectKind ?? 'user', id: auth.subject })
+  return Object.freeze({
+    kind: 'anonymous',
+    id: remoteAddress === undefined || remoteAddress === '' ? transport : addressKey(remoteAddress),
+  })
+}
+
+const PREFIX: Record<PrincipalKind, string> = { user: 'user', client: 'client', anonymous: 'anon' }
+
+/**
+ * The key everything the principal owns is filed under. The kind comes first and an id is never split,
+ * so two different principals never share a key, whatever their ids contain.
+ */
+export function ownerKey(principal: Principal): OwnerKey {
+  return `${PREFIX[principal.kind]}:${principal.id}` as OwnerKey
+}
+
+/** Whether two principals are the same caller. */
+export const samePrincipal = (a: Principal, b: Principal): boolean => a.kind === b.kind && a.id === b.id
+
+/** Reads back a principal stored as plain data (a task record, a sealed session token); undefined if malformed. */
+export function parsePrincipal(value: unknown): Principal | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { kind, id } = value as Record<string, unknown>
+  if ((kind !== 'user' && kind !== 'client' && kind !== 'anonymous') || typeof id !== 'string')
+    return undefined
+  return Object.freeze({ kind, id })
+}
+
+/** The owner key of an authenticated caller: `user:<sub>` or `client:<client_id>`. */
+export const authPrincipal = (auth: AuthInfo): OwnerKey => ownerKey(principalOf(auth, undefined, ''))
+
+/** Reads back an owner key this module made and the server sealed (a session token); undefined otherwise. */
+export function parseOwnerKey(value: unknown): OwnerKey | undefined {
+  return typeof value === 'string' && /^(user|client|anon):/.test(value) ? (value as OwnerKey) : undefined
+}
