@@ -1,6 +1,7 @@
-// toolwire in a Hono app. The app is a fetch handler, so the same code runs on Workers, Bun, Deno and Node;
-// here the client calls app.fetch in-process.
+// toolwire in a Hono app, served on Node by @hono/node-server. The app is a fetch handler, so the same code
+// runs on Workers, Bun and Deno.
 import assert from 'node:assert/strict'
+import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import { createFetchHandler, defineServer, defineTool } from 'toolwire'
 import { connect } from 'toolwire/client'
@@ -12,23 +13,24 @@ const server = defineServer({
 })
 
 // #region mount
-const handler = createFetchHandler(server, {
-  // Who is calling, so anonymous callers are counted apart (on Workers: the cf-connecting-ip header).
-  clientAddress: (request) => request.headers.get('cf-connecting-ip') ?? undefined,
-})
+const handler = createFetchHandler(server)
 const app = new Hono()
-app.all('/mcp', (c) => handler(c.req.raw))
+// c.env carries the connection (on Node, @hono/node-server's `incoming`): the handler learns the caller's
+// address from it, and a loopback connection gets the loopback Host/Origin check against DNS rebinding.
+app.all('/mcp', (c) => handler(c.req.raw, c.env))
 app.get('/health', (c) => c.text('ok'))
 // #endregion mount
 
-const client = connect({
-  url: 'http://localhost/mcp',
-  fetch: async (request) => {
-    request.headers.set('cf-connecting-ip', '203.0.113.7')
-    return app.fetch(request)
-  },
+const listener = await new Promise<{ port: number; close: () => void }>((resolve) => {
+  const running = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) =>
+    resolve({ port: info.port, close: () => running.close() }),
+  )
 })
+const url = `http://127.0.0.1:${listener.port}`
+const client = connect({ url: `${url}/mcp` })
 assert.deepEqual((await client.callTool('ping', {})).content, [{ type: 'text', text: 'pong' }])
-assert.equal(await (await app.fetch(new Request('http://localhost/health'))).text(), 'ok')
+assert.equal(await (await fetch(`${url}/health`)).text(), 'ok')
 await client.close()
+server.close()
+listener.close()
 console.log('hono: ok')
