@@ -12,6 +12,7 @@ import {
   type TransportCheck,
 } from './protocol/dispatcher.js'
 import { rawJson } from './protocol/encode.js'
+import { warnOncePerProcess } from './protocol/warn-once.js'
 import type { Exchange } from './protocol/exchange.js'
 import type { HttpAuthenticator, RequestHandler } from './protocol/handler.js'
 import type { MethodHandler, Middleware } from './protocol/middleware.js'
@@ -273,7 +274,9 @@ export class Server implements RequestHandler {
         methods.set(method, spec)
     }
     const codec = new RequestStateCodec(options.requestState, () =>
-      this.logger.warn(
+      warnOncePerProcess(
+        this.logger,
+        'request-state-secret',
         'requestState and legacy session ids are sealed with a random per-process secret: configure ' +
           'requestState.secret when several instances serve this server, or they will reject each other',
       ),
