@@ -165,6 +165,13 @@ function handlerFailed(
     const message = (error as Error).message || `Tool ${tool.name} failed`
     return complete(options, guardResult(tool, options, errorResult(message)))
   }
+  // A handler that stops because its call was cancelled (a closed connection, `notifications/cancelled`,
+  // `tasks/cancel`) did what it was asked: nobody waits for the answer, and there is nothing to report.
+  if (
+    ctx.signal.aborted &&
+    (error === ctx.signal.reason || (error as Error | undefined)?.name === 'AbortError')
+  )
+    return { resultType: 'complete', ...errorResult(`Tool ${tool.name} was cancelled`) }
   const ref = options.report(`tool ${tool.name} threw`, error)
   return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
 }
