@@ -66,6 +66,7 @@ export const UNIT_TESTS = [
   'test/tools-call.test.ts',
   'test/tools-list.test.ts',
   'test/types.test.ts',
+  'test/unit-list.test.ts',
   'test/x-mcp-header-secrets.test.ts',
 ]
 
