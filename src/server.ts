@@ -48,6 +48,8 @@ import { taskMethods } from './features/tasks/methods.js'
 import type { TaskStore } from './features/tasks/store.js'
 import { TASKS_EXTENSION } from './features/tasks/wire.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
+import type { TelemetryOption } from './wire/telemetry.js'
+import { ServerTelemetry } from './protocol/telemetry.js'
 import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
 import { SessionCodec } from './legacy/session.js'
 import { legacyResult } from './legacy/versions.js'
@@ -157,6 +159,12 @@ export interface ServerOptions {
    * default; `false` serves 2026-07-28 only. Session ids are sealed with the `requestState` secret.
    */
   legacy?: LegacyOptions | false
+  /**
+   * OpenTelemetry spans and metrics per request (README §Observability): `true` uses the globally registered
+   * providers, an object may pass its own. Needs the optional peer dependency `@opentelemetry/api`, which is
+   * imported only when this is set.
+   */
+  telemetry?: TelemetryOption
 }
 
 export class Server implements RequestHandler {
@@ -361,6 +369,13 @@ export class Server implements RequestHandler {
       logger: this.logger,
       ...(security.redact && { redact: security.redact }),
       requestState: stateCodec,
+      ...(options.telemetry && {
+        telemetry: new ServerTelemetry(options.telemetry, (error) =>
+          this.logger.error('telemetry is off: @opentelemetry/api could not be loaded', {
+            error: String(error),
+          }),
+        ),
+      }),
     })
     dispatcherRef.current = this.#dispatcher
     if (options.legacy !== false) {
@@ -412,7 +427,8 @@ export class Server implements RequestHandler {
     own?: MethodHandler,
   ): Promise<Reply | null> {
     const guard = this.#guardExchange
-    return this.#dispatcher.handleLegacy(request, guard ? guard(exchange) : exchange, meta, legacyResult, own)
+    const guarded = guard ? guard(exchange) : exchange
+    return this.#dispatcher.handleLegacy(request, guarded, meta, legacyResult, own, exchange.sessionId)
   }
 
   methodSpec(method: string): MethodSpec | undefined {
