@@ -128,6 +128,8 @@ describe('over HTTP', () => {
       'mcp.protocol.version': '2026-07-28',
       'network.transport': 'tcp',
       'jsonrpc.request.id': clientSpan.attributes['jsonrpc.request.id'],
+      'network.protocol.name': 'http',
+      'client.address': '127.0.0.1',
     })
     for (const span of [clientSpan, serverSpan]) {
       expect(span.status.code).toBe(SpanStatusCode.UNSET)
@@ -228,6 +230,37 @@ describe('over HTTP', () => {
     expect(clientCall?.value.count).toBe(1)
     await client.close()
     await clientMeters.shutdown()
+  })
+})
+
+describe('context', () => {
+  it('the trace context in _meta is the parent; the span current on arrival is linked', async () => {
+    const server = createTelemetryServer(true)
+    const remote = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' }
+    const request = {
+      jsonrpc: '2.0' as const,
+      id: 'call-7',
+      method: 'tools/call',
+      params: {
+        name: 'add',
+        arguments: { a: 1, b: 2 },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          traceparent: `00-${remote.traceId}-${remote.spanId}-01`,
+          baggage: 'tenant=globex',
+        },
+      },
+    }
+    const exchange = { transport: 'memory' as const, signal: new AbortController().signal, notify: () => {} }
+    const { value: reply, parent: ambient } = await inAppSpan(() => server.handle(request, exchange))
+    expect(reply?.body).toContain('3 tenant=globex')
+    const span = one('tools/call add', SpanKind.SERVER)
+    expect(span.spanContext().traceId).toBe(remote.traceId)
+    expect(span.parentSpanContext?.spanId).toBe(remote.spanId)
+    expect(span.links.map((link) => link.context.spanId)).toEqual([ambient.spanContext().spanId])
+    expect(span.attributes['jsonrpc.request.id']).toBe('call-7')
+    expect(span.attributes['network.transport']).toBeUndefined()
   })
 })
 
