@@ -151,6 +151,19 @@ describe('over HTTP', () => {
     await client.close()
   })
 
+  it('prompts by name (gen_ai.prompt.name); resources by URI as an attribute, not in the span name', async () => {
+    const client = connect({ url: running.url }, { telemetry: true })
+    await client.getPrompt('review')
+    await client.readResource('docs://readme')
+    for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+      const prompt = one('prompts/get review', kind)
+      expect(prompt.attributes['gen_ai.prompt.name']).toBe('review')
+      expect(prompt.attributes['gen_ai.operation.name']).toBeUndefined()
+      expect(one('resources/read', kind).attributes['mcp.resource.uri']).toBe('docs://readme')
+    }
+    await client.close()
+  })
+
   it('a protocol error: error.type and rpc.response.status_code are the JSON-RPC code, status ERROR', async () => {
     const client = connect({ url: running.url }, { telemetry: true })
     const error = await client.callTool('missing', {}, { allowUnlisted: true }).catch((e: unknown) => e)
