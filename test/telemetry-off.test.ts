@@ -11,14 +11,21 @@ import { ROOT } from './helpers/paths.js'
 
 const run = promisify(execFile)
 
-async function program(mode: 'on' | 'off'): Promise<{ answer: string; otel: string[]; resolved: number }> {
+interface Outcome {
+  answer: string
+  otel: string[]
+  resolved: number
+  warnings: string[]
+}
+
+async function program(mode: 'on' | 'off', env: Record<string, string> = {}): Promise<Outcome> {
   const fixtures = join(ROOT, 'test', 'fixtures')
   const { stdout } = await run(
     process.execPath,
     ['--import', join(fixtures, 'module-watch.mjs'), join(fixtures, 'telemetry-off-program.mjs'), mode],
-    { timeout: 60_000 },
+    { timeout: 60_000, env: { ...process.env, ...env } },
   )
-  return JSON.parse(stdout) as { answer: string; otel: string[]; resolved: number }
+  return JSON.parse(stdout) as Outcome
 }
 
 describe('telemetry off', () => {
@@ -33,5 +40,13 @@ describe('telemetry off', () => {
     const on = await program('on')
     expect(on.answer).toBe('3')
     expect(on.otel.some((url) => url.includes('/@opentelemetry/api/'))).toBe(true)
+  })
+
+  it('with telemetry on but @opentelemetry/api not installed, requests are served and both sides say why', async () => {
+    const missing = await program('on', { MODULE_WATCH_BLOCK: '@opentelemetry/api' })
+    expect(missing.answer).toBe('3')
+    expect(missing.otel).toEqual([])
+    expect(missing.warnings).toHaveLength(2)
+    for (const warning of missing.warnings) expect(warning).toMatch(/telemetry is off.*@opentelemetry\/api/)
   })
 })

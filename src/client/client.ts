@@ -192,7 +192,9 @@ export class Client {
       capabilities: this.#capabilities,
       protocolVersion: PROTOCOL_VERSION,
       timeoutMs: this.#timeoutMs,
-      ...(options.telemetry && { telemetry: new ClientTelemetry(options.telemetry, this.transport) }),
+      ...(options.telemetry && {
+        telemetry: new ClientTelemetry(options.telemetry, this.transport, this.#warn),
+      }),
     })
     this.#audit = options.onToolCall
     this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs, pinned)

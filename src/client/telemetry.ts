@@ -55,32 +55,46 @@ function thrownType(error: unknown): string {
 }
 
 export class ClientTelemetry {
-  #instruments: Instruments | undefined
-  readonly #ready: Promise<Instruments>
+  /** Undefined while `@opentelemetry/api` loads; null when it could not be loaded. */
+  #instruments: Instruments | null | undefined
+  readonly #ready: Promise<Instruments | null>
   readonly #peer: Attributes
 
-  constructor(option: Exclude<TelemetryOption, false>, transport: ClientTransport) {
+  constructor(
+    option: Exclude<TelemetryOption, false>,
+    transport: ClientTransport,
+    warn: (message: string) => void,
+  ) {
     const options = option === true ? {} : option
     this.#peer = peerAttributes(transport)
-    this.#ready = loadTelemetryApi().then((api) => {
-      const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME)
-      const meter = (options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(INSTRUMENTATION_NAME)
-      const duration = meter.createHistogram(CLIENT_DURATION, {
-        unit: 's',
-        description:
-          'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
-        advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-      })
-      const instruments = { api, tracer, duration, propagator: options.propagator ?? api.propagation }
-      this.#instruments = instruments
-      return instruments
-    })
+    this.#ready = loadTelemetryApi().then(
+      (api) => {
+        const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(
+          INSTRUMENTATION_NAME,
+        )
+        const meter = (options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(INSTRUMENTATION_NAME)
+        const duration = meter.createHistogram(CLIENT_DURATION, {
+          unit: 's',
+          description:
+            'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
+          advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+        })
+        const instruments = { api, tracer, duration, propagator: options.propagator ?? api.propagation }
+        this.#instruments = instruments
+        return instruments
+      },
+      (error: unknown) => {
+        // Like the server: requests go on untraced, and the application hears why once.
+        this.#instruments = null
+        warn(`telemetry is off: ${error instanceof Error ? error.message : String(error)}`)
+        return null
+      },
+    )
   }
 
   /**
    * Runs one exchange inside a CLIENT span. `exchange` builds the message and calls `prepare` with its
-   * `_meta` (trace context is injected there) and id, then sends it. A missing `@opentelemetry/api` fails
-   * the request with a message that says so: the application asked for telemetry.
+   * `_meta` (trace context is injected there) and id, then sends it.
    */
   async observe(
     method: string,
@@ -88,7 +102,8 @@ export class ClientTelemetry {
     version: string,
     exchange: (prepare: PrepareMessage) => Promise<JsonRpcResponse>,
   ): Promise<JsonRpcResponse> {
-    const instruments = this.#instruments ?? (await this.#ready)
+    const instruments = this.#instruments === undefined ? await this.#ready : this.#instruments
+    if (instruments === null) return exchange(() => undefined)
     const { api, tracer } = instruments
     const started = performance.now()
     const target = operationTarget(method, params)
