@@ -13,7 +13,7 @@ import {
 } from './protocol/dispatcher.js'
 import { rawJson } from './protocol/encode.js'
 import type { Exchange } from './protocol/exchange.js'
-import type { HttpAuthenticator, RequestHandler } from './protocol/handler.js'
+import type { AuthOutcome, HttpAuthenticator, RequestHandler } from './protocol/handler.js'
 import type { MethodHandler, Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
 import { SchemaCompiler, type SchemaValidatorChoice } from './schema/json-schema.js'
@@ -219,15 +219,23 @@ export class Server implements RequestHandler {
     this.logger = security.logger
     this.auth = security.auth
     this.maxParamsDepth = security.maxDepth
+    const telemetry =
+      options.telemetry &&
+      new ServerTelemetry(options.telemetry, (error) =>
+        this.logger.error('telemetry is off: @opentelemetry/api could not be loaded', {
+          error: String(error),
+        }),
+      )
     const auth = security.auth
     // A bearer authenticator publishes metadata naming every tool's scopes, which only the server knows.
-    this.authenticator =
+    const authenticator: HttpAuthenticator | undefined =
       auth && 'toolRefusal' in auth
         ? {
             authenticate: auth.authenticate,
             document: (method, path) => auth.document(method, path, this.tools.scopes()),
           }
         : auth
+    this.authenticator = telemetry && authenticator ? countRefusals(authenticator, telemetry) : authenticator
     this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info
     const cache = { ttlMs: options.cache?.ttlMs ?? 300_000, scope: options.cache?.scope ?? 'public' }
@@ -369,13 +377,7 @@ export class Server implements RequestHandler {
       logger: this.logger,
       ...(security.redact && { redact: security.redact }),
       requestState: stateCodec,
-      ...(options.telemetry && {
-        telemetry: new ServerTelemetry(options.telemetry, (error) =>
-          this.logger.error('telemetry is off: @opentelemetry/api could not be loaded', {
-            error: String(error),
-          }),
-        ),
-      }),
+      ...(telemetry && { telemetry }),
     })
     dispatcherRef.current = this.#dispatcher
     if (options.legacy !== false) {
@@ -464,6 +466,22 @@ export class Server implements RequestHandler {
         this.logger.error(`publishing ${event.type} failed`, { error: String(error) }),
       )
   }
+}
+
+/** An authenticator whose refusals are counted (`toolwire.guard: auth`). */
+function countRefusals(authenticator: HttpAuthenticator, telemetry: ServerTelemetry): HttpAuthenticator {
+  const count = (outcome: AuthOutcome): AuthOutcome => {
+    if (!outcome.ok) telemetry.refusedAuth()
+    return outcome
+  }
+  const counted: HttpAuthenticator = {
+    authenticate: (request) => {
+      const outcome = authenticator.authenticate(request)
+      return outcome instanceof Promise ? outcome.then(count) : count(outcome)
+    },
+  }
+  if (authenticator.document) counted.document = authenticator.document.bind(authenticator)
+  return counted
 }
 
 /**

@@ -31,6 +31,7 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { connect, ProtocolError } from '../src/client/index.js'
 import { connectStdio } from '../src/client/stdio-entry.js'
+import { defineServer, defineTool, jsonSchema } from '../src/index.js'
 import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 import {
   createTelemetryServer,
@@ -243,6 +244,76 @@ describe('over HTTP', () => {
     expect(clientCall?.value.count).toBe(1)
     await client.close()
     await clientMeters.shutdown()
+  })
+})
+
+describe('refusals', () => {
+  it('toolwire.server.refusals counts refusals by guard: auth, rate_limit, validation, timeout', async () => {
+    const refusalReader = new TestReader()
+    const meterProvider = new MeterProvider({ readers: [refusalReader] })
+    const guarded = defineServer({
+      name: 'guarded',
+      version: '1.0.0',
+      telemetry: { meterProvider },
+      security: {
+        auth: {
+          authenticate: (request) =>
+            request.header('authorization') === 'Bearer let-me-in'
+              ? { ok: true }
+              : { ok: false, status: 401, headers: {}, body: '{"error":"unauthorized"}' },
+        },
+        rateLimit: { toolCalls: false, tools: { once: { points: 1, durationMs: 3_600_000 } } },
+      },
+      tools: [
+        defineTool({
+          name: 'once',
+          inputSchema: jsonSchema<{ n: number }>({
+            type: 'object',
+            properties: { n: { type: 'number' } },
+            required: ['n'],
+          }),
+          handler: ({ n }) => String(n),
+        }),
+        defineTool({
+          name: 'stalls',
+          timeoutMs: 50,
+          // Waits until the deadline aborts it: the refusal is the timeout's, whenever it fires.
+          handler: (_args, ctx) =>
+            new Promise<string>((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped'))),
+        }),
+      ],
+    })
+    const served = await serveNode(guarded, { host: '127.0.0.1', port: 0 })
+    try {
+      const refused = connect({ url: served.url }, { telemetry: true })
+      await expect(refused.listTools()).rejects.toThrow()
+      await refused.close()
+      const client = connect(
+        { url: served.url, headers: { authorization: 'Bearer let-me-in' } },
+        { telemetry: true },
+      )
+      expect((await client.callTool('once', { n: 'x' } as never)).isError).toBe(true) // validation
+      expect((await client.callTool('once', { n: 1 })).isError).toBeFalsy()
+      expect((await client.callTool('once', { n: 2 })).isError).toBe(true) // rate limit
+      expect((await client.callTool('stalls')).isError).toBe(true) // timeout
+      await client.close()
+      const { resourceMetrics } = await refusalReader.collect()
+      const metric = resourceMetrics.scopeMetrics
+        .flatMap((scope) => scope.metrics)
+        .find((candidate) => candidate.descriptor.name === 'toolwire.server.refusals')
+      const counts = Object.fromEntries(
+        (metric?.dataPoints ?? []).map((point) => [
+          `${String(point.attributes['toolwire.guard'])} ${String(point.attributes['gen_ai.tool.name'] ?? '')}`.trim(),
+          point.value,
+        ]),
+      )
+      expect(counts).toEqual({ auth: 1, 'validation once': 1, 'rate_limit once': 1, 'timeout stalls': 1 })
+      // The span of a refused call names its guard too.
+      expect(one('tools/call stalls', SpanKind.SERVER).attributes['toolwire.guard']).toBe('timeout')
+    } finally {
+      await served.close()
+      await meterProvider.shutdown()
+    }
   })
 })
 

@@ -181,6 +181,7 @@ export class Dispatcher {
       if (!handler) throw methodNotFound(request.method)
       if (isAborted(exchange)) return null // cancelled before it started: do no work at all
       ctx = new RequestContext(request.id, request.method, params, meta, exchange, this.#stateCodec)
+      if (probe) ctx.probe = probe
       const result = handler(ctx)
       if (!isThenable(result)) return this.#answered(ctx, request, exchange, result, probe)
       const running = ctx
@@ -279,6 +280,7 @@ export class Dispatcher {
         exchange,
         this.#stateCodec,
       )
+      if (probe) ctx.probe = probe
       const result = await handler(ctx)
       ctx.finish()
       if (isAborted(exchange)) return null

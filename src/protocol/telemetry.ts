@@ -4,7 +4,15 @@
  * through `serve`, inside its span's context, so spans a handler makes nest under it. Without the option the
  * dispatcher holds no observer and pays one `undefined` check per request.
  */
-import type { Attributes, Histogram, Link, Span, TextMapPropagator, Tracer } from '@opentelemetry/api'
+import type {
+  Attributes,
+  Counter,
+  Histogram,
+  Link,
+  Span,
+  TextMapPropagator,
+  Tracer,
+} from '@opentelemetry/api'
 import type { McpError } from '../wire/errors.js'
 import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
 import { META_PROTOCOL_VERSION } from '../wire/meta.js'
@@ -26,10 +34,18 @@ import {
 import { isRawJson, type ResultPayload } from './encode.js'
 import type { Exchange } from './exchange.js'
 
-/** How the dispatcher tells the observer how a request ended (set before the reply is encoded). */
+/** The guard that refused a request (README §Security), the `toolwire.guard` attribute. */
+export type RefusalGuard = 'auth' | 'rate_limit' | 'validation' | 'timeout'
+
+/** Counted refusals: not in the MCP conventions, so named in toolwire's own namespace. */
+export const REFUSALS = 'toolwire.server.refusals'
+export const ATTR_GUARD = 'toolwire.guard'
+
+/** How the dispatcher and the guards tell the observer how a request ended (set before the reply is encoded). */
 export interface OperationProbe {
   result(payload: ResultPayload): void
   error(error: McpError): void
+  refused(guard: RefusalGuard): void
 }
 
 /** What a 2025-era request knows from its session rather than from `_meta`. */
@@ -52,6 +68,7 @@ interface Instruments {
   readonly api: OtelApiModule
   readonly tracer: Tracer
   readonly duration: Histogram
+  readonly refusals: Counter
   readonly propagator: TextMapPropagator
 }
 
@@ -62,6 +79,10 @@ class Outcome implements OperationProbe {
   toolError = false
   /** A throw that escaped the dispatcher (a bug): its class name is the `error.type`. */
   thrown: string | undefined
+  guard: RefusalGuard | undefined
+  refused(guard: RefusalGuard): void {
+    this.guard = guard
+  }
   result(payload: ResultPayload): void {
     this.toolError = !isRawJson(payload) && payload.isError === true
   }
@@ -90,13 +111,28 @@ export class ServerTelemetry implements RequestObserver {
             'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
           advice: { explicitBucketBoundaries: DURATION_BUCKETS },
         })
-        this.#instruments = { api, tracer, duration, propagator: options.propagator ?? api.propagation }
+        const refusals = meter.createCounter(REFUSALS, {
+          unit: '{refusal}',
+          description: 'Requests a guard refused (auth, rate_limit, validation, timeout).',
+        })
+        this.#instruments = {
+          api,
+          tracer,
+          duration,
+          refusals,
+          propagator: options.propagator ?? api.propagation,
+        }
       },
       (error: unknown) => {
         this.#instruments = null
         onLoadError(error)
       },
     )
+  }
+
+  /** An HTTP request the authenticator refused: it never reaches the dispatcher, so it has no span. */
+  refusedAuth(): void {
+    this.#instruments?.refusals.add(1, { [ATTR_GUARD]: 'auth' })
   }
 
   serve<T>(
@@ -194,6 +230,16 @@ export class ServerTelemetry implements RequestObserver {
     if (errorType !== undefined) {
       metricAttributes[ATTR.errorType] = errorType
       span.setAttribute(ATTR.errorType, errorType)
+    }
+    if (outcome.guard !== undefined) {
+      span.setAttribute(ATTR_GUARD, outcome.guard)
+      const counted: Attributes = {
+        [ATTR_GUARD]: outcome.guard,
+        [ATTR.method]: metricAttributes[ATTR.method],
+      }
+      const tool = metricAttributes[ATTR.toolName]
+      if (tool !== undefined) counted[ATTR.toolName] = tool
+      instruments.refusals.add(1, counted)
     }
     span.end()
     instruments.duration.record((performance.now() - started) / 1000, metricAttributes)

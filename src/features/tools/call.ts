@@ -128,6 +128,7 @@ function runValidated(
 ): Payload {
   if (!checked.ok) {
     const message = `Invalid arguments for tool ${tool.name}: ${checked.issues.join('; ')}`
+    ctx.refused('validation')
     if (options.invalidArguments === 'protocol-error') throw invalidParams(message)
     return { resultType: 'complete', ...errorResult(message) }
   }
