@@ -248,7 +248,7 @@ describe('over HTTP', () => {
 })
 
 describe('refusals', () => {
-  it('toolwire.server.refusals counts refusals by guard: auth, rate_limit, validation, timeout', async () => {
+  it('toolwire.server.refusals counts refusals by guard: auth, rate_limit, validation, timeout, output', async () => {
     const refusalReader = new TestReader()
     const meterProvider = new MeterProvider({ readers: [refusalReader] })
     const guarded = defineServer({
@@ -263,6 +263,7 @@ describe('refusals', () => {
               : { ok: false, status: 401, headers: {}, body: '{"error":"unauthorized"}' },
         },
         rateLimit: { toolCalls: false, tools: { once: { points: 1, durationMs: 3_600_000 } } },
+        output: { maxBytes: 1000, oversized: 'refuse' },
       },
       tools: [
         defineTool({
@@ -274,6 +275,7 @@ describe('refusals', () => {
           }),
           handler: ({ n }) => String(n),
         }),
+        defineTool({ name: 'big', handler: () => 'x'.repeat(5000) }),
         defineTool({
           name: 'stalls',
           timeoutMs: 50,
@@ -296,6 +298,7 @@ describe('refusals', () => {
       expect((await client.callTool('once', { n: 1 })).isError).toBeFalsy()
       expect((await client.callTool('once', { n: 2 })).isError).toBe(true) // rate limit
       expect((await client.callTool('stalls')).isError).toBe(true) // timeout
+      expect((await client.callTool('big')).isError).toBe(true) // output
       await client.close()
       const { resourceMetrics } = await refusalReader.collect()
       const metric = resourceMetrics.scopeMetrics
@@ -307,7 +310,13 @@ describe('refusals', () => {
           point.value,
         ]),
       )
-      expect(counts).toEqual({ auth: 1, 'validation once': 1, 'rate_limit once': 1, 'timeout stalls': 1 })
+      expect(counts).toEqual({
+        auth: 1,
+        'validation once': 1,
+        'rate_limit once': 1,
+        'timeout stalls': 1,
+        'output big': 1,
+      })
       // The span of a refused call names its guard too.
       expect(one('tools/call stalls', SpanKind.SERVER).attributes['toolwire.guard']).toBe('timeout')
     } finally {

@@ -35,11 +35,21 @@ import { isRawJson, type ResultPayload } from './encode.js'
 import type { Exchange } from './exchange.js'
 
 /** The guard that refused a request (README §Security), the `toolwire.guard` attribute. */
-export type RefusalGuard = 'auth' | 'rate_limit' | 'validation' | 'timeout'
+export type RefusalGuard = 'auth' | 'rate_limit' | 'validation' | 'timeout' | 'output'
 
 /** Counted refusals: not in the MCP conventions, so named in toolwire's own namespace. */
 export const REFUSALS = 'toolwire.server.refusals'
 export const ATTR_GUARD = 'toolwire.guard'
+
+/**
+ * Marks a result that a guard made in place of the handler's (the output guard's refusal), for results built
+ * where no request context is at hand. A symbol key: never encoded, and spreads keep it.
+ */
+export const REFUSED = Symbol('toolwire.refused')
+
+export function markRefused<T extends object>(result: T, guard: RefusalGuard): T {
+  return Object.assign(result, { [REFUSED]: guard })
+}
 
 /** How the dispatcher and the guards tell the observer how a request ended (set before the reply is encoded). */
 export interface OperationProbe {
@@ -84,7 +94,10 @@ class Outcome implements OperationProbe {
     this.guard = guard
   }
   result(payload: ResultPayload): void {
-    this.toolError = !isRawJson(payload) && payload.isError === true
+    if (isRawJson(payload)) return
+    this.toolError = payload.isError === true
+    const guard = (payload as { [REFUSED]?: RefusalGuard })[REFUSED]
+    if (guard !== undefined) this.guard = guard
   }
   error(error: McpError): void {
     this.code = error.code
@@ -113,7 +126,7 @@ export class ServerTelemetry implements RequestObserver {
         })
         const refusals = meter.createCounter(REFUSALS, {
           unit: '{refusal}',
-          description: 'Requests a guard refused (auth, rate_limit, validation, timeout).',
+          description: 'Requests a guard refused (auth, rate_limit, validation, timeout, output).',
         })
         this.#instruments = {
           api,

@@ -1,5 +1,6 @@
 /** `tools/list` and `tools/call`: validate, run the handler, shape and check the result. */
 import type { RequestContext } from '../../protocol/context.js'
+import { markRefused } from '../../protocol/telemetry.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
@@ -261,9 +262,9 @@ function settleOutput(
 }
 
 function refusal(tool: CompiledTool, options: ToolCallOptions, refuse: string, log?: string): CallToolResult {
-  if (log === undefined) return errorResult(`Tool ${tool.name} ${refuse}`)
+  if (log === undefined) return markRefused(errorResult(`Tool ${tool.name} ${refuse}`), 'output')
   const ref = options.report(`tool ${tool.name} output refused: ${log}`, new Error(log))
-  return errorResult(`Tool ${tool.name} ${refuse} (ref ${ref})`)
+  return markRefused(errorResult(`Tool ${tool.name} ${refuse} (ref ${ref})`), 'output')
 }
 
 /** Clean, check what will be sent, add the JSON text copy, cap. */
