@@ -17,17 +17,50 @@ const LAYERS = {
     'transports',
     'stores',
     'client',
+    'proxy',
     'cli',
     'demo',
   ],
-  schema: ['protocol', 'features', 'security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
-  protocol: ['features', 'security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
-  features: ['security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
-  security: ['handles', 'transports', 'stores', 'client', 'cli', 'demo'],
-  handles: ['security', 'transports', 'stores', 'client', 'cli', 'demo'],
-  transports: ['features', 'security', 'handles', 'stores', 'client', 'cli', 'demo'],
-  stores: ['transports', 'client', 'cli', 'demo'],
-  client: ['protocol', 'features', 'security', 'handles', 'transports', 'stores', 'cli', 'demo'],
+  schema: [
+    'protocol',
+    'features',
+    'security',
+    'handles',
+    'transports',
+    'stores',
+    'client',
+    'proxy',
+    'cli',
+    'demo',
+  ],
+  protocol: ['features', 'security', 'handles', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  features: ['security', 'handles', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  security: ['handles', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  handles: ['security', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  transports: ['features', 'security', 'handles', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  stores: ['transports', 'client', 'proxy', 'cli', 'demo'],
+  client: ['protocol', 'features', 'security', 'handles', 'transports', 'stores', 'proxy', 'cli', 'demo'],
+}
+/**
+ * The proxy sits on the server assembly and the client (it serves what a client reads), below only the CLI
+ * and the demo; its rule is separate because it may import server.ts.
+ */
+const proxyRule = {
+  files: ['src/proxy/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: '^\\.\\.?/(\\.\\./)*(cli|demo)/|^\\.\\.?/(\\.\\./)*index\\.js$',
+            message:
+              'src/proxy sits below the CLI and the demo; see ARCHITECTURE.md for the layer direction.',
+          },
+        ],
+      },
+    ],
+  },
 }
 const layerRules = Object.entries(LAYERS).map(([layer, forbidden]) => ({
   files: [`src/${layer}/**/*.ts`],
@@ -94,4 +127,5 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  proxyRule,
 )

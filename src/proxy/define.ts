@@ -1,0 +1,277 @@
+/**
+ * `defineProxy`: a server definition that mirrors an upstream MCP server (a stdio command or a URL, of
+ * either protocol era). It is an ordinary `Server`, so it is served by `serveNode`, `createFetchHandler` and
+ * `serveStdio`, and every downstream guard applies in front of the upstream, which is untrusted like any
+ * server. The upstream's tools, prompts, resources and resource templates are listed once at start and
+ * again whenever the upstream announces a change; the downstream then publishes the change itself.
+ */
+import type { Client, ClientOptions } from '../client/client.js'
+import { connect } from '../client/connect.js'
+import { StdioTransport } from '../client/stdio.js'
+import type { Catalog, CatalogItem } from '../features/catalog.js'
+import { Server, type ServerOptions } from '../server.js'
+import { stripControls } from '../security/sanitize.js'
+import { META_SERVER_INFO } from '../wire/meta.js'
+import type { DiscoverResult, Implementation } from '../wire/types.js'
+import { isRecord } from '../wire/jsonrpc.js'
+import { cleanStrings, mirrorPrompt, mirrorResource, mirrorTemplate, mirrorTool } from './mirror.js'
+import { type RestartOptions, Upstream } from './upstream.js'
+
+/** A stdio server to spawn (one process shared by every downstream caller). */
+export interface StdioUpstream {
+  readonly command: string
+  readonly args?: readonly string[]
+  readonly env?: Readonly<Record<string, string>>
+}
+
+/** A Streamable HTTP (or 2025-era HTTP+SSE) server. */
+export interface HttpUpstream {
+  readonly url: string
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+export type ProxyTarget = StdioUpstream | HttpUpstream | (() => Client)
+
+export interface ProxyOptions extends Omit<
+  ServerOptions,
+  'name' | 'version' | 'tools' | 'prompts' | 'resources'
+> {
+  /** The upstream server: a command, a URL, or a function that opens a new toolwire `Client` each time. */
+  readonly target: ProxyTarget
+  /** Downstream identity (default: the upstream's `serverInfo`, else `proxy` / `0.0.0`). */
+  readonly name?: string
+  readonly version?: string
+  /** Options of the upstream client (timeouts, auth, budget …). */
+  readonly client?: ClientOptions
+  /** Backoff between restarts of a crashed stdio upstream. */
+  readonly restart?: RestartOptions
+  /** How long the upstream may take to answer `server/discover` at start (default 10 s). */
+  readonly startTimeoutMs?: number
+}
+
+/** A `Server` mirroring an upstream; `close()` also ends the upstream connection (and its process). */
+export class ProxyServer extends Server {
+  readonly upstream: Upstream
+  readonly #stop: () => Promise<void>
+
+  constructor(options: ServerOptions, upstream: Upstream, stop: () => Promise<void>) {
+    super(options)
+    this.upstream = upstream
+    this.#stop = stop
+  }
+
+  override async close(): Promise<void> {
+    await super.close()
+    await this.#stop()
+  }
+}
+
+function describe(target: ProxyTarget): string {
+  if (typeof target === 'function') return 'the upstream server'
+  if ('url' in target) return stripControls(target.url.replace(/[?#].*$/, ''))
+  return stripControls([target.command, ...(target.args ?? [])].join(' '))
+}
+
+function opener(target: ProxyTarget, options: ClientOptions): () => Client {
+  if (typeof target === 'function') return target
+  if ('url' in target)
+    return () => connect({ url: target.url, ...(target.headers && { headers: target.headers }) }, options)
+  return () =>
+    connect(
+      new StdioTransport({
+        command: target.command,
+        ...(target.args && { args: [...target.args] }),
+        ...(target.env && { env: { ...target.env } }),
+      }),
+      options,
+    )
+}
+
+/**
+ * Connects to the upstream, lists what it offers and returns the downstream server. Fails (never hangs)
+ * when the upstream cannot be reached or does not answer within `startTimeoutMs`.
+ *
+ * @example
+ * ```ts
+ * const server = await defineProxy({ target: { command: 'npx', args: ['-y', 'some-mcp-server'] } })
+ * await serveNode(server, { port: 8080 }) // from 'toolwire/node'
+ * ```
+ */
+export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
+  const { target, client: clientOptions, restart, startTimeoutMs, ...serverOptions } = options
+  const label = describe(target)
+  const logger = serverOptions.logger
+  const warn = clientOptions?.warn ?? ((message: string) => (logger ? logger.warn(message) : undefined))
+  const sync: { current?: (client: Client) => void } = {}
+  const upstream = new Upstream(
+    opener(target, {
+      ...clientOptions,
+      warn,
+      discoverTimeoutMs: startTimeoutMs ?? clientOptions?.discoverTimeoutMs ?? 10_000,
+    }),
+    label,
+    restart,
+    (client) => sync.current?.(client),
+  )
+  let discovered: DiscoverResult
+  try {
+    discovered = await upstream.use((client) => client.discover())
+  } catch (error) {
+    await upstream.close()
+    throw new Error(`defineProxy: cannot reach ${label}: ${(error as Error).message}`, { cause: error })
+  }
+  const capabilities = discovered.capabilities
+  const info = discovered._meta?.[META_SERVER_INFO]
+  const upstreamInfo = isRecord(info) ? (cleanStrings(info) as unknown as Partial<Implementation>) : {}
+  const instructions =
+    typeof discovered.instructions === 'string' ? stripControls(discovered.instructions) : undefined
+  const server = new ProxyServer(
+    {
+      ...(instructions !== undefined && { instructions }),
+      ...serverOptions,
+      name:
+        options.name ??
+        (typeof upstreamInfo.name === 'string' && upstreamInfo.name ? upstreamInfo.name : 'proxy'),
+      version:
+        options.version ??
+        (typeof upstreamInfo.version === 'string' && upstreamInfo.version ? upstreamInfo.version : '0.0.0'),
+      tools: [],
+      ...(capabilities.prompts && { prompts: [] }),
+      ...(capabilities.resources && { resources: [] }),
+    },
+    upstream,
+    async () => {
+      stopped = true
+      await subscription?.close().catch(() => undefined)
+      await upstream.close()
+    },
+  )
+  const report = (what: string, error: unknown): void =>
+    server.logger.warn(`${label}: ${what}: ${error instanceof Error ? error.message : String(error)}`)
+
+  const tools = new CatalogMirror(server.tools, report)
+  const prompts = new CatalogMirror(server.prompts, report)
+  const resources = new CatalogMirror(server.resources, report)
+  const templates = new CatalogMirror(server.resourceTemplates, report)
+  const refreshTools = async (): Promise<void> => {
+    const listed = await upstream.use((client) => client.listTools({ fresh: true }))
+    tools.replaceAll(
+      listed.tools.map((tool) => ({ key: tool.name, definition: mirrorTool(tool, upstream), source: tool })),
+    )
+  }
+  const refreshPrompts = async (): Promise<void> => {
+    if (!capabilities.prompts) return
+    const listed = await upstream.use((client) => client.listPrompts())
+    prompts.replaceAll(
+      listed.map((prompt) => ({
+        key: prompt.name,
+        definition: mirrorPrompt(prompt, upstream),
+        source: prompt,
+      })),
+    )
+  }
+  const refreshResources = async (): Promise<void> => {
+    if (!capabilities.resources) return
+    const [listedResources, listedTemplates] = await Promise.all([
+      upstream.use((client) => client.listResources()),
+      upstream.use((client) => client.listResourceTemplates()),
+    ])
+    resources.replaceAll(
+      listedResources.map((r) => ({ key: r.uri, definition: mirrorResource(r, upstream), source: r })),
+    )
+    templates.replaceAll(
+      listedTemplates.map((t) => ({
+        key: t.uriTemplate,
+        definition: mirrorTemplate(t, upstream),
+        source: t,
+      })),
+    )
+  }
+  await Promise.all([refreshTools(), refreshPrompts(), refreshResources()])
+
+  // list_changed upstream → the same lists again, then the catalogs publish the downstream change.
+  let stopped = false
+  let subscription: { close(): Promise<void> } | undefined
+  const filter = {
+    ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
+    ...(capabilities.prompts?.listChanged && { promptsListChanged: true }),
+    ...(capabilities.resources?.listChanged && { resourcesListChanged: true }),
+  }
+  const listen = (client: Client): void => {
+    if (stopped || Object.keys(filter).length === 0) return
+    client
+      .subscribe(filter, {
+        onNotification: (notification) => {
+          const refresh =
+            notification.method === 'notifications/tools/list_changed'
+              ? refreshTools
+              : notification.method === 'notifications/prompts/list_changed'
+                ? refreshPrompts
+                : notification.method === 'notifications/resources/list_changed'
+                  ? refreshResources
+                  : undefined
+          refresh?.().catch((error: unknown) => report(`refreshing after ${notification.method}`, error))
+        },
+      })
+      .then(
+        (opened) => {
+          subscription = opened
+          if (stopped) void opened.close()
+        },
+        (error: unknown) => report('listening for list changes', error),
+      )
+  }
+  let first = true
+  sync.current = (client) => {
+    // A restarted upstream may offer other tools than before: list again, then listen on the new connection.
+    if (!first) {
+      Promise.all([refreshTools(), refreshPrompts(), refreshResources()]).catch((error: unknown) =>
+        report('listing after a restart', error),
+      )
+    }
+    first = false
+    listen(client)
+  }
+  const current = await upstream.client()
+  sync.current(current)
+  return server
+}
+
+/**
+ * Makes `catalog` hold exactly `mirrored`: unchanged items stay where they are (no change is published for
+ * them), changed ones are replaced, gone ones removed. An upstream item the downstream refuses (a bad name
+ * or schema) is left out with a warning rather than failing the whole server: one broken upstream tool must
+ * not hide the others.
+ */
+export class CatalogMirror<D, T extends CatalogItem> {
+  readonly #catalog: Catalog<D, T>
+  readonly #report: (what: string, error: unknown) => void
+  readonly #signatures = new Map<string, string>()
+
+  constructor(catalog: Catalog<D, T>, report: (what: string, error: unknown) => void) {
+    this.#catalog = catalog
+    this.#report = report
+  }
+
+  /** `mirrored`: each item's key, its definition, and what it was made from (compared as JSON). */
+  replaceAll(mirrored: readonly { key: string; definition: D; source: unknown }[]): void {
+    const wanted = new Set(mirrored.map((item) => item.key))
+    for (const key of [...this.#signatures.keys()]) {
+      if (wanted.has(key)) continue
+      this.#catalog.remove(key)
+      this.#signatures.delete(key)
+    }
+    for (const { key, definition, source } of mirrored) {
+      const signature = JSON.stringify(source)
+      if (this.#signatures.get(key) === signature) continue
+      this.#catalog.remove(key)
+      this.#signatures.delete(key)
+      try {
+        this.#catalog.add(definition)
+        this.#signatures.set(key, signature)
+      } catch (error) {
+        this.#report(`left out ${JSON.stringify(stripControls(key))}`, error)
+      }
+    }
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * toolwire/proxy: put any MCP server behind toolwire. Kept apart from the root entry because a stdio
+ * upstream needs `node:child_process`. Every export is public API.
+ */
+export { defineProxy, ProxyServer } from './define.js'
+export type { HttpUpstream, ProxyOptions, ProxyTarget, StdioUpstream } from './define.js'
+export { RESTART_DEFAULTS, Upstream } from './upstream.js'
+export type { RestartOptions } from './upstream.js'
