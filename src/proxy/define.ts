@@ -45,6 +45,8 @@ export interface ProxyOptions extends Omit<
   readonly client?: ClientOptions
   /** Backoff between restarts of a crashed stdio upstream. */
   readonly restart?: RestartOptions
+  /** How the upstream is named in errors and warnings (default: its URL without query, or its command line). */
+  readonly label?: string
   /** How long the upstream may take to answer `server/discover` at start (default 10 s). */
   readonly startTimeoutMs?: number
 }
@@ -98,8 +100,8 @@ function opener(target: ProxyTarget, options: ClientOptions): () => Client {
  * ```
  */
 export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
-  const { target, client: clientOptions, restart, startTimeoutMs, ...serverOptions } = options
-  const label = describe(target)
+  const { target, client: clientOptions, restart, startTimeoutMs, label: named, ...serverOptions } = options
+  const label = named === undefined ? describe(target) : stripControls(named)
   const logger = serverOptions.logger
   const warn = clientOptions?.warn ?? ((message: string) => (logger ? logger.warn(message) : undefined))
   const sync: { current?: (client: Client) => void } = {}
@@ -118,7 +120,7 @@ export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
     discovered = await upstream.use((client) => client.discover())
   } catch (error) {
     await upstream.close()
-    throw new Error(`defineProxy: cannot reach ${label}: ${(error as Error).message}`, { cause: error })
+    throw new Error(`defineProxy: ${(error as Error).message}`, { cause: error })
   }
   const capabilities = discovered.capabilities
   const info = discovered._meta?.[META_SERVER_INFO]
