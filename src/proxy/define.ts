@@ -22,6 +22,9 @@ export interface StdioUpstream {
   readonly command: string
   readonly args?: readonly string[]
   readonly env?: Readonly<Record<string, string>>
+  readonly cwd?: string
+  /** The upstream's stderr: passed through to ours (default), dropped, or piped. */
+  readonly stderr?: 'inherit' | 'ignore' | 'pipe'
 }
 
 /** A Streamable HTTP (or 2025-era HTTP+SSE) server. */
@@ -84,6 +87,8 @@ function opener(target: ProxyTarget, options: ClientOptions): () => Client {
         command: target.command,
         ...(target.args && { args: [...target.args] }),
         ...(target.env && { env: { ...target.env } }),
+        ...(target.cwd !== undefined && { cwd: target.cwd }),
+        ...(target.stderr !== undefined && { stderr: target.stderr }),
       }),
       options,
     )

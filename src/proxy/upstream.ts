@@ -14,7 +14,13 @@ import {
   UnknownToolError,
 } from '../client/errors.js'
 import { stripControls } from '../security/sanitize.js'
-import { type McpError, invalidParams, upstreamError, upstreamUnavailable } from '../wire/errors.js'
+import {
+  internalError,
+  type McpError,
+  invalidParams,
+  upstreamError,
+  upstreamUnavailable,
+} from '../wire/errors.js'
 
 export interface RestartOptions {
   /** Wait before the second restart in a row (default 250 ms); the first is immediate. */
@@ -106,7 +112,9 @@ export class Upstream {
   }
 
   #translate(error: unknown, client: Client): unknown {
-    if (error instanceof RequestCancelledError) return error
+    // The downstream caller cancelled: its answer is dropped anyway, so this only keeps the server's log
+    // free of an "unexpected" failure.
+    if (error instanceof RequestCancelledError) return internalError('Request cancelled')
     if (error instanceof ProtocolError) {
       return upstreamError(error.code, stripControls(error.message), error.data)
     }

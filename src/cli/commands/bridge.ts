@@ -8,6 +8,7 @@
  * The upstream is reached with the same target parsing as `list` and `call` (URL, configured name, or a
  * command after `--`; stored `toolwire login` tokens for URLs) and served like `toolwire serve`.
  */
+import { randomBytes } from 'node:crypto'
 import type { Command } from 'commander'
 import type { ClientOptions } from '../../client/index.js'
 import { PINNABLE_VERSIONS } from '../../client/era.js'
@@ -81,6 +82,11 @@ export function registerBridge(program: Command): void {
       const server = await defineProxy({
         target: () => target.open(options),
         label: target.describe,
+        // One bridge process needs no shared secret (as for `toolwire demo`): a random one of its own, set
+        // explicitly so the warning meant for several instances stays silent.
+        requestState: {
+          secret: process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url'),
+        },
         logger: {
           warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
           error: (message) => say(`error: ${forTerminal(message, { multiline: true })}`),
