@@ -307,4 +307,14 @@ describe('a proxy of a toolwire server over HTTP', () => {
       defineProxy({ target: { command: join(ROOT, 'no-such-server-binary') }, startTimeoutMs: 5_000 }),
     ).rejects.toThrow(/Upstream server unavailable/)
   })
+
+  it('gives up on an upstream that never answers after startTimeoutMs', async () => {
+    const silent = { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] }
+    const started = Date.now()
+    await expect(defineProxy({ target: silent, startTimeoutMs: 300 })).rejects.toThrow(
+      /Upstream server unavailable: .*did not answer in time/,
+    )
+    // With the 10 s default the two era probes would take 20 s: a generous bound that still tells them apart.
+    expect(Date.now() - started).toBeLessThan(15_000)
+  })
 })

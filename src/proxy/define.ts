@@ -8,13 +8,13 @@
 import type { Client, ClientOptions } from '../client/client.js'
 import { connect } from '../client/connect.js'
 import { StdioTransport } from '../client/stdio.js'
-import type { Catalog, CatalogItem } from '../features/catalog.js'
 import { Server, type ServerOptions } from '../server.js'
 import { stripControls } from '../security/sanitize.js'
 import { META_SERVER_INFO } from '../wire/meta.js'
 import type { DiscoverResult, Implementation } from '../wire/types.js'
 import { isRecord } from '../wire/jsonrpc.js'
-import { cleanStrings, mirrorPrompt, mirrorResource, mirrorTemplate, mirrorTool } from './mirror.js'
+import { cleanStrings } from './mirror.js'
+import { UpstreamMirror } from './upstream-mirror.js'
 import { type RestartOptions, Upstream } from './upstream.js'
 
 /** A stdio server to spawn (one process shared by every downstream caller). */
@@ -128,6 +128,7 @@ export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
     throw new Error(`defineProxy: ${(error as Error).message}`, { cause: error })
   }
   const capabilities = discovered.capabilities
+  let stopMirror = async (): Promise<void> => {}
   const info = discovered._meta?.[META_SERVER_INFO]
   const upstreamInfo = isRecord(info) ? (cleanStrings(info) as unknown as Partial<Implementation>) : {}
   const instructions =
@@ -148,137 +149,14 @@ export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
     },
     upstream,
     async () => {
-      stopped = true
-      await subscription?.close().catch(() => undefined)
+      await stopMirror()
       await upstream.close()
     },
   )
-  const report = (what: string, error: unknown): void =>
-    server.logger.warn(`${label}: ${what}: ${error instanceof Error ? error.message : String(error)}`)
-
-  const tools = new CatalogMirror(server.tools, report)
-  const prompts = new CatalogMirror(server.prompts, report)
-  const resources = new CatalogMirror(server.resources, report)
-  const templates = new CatalogMirror(server.resourceTemplates, report)
-  const refreshTools = async (): Promise<void> => {
-    const listed = await upstream.use((client) => client.listTools({ fresh: true }))
-    tools.replaceAll(
-      listed.tools.map((tool) => ({ key: tool.name, definition: mirrorTool(tool, upstream), source: tool })),
-    )
-  }
-  const refreshPrompts = async (): Promise<void> => {
-    if (!capabilities.prompts) return
-    const listed = await upstream.use((client) => client.listPrompts())
-    prompts.replaceAll(
-      listed.map((prompt) => ({
-        key: prompt.name,
-        definition: mirrorPrompt(prompt, upstream),
-        source: prompt,
-      })),
-    )
-  }
-  const refreshResources = async (): Promise<void> => {
-    if (!capabilities.resources) return
-    const [listedResources, listedTemplates] = await Promise.all([
-      upstream.use((client) => client.listResources()),
-      upstream.use((client) => client.listResourceTemplates()),
-    ])
-    resources.replaceAll(
-      listedResources.map((r) => ({ key: r.uri, definition: mirrorResource(r, upstream), source: r })),
-    )
-    templates.replaceAll(
-      listedTemplates.map((t) => ({
-        key: t.uriTemplate,
-        definition: mirrorTemplate(t, upstream),
-        source: t,
-      })),
-    )
-  }
-  await Promise.all([refreshTools(), refreshPrompts(), refreshResources()])
-
-  // list_changed upstream → the same lists again, then the catalogs publish the downstream change.
-  let stopped = false
-  let subscription: { close(): Promise<void> } | undefined
-  const filter = {
-    ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
-    ...(capabilities.prompts?.listChanged && { promptsListChanged: true }),
-    ...(capabilities.resources?.listChanged && { resourcesListChanged: true }),
-  }
-  const listen = (client: Client): void => {
-    if (stopped || Object.keys(filter).length === 0) return
-    client
-      .subscribe(filter, {
-        onNotification: (notification) => {
-          const refresh =
-            notification.method === 'notifications/tools/list_changed'
-              ? refreshTools
-              : notification.method === 'notifications/prompts/list_changed'
-                ? refreshPrompts
-                : notification.method === 'notifications/resources/list_changed'
-                  ? refreshResources
-                  : undefined
-          refresh?.().catch((error: unknown) => report(`refreshing after ${notification.method}`, error))
-        },
-      })
-      .then(
-        (opened) => {
-          subscription = opened
-          if (stopped) void opened.close()
-        },
-        (error: unknown) => report('listening for list changes', error),
-      )
-  }
-  let first = true
-  sync.current = (client) => {
-    // A restarted upstream may offer other tools than before: list again, then listen on the new connection.
-    if (!first) {
-      Promise.all([refreshTools(), refreshPrompts(), refreshResources()]).catch((error: unknown) =>
-        report('listing after a restart', error),
-      )
-    }
-    first = false
-    listen(client)
-  }
-  const current = await upstream.client()
-  sync.current(current)
+  const mirror = new UpstreamMirror(server, upstream, capabilities, label)
+  await mirror.refresh()
+  stopMirror = () => mirror.stop()
+  sync.current = (client) => mirror.connected(client)
+  mirror.connected(await upstream.client())
   return server
-}
-
-/**
- * Makes `catalog` hold exactly `mirrored`: unchanged items stay where they are (no change is published for
- * them), changed ones are replaced, gone ones removed. An upstream item the downstream refuses (a bad name
- * or schema) is left out with a warning rather than failing the whole server: one broken upstream tool must
- * not hide the others.
- */
-export class CatalogMirror<D, T extends CatalogItem> {
-  readonly #catalog: Catalog<D, T>
-  readonly #report: (what: string, error: unknown) => void
-  readonly #signatures = new Map<string, string>()
-
-  constructor(catalog: Catalog<D, T>, report: (what: string, error: unknown) => void) {
-    this.#catalog = catalog
-    this.#report = report
-  }
-
-  /** `mirrored`: each item's key, its definition, and what it was made from (compared as JSON). */
-  replaceAll(mirrored: readonly { key: string; definition: D; source: unknown }[]): void {
-    const wanted = new Set(mirrored.map((item) => item.key))
-    for (const key of [...this.#signatures.keys()]) {
-      if (wanted.has(key)) continue
-      this.#catalog.remove(key)
-      this.#signatures.delete(key)
-    }
-    for (const { key, definition, source } of mirrored) {
-      const signature = JSON.stringify(source)
-      if (this.#signatures.get(key) === signature) continue
-      this.#catalog.remove(key)
-      this.#signatures.delete(key)
-      try {
-        this.#catalog.add(definition)
-        this.#signatures.set(key, signature)
-      } catch (error) {
-        this.#report(`left out ${JSON.stringify(stripControls(key))}`, error)
-      }
-    }
-  }
 }
