@@ -3,6 +3,7 @@
  * upstream needs `node:child_process`. Every export is public API.
  */
 export { defineProxy, ProxyServer } from './define.js'
-export type { HttpUpstream, ProxyOptions, ProxyTarget, StdioUpstream } from './define.js'
+export type { DownstreamOptions, ProxyOptions } from './define.js'
+export type { HttpUpstream, ProxyTarget, StdioUpstream, UpstreamSpec } from './link.js'
 export { RESTART_DEFAULTS, Upstream } from './upstream.js'
 export type { RestartOptions } from './upstream.js'

@@ -35,23 +35,23 @@ export class Upstream {
   readonly #open: () => Client
   readonly #label: string
   readonly #restart: Required<RestartOptions>
-  readonly #onConnect: (client: Client) => void
+  readonly #listeners = new Set<(client: Client) => void>()
   #client: Client | undefined
   #failures = 0
   #deadSince = 0
   #pending: Promise<Client> | undefined
   #closed = false
 
-  constructor(
-    open: () => Client,
-    label: string,
-    restart: RestartOptions = {},
-    onConnect: (client: Client) => void = () => {},
-  ) {
+  constructor(open: () => Client, label: string, restart: RestartOptions = {}) {
     this.#open = open
     this.#label = label
     this.#restart = { ...RESTART_DEFAULTS, ...restart }
-    this.#onConnect = onConnect
+  }
+
+  /** Calls `listener` with every new connection (the first, and each after a restart). */
+  onConnect(listener: (client: Client) => void): () => void {
+    this.#listeners.add(listener)
+    return () => void this.#listeners.delete(listener)
   }
 
   get label(): string {
@@ -82,7 +82,7 @@ export class Upstream {
     if (this.#closed) throw upstreamUnavailable(`${this.#label}: the proxy is closed`)
     const client = this.#open()
     this.#client = client
-    this.#onConnect(client)
+    for (const listener of this.#listeners) listener(client)
     return client
   }
 
