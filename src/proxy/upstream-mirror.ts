@@ -20,6 +20,9 @@ export interface MirrorScope {
   readonly offers?: (name: string) => boolean
 }
 
+/** Sees a downstream name before it is offered; throws to refuse it. */
+export type NameCheck = (kind: 'tool' | 'prompt', name: string) => void
+
 export class UpstreamMirror {
   readonly #upstream: Upstream
   readonly #capabilities: ServerCapabilities
@@ -64,36 +67,39 @@ export class UpstreamMirror {
     return this.#prompts.keys()
   }
 
-  /** Lists everything again. */
-  async refresh(): Promise<void> {
-    await Promise.all([this.#refreshTools(), this.#refreshPrompts(), this.#refreshResources()])
+  /**
+   * Lists everything again. `check` sees each tool and prompt name before anything is changed, and may
+   * throw to refuse the lists (a gateway refuses collisions at definition).
+   */
+  async refresh(check?: NameCheck): Promise<void> {
+    await Promise.all([this.#refreshTools(check), this.#refreshPrompts(check), this.#refreshResources()])
   }
 
-  async #refreshTools(): Promise<void> {
+  async #refreshTools(check?: NameCheck): Promise<void> {
     const upstream = this.#upstream
     const listed = await upstream.use((client) => client.listTools({ fresh: true }))
-    this.#tools.replaceAll(
-      listed.tools
-        .filter((tool) => this.#offers(tool.name))
-        .map((tool) => {
-          const name = this.#rename(tool.name)
-          return { key: name, definition: mirrorTool(tool, upstream, name), source: tool }
-        }),
-    )
+    const mirrored = listed.tools
+      .filter((tool) => this.#offers(tool.name))
+      .map((tool) => {
+        const name = this.#rename(tool.name)
+        check?.('tool', name)
+        return { key: name, definition: mirrorTool(tool, upstream, name), source: tool }
+      })
+    this.#tools.replaceAll(mirrored)
   }
 
-  async #refreshPrompts(): Promise<void> {
+  async #refreshPrompts(check?: NameCheck): Promise<void> {
     if (!this.#capabilities.prompts) return
     const upstream = this.#upstream
     const listed = await upstream.use((client) => client.listPrompts())
-    this.#prompts.replaceAll(
-      listed
-        .filter((prompt) => this.#offers(prompt.name))
-        .map((prompt) => {
-          const name = this.#rename(prompt.name)
-          return { key: name, definition: mirrorPrompt(prompt, upstream, name), source: prompt }
-        }),
-    )
+    const mirrored = listed
+      .filter((prompt) => this.#offers(prompt.name))
+      .map((prompt) => {
+        const name = this.#rename(prompt.name)
+        check?.('prompt', name)
+        return { key: name, definition: mirrorPrompt(prompt, upstream, name), source: prompt }
+      })
+    this.#prompts.replaceAll(mirrored)
   }
 
   async #refreshResources(): Promise<void> {
