@@ -2,9 +2,11 @@
  * `toolwire bridge`, as users run it: server-everything (stdio) served as Streamable HTTP, the URL printed
  * on stdout once ready; that URL re-served over HTTP by a second bridge; and over stdio by a third, which
  * toolwire's own CLI then calls. Downstream: the official SDK v1 client (2025-era), the SDK v2 client and
- * toolwire's CLI.
+ * toolwire's CLI. `toolwire gateway` serves an mcpServers file of two members, alone and merged.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js'
@@ -14,7 +16,7 @@ import {
   StreamableHTTPClientTransport as HttpTransportV2,
 } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLI, ROOT } from './helpers/paths.js'
+import { CLI, ROOT, testServer } from './helpers/paths.js'
 
 const EVERYTHING = join(
   ROOT,
@@ -30,9 +32,9 @@ interface Bridge {
   readonly child: ChildProcess
 }
 
-/** Starts `toolwire bridge …` and resolves with the URL it prints once it listens (generous deadline). */
-function startBridge(args: readonly string[]): Promise<Bridge> {
-  const child = spawn(process.execPath, [CLI, 'bridge', ...args], {
+/** Starts `toolwire bridge …` (or another command) and resolves with the URL it prints once it listens. */
+function startBridge(args: readonly string[], command = 'bridge'): Promise<Bridge> {
+  const child = spawn(process.execPath, [CLI, command, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -151,5 +153,39 @@ describe('toolwire bridge', () => {
     const both = await toolwire(['bridge', first!.url, '--stdio', '--http', '127.0.0.1:0'])
     expect(both.code).toBe(2)
     expect(both.stderr).toMatch(/choose one of --http and --stdio/)
+  })
+})
+
+describe('toolwire gateway', () => {
+  let gateway: Bridge | undefined
+  afterAll(() => stop(gateway))
+
+  it('serves each member of an mcpServers file alone and all of them namespaced at /mcp', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'toolwire-gateway-')), 'mcp.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          ev: { command: process.execPath, args: [EVERYTHING], include: ['get-*', 'echo'] },
+          tw: {
+            command: process.execPath,
+            args: [testServer('proxy-upstream.mjs')],
+            exclude: ['crash', 'huge'],
+          },
+        },
+      }),
+    )
+    gateway = await startBridge([file, '--http', '127.0.0.1:0'], 'gateway')
+    expect(gateway.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    const merged = await toolwire(['list', gateway.url, '--json'])
+    const names = (JSON.parse(merged.stdout) as { name: string }[]).map((tool) => tool.name)
+    expect(names).toEqual(expect.arrayContaining(['ev_get-sum', 'ev_echo', 'tw_sum', 'tw_pid']))
+    expect(names).not.toContain('tw_crash')
+    expect(names).not.toContain('ev_trigger-long-running-operation')
+    const base = gateway.url.replace(/\/mcp$/, '')
+    const alone = await toolwire(['call', `${base}/servers/tw/mcp`, 'sum', 'a=1', 'b=2', '--yes', '--json'])
+    expect(JSON.parse(alone.stdout)).toMatchObject({ structuredContent: { sum: 3 } })
+    const sum = await toolwire(['call', gateway.url, 'ev_get-sum', 'a=2', 'b=2', '--yes'])
+    expect(sum.stdout).toContain('4')
   })
 })

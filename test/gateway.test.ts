@@ -87,7 +87,7 @@ describe('a gateway of two members', () => {
     }
   })
 
-  it('serves one member alone over the same upstream process', async () => {
+  it('serves one member alone, filtered alike, over the same upstream process', async () => {
     const member = await gateway.member('tw')
     const alone = await serveNode(member, { port: 0 })
     const client = connect({ url: alone.url }, { warn: () => {} })
@@ -95,7 +95,8 @@ describe('a gateway of two members', () => {
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name)
       expect(names).toContain('pid')
-      expect(names).toContain('crash')
+      expect(names).toContain('sum')
+      expect(names).not.toContain('crash') // the member's globs apply here too
       expect(textOf(await client.callTool('pid', {}))).toBe(textOf(await merged.callTool('tw_pid', {})))
     } finally {
       await client.close()

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import { registerBridge } from './commands/bridge.js'
+import { registerGateway } from './commands/gateway.js'
 import { registerCatalogCommands } from './commands/catalog.js'
 import { describeFailure, registerClientCommands } from './commands/client.js'
 import { registerCompletion } from './commands/completion.js'
@@ -25,6 +26,7 @@ Examples:
                                                         or claude_desktop_config.json
   toolwire list --env API_KEY=… -- node server.js       a stdio server with an extra variable
   toolwire bridge --http 127.0.0.1:8080 -- node server.js   a stdio server as Streamable HTTP
+  toolwire gateway .mcp.json --http 127.0.0.1:8080      every server of the file at /mcp, namespaced
   eval "$(toolwire completion bash)"                    shell completion (bash, zsh, fish)
 `
 
@@ -44,6 +46,7 @@ registerCatalogCommands(program)
 registerCompletion(program)
 registerLogin(program)
 registerBridge(program)
+registerGateway(program)
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`toolwire: ${describeFailure(error)}`)

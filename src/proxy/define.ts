@@ -11,7 +11,7 @@ import { META_SERVER_INFO } from '../wire/meta.js'
 import type { Implementation } from '../wire/types.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import { cleanStrings } from './mirror.js'
-import { UpstreamMirror } from './upstream-mirror.js'
+import { type MirrorScope, UpstreamMirror } from './upstream-mirror.js'
 import { type OpenUpstream, openUpstream, type UpstreamSpec } from './link.js'
 import type { Upstream } from './upstream.js'
 
@@ -81,6 +81,7 @@ export async function proxyOf(
   opened: OpenUpstream,
   downstream: DownstreamOptions,
   owns: boolean,
+  scope: MirrorScope = {},
 ): Promise<ProxyServer> {
   const { upstream, discovered, label } = opened
   const capabilities = discovered.capabilities
@@ -110,7 +111,7 @@ export async function proxyOf(
       if (owns) await upstream.close()
     },
   )
-  const mirror = new UpstreamMirror(server, upstream, capabilities, label)
+  const mirror = new UpstreamMirror(server, upstream, capabilities, label, scope)
   try {
     await mirror.refresh()
   } catch (error) {

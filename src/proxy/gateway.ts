@@ -51,27 +51,34 @@ function offers(member: GatewayMember): (name: string) => boolean {
 export class GatewayServer extends Server {
   readonly members: ReadonlyMap<string, Upstream>
   readonly #opened: ReadonlyMap<string, OpenUpstream>
+  readonly #specs: Readonly<Record<string, GatewayMember>>
   readonly #downstream: DownstreamOptions
   readonly #stop: () => Promise<void>
 
   constructor(
     options: ConstructorParameters<typeof Server>[0],
     opened: ReadonlyMap<string, OpenUpstream>,
+    specs: Readonly<Record<string, GatewayMember>>,
     downstream: DownstreamOptions,
     stop: () => Promise<void>,
   ) {
     super(options)
     this.#opened = opened
+    this.#specs = specs
     this.members = new Map([...opened].map(([name, open]) => [name, open.upstream]))
     this.#downstream = downstream
     this.#stop = stop
   }
 
-  /** One member as a server of its own (its names without the namespace); closing it leaves the upstream open. */
+  /**
+   * One member as a server of its own: its names without the namespace, filtered by its globs. Closing it
+   * leaves the shared upstream open.
+   */
   member(name: string): Promise<ProxyServer> {
     const opened = this.#opened.get(name)
-    if (!opened) return Promise.reject(new TypeError(`no gateway member ${JSON.stringify(name)}`))
-    return proxyOf(opened, { ...this.#downstream, name }, false)
+    const spec = this.#specs[name]
+    if (!opened || !spec) return Promise.reject(new TypeError(`no gateway member ${JSON.stringify(name)}`))
+    return proxyOf(opened, { ...this.#downstream, name }, false, { offers: offers(spec) })
   }
 
   override async close(): Promise<void> {
@@ -137,6 +144,7 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
       ...(capabilities.resources && { resources: [] }),
     },
     opened,
+    members,
     downstream,
     async () => {
       for (const stop of stops) await stop()
