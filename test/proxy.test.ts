@@ -113,6 +113,17 @@ describe('a proxy of server-everything (2025-era, stdio)', () => {
     }
   })
 
+  it('runs a 2025-11-25 tool that needs a task as a plain call downstream', async () => {
+    const client = await sdkV2(running.url)
+    try {
+      const result = await client.callTool({ name: 'simulate-research-query', arguments: { topic: 'cats' } })
+      expect(result.isError).not.toBe(true)
+      expect(textOf(result)).toContain('simulated research report')
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+
   it('passes prompts and resources (listed, read, templates) to toolwire’s client', async () => {
     const client = connect({ url: running.url }, { warn: () => {} })
     try {
