@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, ProtocolError } from '../src/client/index.js'
 import { defineTool } from '../src/features/tools/define.js'
 import { defineServer } from '../src/server.js'
-import { defineProxy, type ProxyServer } from '../src/proxy/index.js'
+import { connectStdio } from '../src/client/stdio-entry.js'
+import { defineProxy, type ProxyServer, Upstream } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { ROOT, testServer } from './helpers/paths.js'
 
@@ -327,5 +328,29 @@ describe('a proxy of a toolwire server over HTTP', () => {
     )
     // With the 10 s default the two era probes would take 20 s: a generous bound that still tells them apart.
     expect(Date.now() - started).toBeLessThan(15_000)
+  })
+})
+
+describe('restarting a stdio upstream that keeps dying', () => {
+  it('waits longer after each death in a row, up to maxDelayMs, and fails each call clearly', async () => {
+    const dying = { command: process.execPath, args: ['-e', 'process.exit(1)'], stderr: 'ignore' as const }
+    const upstream = new Upstream(() => connectStdio(dying, { warn: () => {} }), 'dying', {
+      initialDelayMs: 20,
+      maxDelayMs: 80,
+    })
+    const delays: number[] = []
+    try {
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        await expect(upstream.use((client) => client.discover())).rejects.toMatchObject({
+          code: -32603,
+          message: expect.stringMatching(/Upstream server unavailable: dying: .*exited/),
+        })
+        delays.push(upstream.restartDelayMs)
+      }
+    } finally {
+      await upstream.close()
+    }
+    expect(delays).toEqual([0, 20, 40, 80, 80])
+    expect(upstream.restarts).toBe(5)
   })
 })

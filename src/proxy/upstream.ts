@@ -72,12 +72,17 @@ export class Upstream {
     return this.#pending
   }
 
+  /**
+   * How long after the last death the next start waits: nothing after one death, then the initial delay,
+   * doubling with each death in a row up to the maximum; a successful request starts the count again.
+   */
+  get restartDelayMs(): number {
+    if (this.#failures <= 1) return 0
+    return Math.min(this.#restart.maxDelayMs, this.#restart.initialDelayMs * 2 ** (this.#failures - 2))
+  }
+
   async #start(signal: AbortSignal | undefined): Promise<Client> {
-    const delay =
-      this.#failures <= 1
-        ? 0
-        : Math.min(this.#restart.maxDelayMs, this.#restart.initialDelayMs * 2 ** (this.#failures - 2))
-    const wait = delay - (Date.now() - this.#deadSince)
+    const wait = this.restartDelayMs - (Date.now() - this.#deadSince)
     if (wait > 0) await abortableDelay(wait, signal)
     if (this.#closed) throw upstreamUnavailable(`${this.#label}: the proxy is closed`)
     const client = this.#open()
