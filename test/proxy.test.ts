@@ -170,6 +170,7 @@ describe('a proxy of a toolwire server over stdio', () => {
         title: 'Sum',
         description: 'Adds',
         annotations: { readOnlyHint: true },
+        icons: [{ src: 'data:image/png;base64,iVBORw0KGgo=', mimeType: 'image/png' }],
         _meta: { 'example.com/tag': 'math' },
         inputSchema: { type: 'object', required: ['a', 'b'] },
         outputSchema: { type: 'object', required: ['sum'] },

@@ -20,7 +20,8 @@ import type { RequestContext } from '../protocol/context.js'
 import { stripControls } from '../security/sanitize.js'
 import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
-import type { Tool } from '../wire/types.js'
+import type { Icon, Tool } from '../wire/types.js'
+import { baseProblems } from '../features/metadata.js'
 import type { Upstream } from './upstream.js'
 
 /** A copy of `value` with control characters and escape sequences removed from every string in it. */
@@ -33,6 +34,16 @@ export function cleanStrings<T>(value: T): T {
     ) as T
   }
   return value
+}
+
+/**
+ * The upstream's icons the downstream may publish: an icon with an unsafe source (`http:`, `javascript:`,
+ * `file:` …; basic §icons, Security considerations) is dropped on its own instead of costing the whole tool.
+ */
+function safeIcons(icons: unknown): Icon[] | undefined {
+  if (!Array.isArray(icons)) return undefined
+  const kept = icons.filter((icon: unknown) => baseProblems({ icons: [icon] }).length === 0) as Icon[]
+  return kept.length > 0 ? kept : undefined
 }
 
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
@@ -59,7 +70,7 @@ export function mirrorTool(tool: Tool, upstream: Upstream, name = tool.name): To
     name,
     ...optional('title', clean.title),
     ...optional('description', clean.description),
-    ...optional('icons', clean.icons),
+    ...optional('icons', safeIcons(clean.icons)),
     ...optional('annotations', clean.annotations),
     ...optional('_meta', clean._meta),
     inputSchema: tool.inputSchema as Record<string, unknown>,

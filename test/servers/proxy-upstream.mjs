@@ -56,6 +56,7 @@ export function createUpstream() {
         title: 'Sum',
         description: 'Adds',
         annotations: { readOnlyHint: true },
+        icons: [{ src: 'data:image/png;base64,iVBORw0KGgo=', mimeType: 'image/png' }],
         _meta: { 'example.com/tag': 'math' },
         inputSchema: jsonSchema({
           type: 'object',
