@@ -21,6 +21,7 @@ const LAYERS = {
     'transports',
     'stores',
     'client',
+    'proxy',
     'cli',
     'demo',
   ],
@@ -33,17 +34,61 @@ const LAYERS = {
     'transports',
     'stores',
     'client',
+    'proxy',
     'cli',
     'demo',
   ],
-  protocol: ['features', 'security', 'handles', 'legacy', 'transports', 'stores', 'client', 'cli', 'demo'],
-  features: ['security', 'handles', 'legacy', 'transports', 'stores', 'client', 'cli', 'demo'],
-  security: ['handles', 'legacy', 'transports', 'stores', 'client', 'cli', 'demo'],
-  handles: ['security', 'legacy', 'transports', 'stores', 'client', 'cli', 'demo'],
-  transports: ['features', 'security', 'handles', 'stores', 'client', 'cli', 'demo'],
-  stores: ['legacy', 'transports', 'client', 'cli', 'demo'],
-  legacy: ['security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
-  client: ['protocol', 'features', 'security', 'handles', 'legacy', 'transports', 'stores', 'cli', 'demo'],
+  protocol: [
+    'features',
+    'security',
+    'handles',
+    'legacy',
+    'transports',
+    'stores',
+    'client',
+    'proxy',
+    'cli',
+    'demo',
+  ],
+  features: ['security', 'handles', 'legacy', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  security: ['handles', 'legacy', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  handles: ['security', 'legacy', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  transports: ['features', 'security', 'handles', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  stores: ['legacy', 'transports', 'client', 'proxy', 'cli', 'demo'],
+  legacy: ['security', 'handles', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  client: [
+    'protocol',
+    'features',
+    'security',
+    'handles',
+    'legacy',
+    'transports',
+    'stores',
+    'proxy',
+    'cli',
+    'demo',
+  ],
+}
+/**
+ * The proxy sits on the server assembly and the client (it serves what a client reads), below only the CLI
+ * and the demo; its rule is separate because it may import server.ts.
+ */
+const proxyRule = {
+  files: ['src/proxy/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: '^\\.\\.?/(\\.\\./)*(cli|demo)/|^\\.\\.?/(\\.\\./)*index\\.js$',
+            message:
+              'src/proxy sits below the CLI and the demo; see ARCHITECTURE.md for the layer direction.',
+          },
+        ],
+      },
+    ],
+  },
 }
 const layerRules = Object.entries(LAYERS).map(([layer, forbidden]) => ({
   files: [`src/${layer}/**/*.ts`],
@@ -110,4 +155,5 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  proxyRule,
 )

@@ -51,7 +51,17 @@ const nodeImports = (graph: Iterable<string>): string[] =>
 describe('package exports', () => {
   it('has the documented subpaths', () => {
     expect(entries.map(([subpath]) => subpath).sort()).toEqual(
-      ['.', './client', './client/stdio', './node', './redis', './sqlite', './stdio', './wire'].sort(),
+      [
+        '.',
+        './client',
+        './client/stdio',
+        './node',
+        './proxy',
+        './redis',
+        './sqlite',
+        './stdio',
+        './wire',
+      ].sort(),
     )
   })
 

@@ -50,6 +50,17 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     ['toolwire login https://mcp.example.com/mcp --no-browser', 'print the URL to open elsewhere'],
   ],
   logout: [['toolwire logout https://mcp.example.com/mcp', 'forget its tokens']],
+  bridge: [
+    ['toolwire bridge --http 127.0.0.1:8080 -- node server.js', 'a stdio server as Streamable HTTP'],
+    [
+      'toolwire bridge https://mcp.example.com/mcp --stdio',
+      'a remote server for a host that spawns processes',
+    ],
+    [`toolwire bridge ${URL} --http 127.0.0.1:8080`, 'an HTTP server re-served'],
+  ],
+  gateway: [
+    ['toolwire gateway .mcp.json --http 127.0.0.1:8080', 'every server of the file at /mcp, namespaced'],
+  ],
 }
 
 /** Formats examples as commander's help does its options: the command, then what it shows, aligned. */

@@ -2,6 +2,8 @@
 /** The `toolwire` command line. Exit status: 0 success, 1 tool error, 2 usage, protocol or transport error. */
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
+import { registerBridge } from './commands/bridge.js'
+import { registerGateway } from './commands/gateway.js'
 import { registerCatalogCommands } from './commands/catalog.js'
 import { describeFailure, registerClientCommands } from './commands/client.js'
 import { registerCompletion } from './commands/completion.js'
@@ -24,6 +26,8 @@ Examples:
   toolwire list github                                  a server named in .mcp.json, .vscode/mcp.json
                                                         or claude_desktop_config.json
   toolwire list --env API_KEY=… -- node server.js       a stdio server with an extra variable
+  toolwire bridge --http 127.0.0.1:8080 -- node server.js   a stdio server as Streamable HTTP
+  toolwire gateway .mcp.json --http 127.0.0.1:8080      every server of the file at /mcp, namespaced
   eval "$(toolwire completion bash)"                    shell completion (bash, zsh, fish)
 `
 
@@ -43,6 +47,8 @@ registerClientCommands(program)
 registerCatalogCommands(program)
 registerCompletion(program)
 registerLogin(program)
+registerBridge(program)
+registerGateway(program)
 addExamples(program)
 
 program.parseAsync(process.argv).catch((error: unknown) => {

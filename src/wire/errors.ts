@@ -235,6 +235,17 @@ export function tooManyRequests(retryAfterMs: number, what: string): McpError {
   )
 }
 
+/**
+ * An upstream server's JSON-RPC error, relayed by a proxy with its code, message and data unchanged: the
+ * downstream client must see what the upstream said (basic/index §Error Codes), not a generic failure.
+ */
+export const upstreamError = (code: number, message: string, data?: unknown): McpError =>
+  new McpError(Number.isInteger(code) ? code : ErrorCode.InternalError, message, data)
+
+/** A proxy's upstream cannot be reached, crashed, or timed out: an execution failure, said plainly. */
+export const upstreamUnavailable = (detail: string): McpError =>
+  new McpError(ErrorCode.InternalError, `Upstream server unavailable: ${detail}`, { upstream: 'unavailable' })
+
 /** Turns anything thrown into an McpError; unknown failures never leak their message. */
 export function toMcpError(error: unknown): McpError {
   return error instanceof McpError ? error : internalError()
