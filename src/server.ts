@@ -60,13 +60,21 @@ export interface CacheHints {
   scope?: CacheScope
 }
 
-/** A bundle of methods and the capabilities they imply (prompts, resources, subscriptions …). */
+/**
+ * A bundle of methods and the capabilities they imply (prompts, resources, subscriptions …).
+ *
+ * @internal Reached through a public type, but not exported from the package entries: it may change in any release.
+ */
 export interface Feature {
   readonly capabilities?: ServerCapabilities
   readonly methods: Readonly<Record<string, MethodSpec>>
 }
 
-/** What a feature factory can read from the server being defined. */
+/**
+ * What a feature factory can read from the server being defined.
+ *
+ * @internal Reached through a public type, but not exported from the package entries: it may change in any release.
+ */
 export interface FeatureHost {
   readonly info: Implementation
   readonly tools: ToolRegistry

@@ -33,6 +33,7 @@ export class CatalogError extends Error {
   override readonly name = 'CatalogError'
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export class Catalog<D, T extends CatalogItem> {
   readonly #listKey: string
   readonly #compile: (definition: D) => T

@@ -14,6 +14,7 @@ import { InputRequired } from './mrtr/inputs.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 import { parseRequestMeta } from './request-meta.js'
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface MethodSpec {
   readonly handler: MethodHandler
   /** The param mirrored into the HTTP `Mcp-Name` header, for methods that have one. */
@@ -44,6 +45,7 @@ export interface TransportCheck {
   checkRequest(request: JsonRpcRequest, meta: RequestMeta, spec: MethodSpec | undefined): void
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface Reply {
   readonly status: number
   readonly body: string

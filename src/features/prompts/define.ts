@@ -73,6 +73,7 @@ export class PromptDefinitionError extends Error {
   override readonly name = 'PromptDefinitionError'
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface CompiledPrompt extends CatalogItem {
   readonly name: string
   readonly arguments: readonly PromptArgumentConfig[]

@@ -95,6 +95,7 @@ export class ResourceDefinitionError extends Error {
   override readonly name = 'ResourceDefinitionError'
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface CompiledResource extends CatalogItem {
   readonly uri: string
   readonly mimeType: string | undefined
@@ -102,6 +103,7 @@ export interface CompiledResource extends CatalogItem {
   readonly read: ResourceConfig['read']
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface CompiledTemplate extends CatalogItem {
   readonly template: UriTemplate
   readonly mimeType: string | undefined

@@ -16,6 +16,7 @@ const NO_HEADER_PARAMS = { params: [], problems: [] } as const
 /** A tool with no parameters accepts only an empty object (server/tools §Tool with no parameters). */
 const NO_PARAMS = Object.freeze({ type: 'object', additionalProperties: false }) as Record<string, unknown>
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface CompiledTool {
   /** The tool's name, as the catalog keys it. */
   readonly key: string
