@@ -6,6 +6,7 @@
  * (or a `RequestTimeoutError` once its time is spent).
  */
 import { RequestTimeoutError } from './errors.js'
+import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
 /** The limits of one call; each has a default (`DEFAULT_BUDGET`) and can be set per client. */
 export interface BudgetLimits {
@@ -47,8 +48,11 @@ const DEADLINE_SLACK_MS = 10
 export type BudgetLimit = Exclude<keyof BudgetLimits, 'minPollIntervalMs'>
 
 /** A call drew more from its budget than the limits allow; the call was stopped. */
-export class BudgetExceededError extends Error {
+export class BudgetExceededError extends ToolwireError {
   override readonly name = 'BudgetExceededError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_BUDGET_EXCEEDED'
+  }
   /** Which limit (`maxPages`, `maxPolls` …). */
   readonly limit: BudgetLimit
   readonly max: number

@@ -1,26 +1,32 @@
 /**
- * The client's error types. A `ProtocolError` carries what the server said; a `TransportError` says the
+ * The client's error types. An `McpError` carries what the server said; a `TransportError` says the
  * exchange itself failed; local failures (timeouts, cancellation) are their own classes, so they can never
  * be mistaken for an error the server sent (basic/index §Error Codes).
  */
 import type { CallToolResult } from '../wire/types.js'
-import { ErrorCode } from '../wire/errors.js'
+import { ErrorCode, McpError } from '../wire/errors.js'
+import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
-/** A JSON-RPC error response from the server (the message is the server's). */
-export class ProtocolError extends Error {
-  override readonly name: string = 'ProtocolError'
-  readonly code: number
-  readonly data: unknown
-  /** The HTTP status it came with, when on HTTP. */
-  readonly status: number | undefined
-
-  constructor(code: number, message: string, data?: unknown, status?: number) {
-    super(message)
-    this.code = code
-    this.data = data
-    this.status = status
-  }
-}
+/**
+ * The old client-side name of `McpError`, the one class for a JSON-RPC error on both sides: the server
+ * throws it to answer with an error, the client throws it with what the server answered. The same class
+ * object, so `instanceof ProtocolError` and `instanceof McpError` agree.
+ *
+ * @deprecated Use `McpError` (same class); this alias goes away in a future major release.
+ * @example
+ * ```ts
+ * import { McpError } from 'toolwire/client'
+ *
+ * try {
+ *   await client.callTool('search', {})
+ * } catch (error) {
+ *   if (error instanceof McpError) console.error(error.code, error.message) // code: the JSON-RPC number
+ * }
+ * ```
+ */
+export const ProtocolError = McpError
+/** @deprecated Use `McpError` (same class). */
+export type ProtocolError = McpError
 
 /** One URL the user must visit, from a -32042 error's `data.elicitations`. */
 export interface RequiredUrl {
@@ -34,8 +40,11 @@ export interface RequiredUrl {
  * request is not retried; after the user has visited them, the application may send it again
  * (2025-11-25 client/elicitation §URL Elicitation Required Error).
  */
-export class UrlElicitationRequiredError extends ProtocolError {
+export class UrlElicitationRequiredError extends McpError {
   override readonly name = 'UrlElicitationRequiredError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_URL_ELICITATION_REQUIRED'
+  }
   readonly elicitations: readonly RequiredUrl[]
 
   constructor(message: string, data: unknown, status?: number) {
@@ -59,15 +68,18 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The error a server's JSON-RPC error response becomes: a typed subclass where the code has one. */
-export function protocolError(code: number, message: string, data: unknown, status?: number): ProtocolError {
+export function protocolError(code: number, message: string, data: unknown, status?: number): McpError {
   return code === ErrorCode.UrlElicitationRequired
     ? new UrlElicitationRequiredError(message, data, status)
-    : new ProtocolError(code, message, data, status)
+    : new McpError(code, message, data, status)
 }
 
 /** The server and this client share no protocol version. */
-export class VersionMismatchError extends ProtocolError {
+export class VersionMismatchError extends McpError {
   override readonly name = 'VersionMismatchError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_VERSION_MISMATCH'
+  }
   readonly clientVersions: readonly string[]
   readonly serverVersions: readonly string[]
 
@@ -85,8 +97,11 @@ export class VersionMismatchError extends ProtocolError {
 }
 
 /** A tool call completed with `isError: true` (thrown only when asked for). */
-export class ToolExecutionError extends Error {
+export class ToolExecutionError extends ToolwireError {
   override readonly name = 'ToolExecutionError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_TOOL_EXECUTION'
+  }
   readonly tool: string
   readonly result: CallToolResult
 
@@ -102,8 +117,11 @@ export class ToolExecutionError extends Error {
 }
 
 /** The exchange failed: connection refused, a non-MCP HTTP answer, a broken stream, a dead process. */
-export class TransportError extends Error {
+export class TransportError extends ToolwireError {
   override readonly name: string = 'TransportError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_TRANSPORT'
+  }
   readonly status: number | undefined
 
   constructor(message: string, options?: { status?: number; cause?: unknown }) {
@@ -115,8 +133,11 @@ export class TransportError extends Error {
 /**
  * The server sent something this client cannot accept (bad JSON-RPC, unknown resultType, schema mismatch).
  */
-export class InvalidResponseError extends Error {
+export class InvalidResponseError extends ToolwireError {
   override readonly name = 'InvalidResponseError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_INVALID_RESPONSE'
+  }
 }
 
 /**
@@ -124,8 +145,11 @@ export class InvalidResponseError extends Error {
  * drops: nothing was sent, since its result could not be checked against a definition. `allowUnlisted` in
  * the call's options sends it anyway, unchecked.
  */
-export class UnknownToolError extends Error {
+export class UnknownToolError extends ToolwireError {
   override readonly name = 'UnknownToolError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_UNKNOWN_TOOL'
+  }
   constructor(
     readonly tool: string,
     reason?: string,
@@ -139,8 +163,11 @@ export class UnknownToolError extends Error {
 }
 
 /** The request took longer than its timeout; it was cancelled. */
-export class RequestTimeoutError extends Error {
+export class RequestTimeoutError extends ToolwireError {
   override readonly name = 'RequestTimeoutError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_REQUEST_TIMEOUT'
+  }
   constructor(
     readonly timeoutMs: number,
     hint?: string,
@@ -152,8 +179,11 @@ export class RequestTimeoutError extends Error {
 }
 
 /** The caller cancelled the request through its AbortSignal. */
-export class RequestCancelledError extends Error {
+export class RequestCancelledError extends ToolwireError {
   override readonly name = 'RequestCancelledError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_REQUEST_CANCELLED'
+  }
   constructor(reason?: unknown) {
     super(typeof reason === 'string' && reason ? `Request cancelled: ${reason}` : 'Request cancelled')
   }

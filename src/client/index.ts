@@ -16,6 +16,9 @@ export type {
   ResourceInfo,
   ResourceTemplateInfo,
 } from './catalogs.js'
+export { ToolwireError } from '../wire/toolwire-error.js'
+export type { ToolwireErrorCode } from '../wire/toolwire-error.js'
+export { McpError } from '../wire/errors.js'
 export {
   InvalidResponseError,
   ProtocolError,

@@ -4,6 +4,7 @@
  * like an unknown or expired handle, so a handle's existence is never revealed to another caller.
  */
 import type { OwnerKey } from '../protocol/principal.js'
+import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
 export interface HandleStore {
   /** Stores a new record; throws `HandleLimitError` when the owner or the store is full. */
@@ -28,8 +29,11 @@ export interface HandleStore {
 /** What a compare-and-swap did: `gone` when unknown, expired or foreign, exactly like `update`'s false. */
 export type SwapOutcome = 'swapped' | 'conflict' | 'gone'
 
-export class HandleLimitError extends Error {
+export class HandleLimitError extends ToolwireError {
   override readonly name = 'HandleLimitError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_HANDLE_LIMIT'
+  }
 }
 
 export interface StoreLimits {

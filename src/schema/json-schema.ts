@@ -11,6 +11,7 @@ import { validate as validateMeta2020 } from './meta-2020-12.generated.js'
 import { codeGenerationAllowed, lazyInterpreter } from './interpreted.js'
 import { scanSchema } from './scan.js'
 import { SchemaValidator } from './schema-validator.js'
+import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
 /** ajv's 2020-12 meta-schema validator, generated ahead of time (scripts/meta-validator.mjs). */
 const metaValidator2020 = validateMeta2020 as ((schema: unknown) => boolean) & {
@@ -42,8 +43,11 @@ const DIALECTS: Record<string, Dialect> = {
  */
 export const SCHEMA_LIMITS = { maxDepth: 32, maxNodes: 5_000, maxExpandedNodes: 20_000 }
 
-export class SchemaError extends Error {
+export class SchemaError extends ToolwireError {
   override readonly name = 'SchemaError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_SCHEMA'
+  }
 }
 
 export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; issues: string[] }

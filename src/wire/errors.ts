@@ -3,6 +3,7 @@
  * Transports never pick statuses themselves; they ask `McpError.status`.
  */
 import type { JsonRpcErrorObject } from './jsonrpc.js'
+import { ToolwireError, type ToolwireErrorCode } from './toolwire-error.js'
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -48,12 +49,20 @@ const DEFAULT_STATUS: Record<number, number> = {
 }
 
 /** A protocol-level error: becomes a JSON-RPC error response (never an `isError` tool result). */
-export class McpError extends Error {
-  override readonly name = 'McpError'
+export class McpError extends ToolwireError {
+  override readonly name: string = 'McpError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_MCP'
+  }
   readonly code: number
   readonly data: unknown
   /** HTTP status the Streamable HTTP transport answers with. */
   readonly status: number
+  /**
+   * The status given when the error was made, undefined when none was: on the client, the HTTP status the
+   * error response came with (undefined off HTTP, where `status` is only the code's default).
+   */
+  readonly httpStatus: number | undefined
   /** Extra HTTP response headers (`WWW-Authenticate`, `Retry-After`); ignored by other transports. */
   readonly headers: Readonly<Record<string, string>> | undefined
 
@@ -68,6 +77,7 @@ export class McpError extends Error {
     this.code = code
     this.data = data
     this.status = status ?? DEFAULT_STATUS[code] ?? 200
+    this.httpStatus = status
     this.headers = headers
   }
 

@@ -3,6 +3,8 @@
  * named exports only, so adding a helper to a module here never widens the package's surface by accident.
  */
 export { ErrorCode, internalError, invalidParams, McpError, notFound, toMcpError } from './errors.js'
+export { ToolwireError } from './toolwire-error.js'
+export type { ToolwireErrorCode } from './toolwire-error.js'
 export type {
   JsonRpcErrorObject,
   JsonRpcErrorResponse,

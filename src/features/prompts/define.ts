@@ -3,6 +3,7 @@ import type { RequestContext } from '../../protocol/context.js'
 import type { ContentBlock, Icon, MetaObject } from '../../wire/types.js'
 import type { CatalogItem } from '../catalog.js'
 import { baseProblems } from '../metadata.js'
+import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
 /** Suggests values for an argument being typed (`completion/complete`). */
 export type Completer = (
@@ -69,8 +70,11 @@ export function definePrompt<const A extends readonly PromptArgumentConfig[]>(
 export const isPromptDefinition = (value: unknown): value is PromptDefinition =>
   typeof value === 'object' && value !== null && PROMPT in value
 
-export class PromptDefinitionError extends Error {
+export class PromptDefinitionError extends ToolwireError {
   override readonly name = 'PromptDefinitionError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_PROMPT_DEFINITION'
+  }
 }
 
 /** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */

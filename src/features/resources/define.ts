@@ -6,6 +6,7 @@ import type { CatalogItem } from '../catalog.js'
 import { annotationProblems, baseProblems, cacheScopeProblem } from '../metadata.js'
 import type { Completer } from '../prompts/define.js'
 import { compileUriTemplate, type UriTemplate, type UriTemplateError } from './uri-template.js'
+import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
 /** What a read may return: text, bytes, one contents object, or several (uri/mimeType default to the resource's). */
 export type ResourceRead =
@@ -91,8 +92,11 @@ export const isResourceTemplateDefinition = (value: unknown): value is ResourceT
 /** Throw from a read when the URI names nothing: -32602 with `data.uri`, never empty contents. */
 export const resourceNotFound = (uri: string): McpError => notFound(`Resource not found: ${uri}`, { uri })
 
-export class ResourceDefinitionError extends Error {
+export class ResourceDefinitionError extends ToolwireError {
   override readonly name = 'ResourceDefinitionError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_RESOURCE_DEFINITION'
+  }
 }
 
 /** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */

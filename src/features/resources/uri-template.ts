@@ -3,9 +3,13 @@
  * `{var}` (level 1), reserved `{+var}`, fragment `{#var}` (level 2), and path `{/var}`, label `{.var}` and
  * query `{?a,b}` / `{&a}` expressions (level 3) as resource templates use them.
  */
+import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
-export class UriTemplateError extends Error {
+export class UriTemplateError extends ToolwireError {
   override readonly name = 'UriTemplateError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_URI_TEMPLATE'
+  }
 }
 
 export interface UriTemplate {

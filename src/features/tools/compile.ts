@@ -5,9 +5,13 @@ import { type HeaderParam, scanHeaderParams } from '../../schema/x-mcp-header.js
 import type { Tool } from '../../wire/types.js'
 import { baseProblems, toolAnnotationProblems } from '../metadata.js'
 import type { TaskOptions, ToolConfig, ToolDefinition } from './define.js'
+import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
-export class ToolDefinitionError extends Error {
+export class ToolDefinitionError extends ToolwireError {
   override readonly name = 'ToolDefinitionError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_TOOL_DEFINITION'
+  }
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
