@@ -1,12 +1,13 @@
 /**
  * The public surface is reviewed in diffs: api/<entry>.api.md lists every export of every package entry with
  * its declaration, generated from the built .d.ts files. This test regenerates the reports and fails when
- * one differs from the committed file; `npm run api:update` refreshes them after a deliberate change.
+ * one differs from the committed file; `npm run api:update` refreshes them after a deliberate change. It
+ * also holds every runtime export of every entry to a doc comment with an `@example`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { API_DIR, readApi, renderEntry } from '../scripts/api-report.js'
+import { API_DIR, missingExamples, readApi, renderEntry } from '../scripts/api-report.js'
 
 const api = readApi()
 const HINT = 'the public API changed: review the diff, then run `npm run api:update` and commit api/'
@@ -28,6 +29,10 @@ describe('API report', () => {
         .filter((name) => name.endsWith('.api.md'))
         .sort(),
     ).toEqual(expected)
+  })
+
+  it('documents every runtime export with a description and an @example', () => {
+    expect(missingExamples(api), 'add a doc comment with an @example to these exports').toEqual([])
   })
 
   it('lists every export with a kind and a declaration', () => {

@@ -26,6 +26,17 @@ export interface BudgetLimits {
   readonly maxServerRequests: number
 }
 
+/**
+ * The per-call limits a client applies unless `ClientOptions.budget` says otherwise.
+ *
+ * @example
+ * ```ts
+ * const client = connect(
+ *   { url: 'https://mcp.example.com/mcp' },
+ *   { budget: { maxPages: DEFAULT_BUDGET.maxPages * 2 } },
+ * )
+ * ```
+ */
 export const DEFAULT_BUDGET: BudgetLimits = Object.freeze({
   maxInputRounds: 10,
   maxInputRequests: 50,
@@ -47,7 +58,18 @@ const DEADLINE_SLACK_MS = 10
 
 export type BudgetLimit = Exclude<keyof BudgetLimits, 'minPollIntervalMs'>
 
-/** A call drew more from its budget than the limits allow; the call was stopped. */
+/**
+ * A call drew more from its budget than the limits allow; the call was stopped.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.listTools()
+ * } catch (error) {
+ *   if (error instanceof BudgetExceededError) console.error(`stopped at ${error.limit} = ${error.max}`)
+ * }
+ * ```
+ */
 export class BudgetExceededError extends ToolwireError {
   override readonly name = 'BudgetExceededError'
   override get errorCode(): ToolwireErrorCode {

@@ -39,6 +39,15 @@ export interface RequiredUrl {
  * The server needs the user to visit URLs before it can answer (-32042): `elicitations` lists them. The
  * request is not retried; after the user has visited them, the application may send it again
  * (2025-11-25 client/elicitation §URL Elicitation Required Error).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.callTool('connect_account', {})
+ * } catch (error) {
+ *   if (error instanceof UrlElicitationRequiredError) for (const { url } of error.elicitations) console.log(url)
+ * }
+ * ```
  */
 export class UrlElicitationRequiredError extends McpError {
   override readonly name = 'UrlElicitationRequiredError'
@@ -74,7 +83,18 @@ export function protocolError(code: number, message: string, data: unknown, stat
     : new McpError(code, message, data, status)
 }
 
-/** The server and this client share no protocol version. */
+/**
+ * The server and this client share no protocol version.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.listTools()
+ * } catch (error) {
+ *   if (error instanceof VersionMismatchError) console.error('server speaks', error.serverVersions)
+ * }
+ * ```
+ */
 export class VersionMismatchError extends McpError {
   override readonly name = 'VersionMismatchError'
   override get errorCode(): ToolwireErrorCode {
@@ -96,7 +116,18 @@ export class VersionMismatchError extends McpError {
   }
 }
 
-/** A tool call completed with `isError: true` (thrown only when asked for). */
+/**
+ * A tool call completed with `isError: true` (thrown only when asked for).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.callTool('notes_read', { id: 'x' }, { throwOnToolError: true })
+ * } catch (error) {
+ *   if (error instanceof ToolExecutionError) console.error(error.tool, error.result.content)
+ * }
+ * ```
+ */
 export class ToolExecutionError extends ToolwireError {
   override readonly name = 'ToolExecutionError'
   override get errorCode(): ToolwireErrorCode {
@@ -116,7 +147,18 @@ export class ToolExecutionError extends ToolwireError {
   }
 }
 
-/** The exchange failed: connection refused, a non-MCP HTTP answer, a broken stream, a dead process. */
+/**
+ * The exchange failed: connection refused, a non-MCP HTTP answer, a broken stream, a dead process.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.listTools()
+ * } catch (error) {
+ *   if (error instanceof TransportError) console.error('unreachable:', error.message, error.status)
+ * }
+ * ```
+ */
 export class TransportError extends ToolwireError {
   override readonly name: string = 'TransportError'
   override get errorCode(): ToolwireErrorCode {
@@ -132,6 +174,15 @@ export class TransportError extends ToolwireError {
 
 /**
  * The server sent something this client cannot accept (bad JSON-RPC, unknown resultType, schema mismatch).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.callTool('search', { query: 'mcp' })
+ * } catch (error) {
+ *   if (error instanceof InvalidResponseError) console.error('the server broke the protocol:', error.message)
+ * }
+ * ```
  */
 export class InvalidResponseError extends ToolwireError {
   override readonly name = 'InvalidResponseError'
@@ -144,6 +195,15 @@ export class InvalidResponseError extends ToolwireError {
  * A call of a tool the server does not list (even after a fresh `tools/list`), or lists in a form this client
  * drops: nothing was sent, since its result could not be checked against a definition. `allowUnlisted` in
  * the call's options sends it anyway, unchecked.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.callTool('not_listed', {})
+ * } catch (error) {
+ *   if (error instanceof UnknownToolError) await client.callTool(error.tool, {}, { allowUnlisted: true })
+ * }
+ * ```
  */
 export class UnknownToolError extends ToolwireError {
   override readonly name = 'UnknownToolError'
@@ -162,7 +222,18 @@ export class UnknownToolError extends ToolwireError {
   }
 }
 
-/** The request took longer than its timeout; it was cancelled. */
+/**
+ * The request took longer than its timeout; it was cancelled.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.callTool('slow', {}, { timeoutMs: 5_000 })
+ * } catch (error) {
+ *   if (error instanceof RequestTimeoutError) console.error(`no answer in ${error.timeoutMs} ms`)
+ * }
+ * ```
+ */
 export class RequestTimeoutError extends ToolwireError {
   override readonly name = 'RequestTimeoutError'
   override get errorCode(): ToolwireErrorCode {
@@ -178,7 +249,17 @@ export class RequestTimeoutError extends ToolwireError {
   }
 }
 
-/** The caller cancelled the request through its AbortSignal. */
+/**
+ * The caller cancelled the request through its AbortSignal.
+ *
+ * @example
+ * ```ts
+ * const controller = new AbortController()
+ * const call = client.callTool('slow', {}, { signal: controller.signal })
+ * controller.abort()
+ * await call.catch((error) => error instanceof RequestCancelledError) // true
+ * ```
+ */
 export class RequestCancelledError extends ToolwireError {
   override readonly name = 'RequestCancelledError'
   override get errorCode(): ToolwireErrorCode {

@@ -30,6 +30,18 @@ export interface CatalogItem {
   readonly wire: object
 }
 
+/**
+ * A catalog was misused: a duplicate key, an unknown key to enable or disable, a bad page size.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   server.prompts.add(greeting) // already defined
+ * } catch (error) {
+ *   if (error instanceof CatalogError) console.error(error.errorCode, error.message) // ERR_CATALOG
+ * }
+ * ```
+ */
 export class CatalogError extends ToolwireError {
   override readonly name = 'CatalogError'
   override get errorCode(): ToolwireErrorCode {

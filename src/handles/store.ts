@@ -29,6 +29,19 @@ export interface HandleStore {
 /** What a compare-and-swap did: `gone` when unknown, expired or foreign, exactly like `update`'s false. */
 export type SwapOutcome = 'swapped' | 'conflict' | 'gone'
 
+/**
+ * A handle store holds as many live records for the owner as it allows (`maxPerOwner`).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await carts.create(ctx, { items: [] })
+ * } catch (error) {
+ *   if (error instanceof HandleLimitError) throw new ToolError('Too many open carts; close one first')
+ *   throw error
+ * }
+ * ```
+ */
 export class HandleLimitError extends ToolwireError {
   override readonly name = 'HandleLimitError'
   override get errorCode(): ToolwireErrorCode {

@@ -43,6 +43,18 @@ const DIALECTS: Record<string, Dialect> = {
  */
 export const SCHEMA_LIMITS = { maxDepth: 32, maxNodes: 5_000, maxExpandedNodes: 20_000 }
 
+/**
+ * A JSON Schema that cannot be compiled, or that exceeds the schema limits.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   defineServer({ name: 'x', version: '1', tools: [toolWithAHugeSchema] })
+ * } catch (error) {
+ *   if (error instanceof SchemaError) console.error(error.message) // names the limit or the bad keyword
+ * }
+ * ```
+ */
 export class SchemaError extends ToolwireError {
   override readonly name = 'SchemaError'
   override get errorCode(): ToolwireErrorCode {

@@ -72,6 +72,18 @@ export interface SecurityOptions {
   readonly principal?: PrincipalOf
 }
 
+/**
+ * The default of every security bound (`SecurityOptions`), for reading or for deriving your own.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({
+ *   name: 'notes',
+ *   version: '1.0.0',
+ *   security: { maxConcurrentCalls: SECURITY_DEFAULTS.maxConcurrentCalls * 2 },
+ * })
+ * ```
+ */
 export const SECURITY_DEFAULTS = {
   requests: { points: 600, durationMs: 10_000 },
   toolCalls: { points: 120, durationMs: 60_000 },

@@ -47,7 +47,18 @@ export interface MemoryRateLimitOptions {
   readonly maxKeys?: number
 }
 
-/** In-process store: exact for one process, not shared across replicas. Memory is bounded by `maxKeys`. */
+/**
+ * In-process store: exact for one process, not shared across replicas. Memory is bounded by `maxKeys`.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({
+ *   name: 'notes',
+ *   version: '1.0.0',
+ *   security: { rateLimit: { store: new MemoryRateLimitStore() } },
+ * })
+ * ```
+ */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #limiters = new Map<string, RateLimiterMemory>()
   /** Buckets are usually defined once: look their limiter up by identity before building the id. */

@@ -5,6 +5,16 @@
 import type { JsonRpcErrorObject } from './jsonrpc.js'
 import { ToolwireError, type ToolwireErrorCode } from './toolwire-error.js'
 
+/**
+ * The JSON-RPC error codes toolwire sends or understands, by name (basic/index §Error Codes).
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode, McpError } from 'toolwire/wire'
+ *
+ * throw new McpError(ErrorCode.InvalidParams, 'limit must be positive')
+ * ```
+ */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
@@ -48,7 +58,24 @@ const DEFAULT_STATUS: Record<number, number> = {
   [ErrorCode.UnsupportedProtocolVersion]: 400,
 }
 
-/** A protocol-level error: becomes a JSON-RPC error response (never an `isError` tool result). */
+/**
+ * A protocol-level error: becomes a JSON-RPC error response (never an `isError` tool result).
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode, McpError } from 'toolwire/wire'
+ *
+ * // In a handler: answer with a JSON-RPC error instead of a tool result.
+ * throw new McpError(ErrorCode.InvalidParams, 'cursor is not one this server issued')
+ *
+ * // In a client: what the server answered.
+ * try {
+ *   await client.callTool('search', {})
+ * } catch (error) {
+ *   if (error instanceof McpError) console.error(error.code, error.message, error.httpStatus)
+ * }
+ * ```
+ */
 export class McpError extends ToolwireError {
   override readonly name: string = 'McpError'
   override get errorCode(): ToolwireErrorCode {
@@ -101,17 +128,37 @@ export const nestedTooDeep = (maxDepth: number): McpError =>
 export const methodNotFound = (method: string): McpError =>
   new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`)
 
-/** Malformed params (missing `_meta`, bad cursor, wrong shapes): 400 on HTTP. */
+/**
+ * Malformed params (missing `_meta`, bad cursor, wrong shapes): 400 on HTTP.
+ *
+ * @example
+ * ```ts
+ * throw invalidParams('cursor is not one this server issued', { cursor }) // -32602
+ * ```
+ */
 export const invalidParams = (message: string, data?: unknown): McpError =>
   new McpError(ErrorCode.InvalidParams, message, data)
 
 /**
  * An unknown tool/prompt/resource is an execution-phase error: 200 on HTTP (server/tools §Error Handling; the
  * spec names no status for it).
+ *
+ * @example
+ * ```ts
+ * throw notFound(`No such note: ${id}`, { id })
+ * ```
  */
 export const notFound = (message: string, data?: unknown): McpError =>
   new McpError(ErrorCode.InvalidParams, message, data, 200)
 
+/**
+ * A -32603 Internal error, with an optional message and data.
+ *
+ * @example
+ * ```ts
+ * throw internalError('The index is rebuilding') // -32603
+ * ```
+ */
 export const internalError = (message = 'Internal error', data?: unknown): McpError =>
   new McpError(ErrorCode.InternalError, message, data)
 
@@ -245,7 +292,14 @@ export function tooManyRequests(retryAfterMs: number, what: string): McpError {
   )
 }
 
-/** Turns anything thrown into an McpError; unknown failures never leak their message. */
+/**
+ * Turns anything thrown into an McpError; unknown failures never leak their message.
+ *
+ * @example
+ * ```ts
+ * const error = toMcpError(new Error('boom')) // McpError -32603; an McpError passes through unchanged
+ * ```
+ */
 export function toMcpError(error: unknown): McpError {
   return error instanceof McpError ? error : internalError()
 }

@@ -1,5 +1,17 @@
-/** Why authorization failed. The message is for people; it never contains a token or a client secret. */
 import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
+
+/**
+ * Why authorization failed. The message is for people; it never contains a token or a client secret.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.callTool('notes_write', { text: 'hi' })
+ * } catch (error) {
+ *   if (error instanceof AuthorizationError && error.loginRequired) console.error('run `toolwire login` first')
+ * }
+ * ```
+ */
 export class AuthorizationError extends ToolwireError {
   override readonly name = 'AuthorizationError'
   override get errorCode(): ToolwireErrorCode {

@@ -70,6 +70,18 @@ export function definePrompt<const A extends readonly PromptArgumentConfig[]>(
 export const isPromptDefinition = (value: unknown): value is PromptDefinition =>
   typeof value === 'object' && value !== null && PROMPT in value
 
+/**
+ * An invalid prompt definition, thrown by `definePrompt` and `defineServer`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   definePrompt({ name: '', handler: () => 'hi' })
+ * } catch (error) {
+ *   if (error instanceof PromptDefinitionError) console.error(error.message)
+ * }
+ * ```
+ */
 export class PromptDefinitionError extends ToolwireError {
   override readonly name = 'PromptDefinitionError'
   override get errorCode(): ToolwireErrorCode {

@@ -89,9 +89,32 @@ export const isResourceDefinition = (value: unknown): value is ResourceDefinitio
 export const isResourceTemplateDefinition = (value: unknown): value is ResourceTemplateDefinition =>
   typeof value === 'object' && value !== null && TEMPLATE in value
 
-/** Throw from a read when the URI names nothing: -32602 with `data.uri`, never empty contents. */
+/**
+ * Throw from a read when the URI names nothing: -32602 with `data.uri`, never empty contents.
+ *
+ * @example
+ * ```ts
+ * const page = defineResourceTemplate({
+ *   uriTemplate: 'wiki://{slug}',
+ *   name: 'page',
+ *   read: (uri, { slug }) => pages.get(slug) ?? Promise.reject(resourceNotFound(uri)),
+ * })
+ * ```
+ */
 export const resourceNotFound = (uri: string): McpError => notFound(`Resource not found: ${uri}`, { uri })
 
+/**
+ * An invalid resource or resource template definition, thrown by `defineResource`, `defineResourceTemplate` and `defineServer`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   defineResource({ uri: 'not a uri', name: 'readme', read: () => '…' })
+ * } catch (error) {
+ *   if (error instanceof ResourceDefinitionError) console.error(error.message)
+ * }
+ * ```
+ */
 export class ResourceDefinitionError extends ToolwireError {
   override readonly name = 'ResourceDefinitionError'
   override get errorCode(): ToolwireErrorCode {

@@ -5,6 +5,18 @@
  */
 import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
+/**
+ * A malformed RFC 6570 URI template, thrown by `compileUriTemplate` and `defineResourceTemplate`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   compileUriTemplate('notes://{id')
+ * } catch (error) {
+ *   if (error instanceof UriTemplateError) console.error(error.message) // Malformed URI template notes://{id
+ * }
+ * ```
+ */
 export class UriTemplateError extends ToolwireError {
   override readonly name = 'UriTemplateError'
   override get errorCode(): ToolwireErrorCode {
@@ -32,6 +44,15 @@ function decode(value: string): string | undefined {
   }
 }
 
+/**
+ * Compiles an RFC 6570 URI template for matching URIs against it (what resource templates do); throws `UriTemplateError`.
+ *
+ * @example
+ * ```ts
+ * const template = compileUriTemplate('notes://{folder}/{id}')
+ * template.match('notes://work/42') // { folder: 'work', id: '42' }
+ * ```
+ */
 export function compileUriTemplate(template: string): UriTemplate {
   if (typeof template !== 'string' || template === '') throw new UriTemplateError('URI template is empty')
   const variables: string[] = []

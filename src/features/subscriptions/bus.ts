@@ -34,7 +34,15 @@ export interface ChangeBus {
   subscribe(handler: (event: ChangeEvent) => void): () => void
 }
 
-/** A bus for one process: publish calls each subscriber synchronously; a throwing subscriber is skipped. */
+/**
+ * A bus for one process: publish calls each subscriber synchronously; a throwing subscriber is skipped.
+ *
+ * @example
+ * ```ts
+ * const changes = new InProcessChangeBus((error) => console.error(error))
+ * const server = defineServer({ name: 'notes', version: '1.0.0', changes })
+ * ```
+ */
 export class InProcessChangeBus implements ChangeBus {
   readonly #handlers = new Set<(event: ChangeEvent) => void>()
   readonly #onError: (error: unknown) => void

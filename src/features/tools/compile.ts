@@ -7,6 +7,18 @@ import { baseProblems, toolAnnotationProblems } from '../metadata.js'
 import type { TaskOptions, ToolConfig, ToolDefinition } from './define.js'
 import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
+/**
+ * An invalid tool definition, thrown by `defineTool` and `defineServer`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   defineTool({ name: 'bad name!', handler: () => '' })
+ * } catch (error) {
+ *   if (error instanceof ToolDefinitionError) console.error(error.message)
+ * }
+ * ```
+ */
 export class ToolDefinitionError extends ToolwireError {
   override readonly name = 'ToolDefinitionError'
   override get errorCode(): ToolwireErrorCode {
