@@ -107,6 +107,20 @@ export interface TasksOptions {
   watchIntervalMs?: number
 }
 
+/**
+ * What `defineServer` takes: identity, definitions, and the bounds and policies of the server.
+ *
+ * @example
+ * ```ts
+ * const options: ServerOptions = {
+ *   name: 'notes',
+ *   version: '1.0.0',
+ *   tools: [read, write],
+ *   security: { maxConcurrentCalls: 16 },
+ * }
+ * const server = defineServer(options)
+ * ```
+ */
 export interface ServerOptions {
   name: string
   version: string
@@ -167,6 +181,16 @@ export interface ServerOptions {
   legacy?: LegacyOptions | false
 }
 
+/**
+ * A server made by `defineServer`: serve it with `serveNode`, `serveStdio`, `createFetchHandler` or any adapter; change its tools, prompts and resources at runtime.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({ name: 'notes', version: '1.0.0', tools: [read] })
+ * server.tools.add(write) // clients with a listen stream hear tools/list_changed
+ * await serveNode(server, { port: 3000 })
+ * ```
+ */
 export class Server implements RequestHandler {
   readonly info: Implementation
   readonly capabilities: ServerCapabilities

@@ -10,6 +10,34 @@ import { describe, expect, it } from 'vitest'
 import { API_DIR, missingExamples, readApi, renderEntry } from '../scripts/api-report.js'
 
 const api = readApi()
+/** The types an application names most; each is documented with an example like the runtime exports. */
+const MAIN_SERVER_TYPES = [
+  'ChangeBus',
+  'HandleStore',
+  'HttpAuthenticator',
+  'Middleware',
+  'PromptConfig',
+  'RateLimitStore',
+  'RequestContext',
+  'ResourceConfig',
+  'ResourceTemplateConfig',
+  'SecurityOptions',
+  'Server',
+  'ServerOptions',
+  'TaskStore',
+  'ToolConfig',
+  'ToolContext',
+  'ToolDefinition',
+]
+const MAIN_CLIENT_TYPES = [
+  'Client',
+  'ClientOptions',
+  'ClientTarget',
+  'ClientTransport',
+  'InputHandlers',
+  'TokenStore',
+  'ToolCallOptions',
+]
 const HINT = 'the public API changed: review the diff, then run `npm run api:update` and commit api/'
 
 describe('API report', () => {
@@ -33,6 +61,15 @@ describe('API report', () => {
 
   it('documents every runtime export with a description and an @example', () => {
     expect(missingExamples(api), 'add a doc comment with an @example to these exports').toEqual([])
+  })
+
+  it('documents the main types with an @example too', () => {
+    const named = (specifier: string, names: readonly string[]): string[] => {
+      const entry = api.find((candidate) => candidate.specifier === specifier)
+      return names.filter((name) => !entry?.exports.find((exported) => exported.name === name)?.hasExample)
+    }
+    expect(named('toolwire', MAIN_SERVER_TYPES), 'toolwire').toEqual([])
+    expect(named('toolwire/client', MAIN_CLIENT_TYPES), 'toolwire/client').toEqual([])
   })
 
   it('lists every export with a kind and a declaration', () => {

@@ -6,6 +6,14 @@
 import type { OwnerKey } from '../protocol/principal.js'
 import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
+/**
+ * Where handles live. `MemoryHandleStore` (default), `SqliteHandleStore` and `RedisHandleStore` implement it.
+ *
+ * @example
+ * ```ts
+ * const baskets = defineHandles({ kind: 'basket', createTool: 'basket_create', store: new SqliteHandleStore('state.db') })
+ * ```
+ */
 export interface HandleStore {
   /** Stores a new record; throws `HandleLimitError` when the owner or the store is full. */
   create(kind: string, id: string, owner: OwnerKey, data: unknown, ttlMs: number): Promise<void>

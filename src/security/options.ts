@@ -45,6 +45,19 @@ export interface RateLimitOptions {
   readonly tools?: Readonly<Record<string, Limit | false>>
 }
 
+/**
+ * The security bounds and policies of a server (`ServerOptions.security`); every bound has a default (`SECURITY_DEFAULTS`).
+ *
+ * @example
+ * ```ts
+ * const security: SecurityOptions = {
+ *   maxConcurrentCalls: 16,
+ *   toolTimeoutMs: 30_000,
+ *   output: { maxBytes: 256 * 1024, oversized: 'truncate' },
+ * }
+ * const server = defineServer({ name: 'x', version: '1.0.0', security })
+ * ```
+ */
 export interface SecurityOptions {
   /**
    * Authentication on HTTP, the one place to set it: `bearerAuth({...})` (OAuth 2.1 resource server, tool

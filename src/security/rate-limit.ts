@@ -37,6 +37,18 @@ export interface Bucket extends Limit {
 
 export type Consumed = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterMs: number }
 
+/**
+ * Where rate-limit windows live: `MemoryRateLimitStore` (default) or `RedisRateLimitStore`, shared by instances.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({
+ *   name: 'x',
+ *   version: '1.0.0',
+ *   security: { rateLimit: { store: await RedisRateLimitStore.connect({ url: process.env.REDIS_URL }) } },
+ * })
+ * ```
+ */
 export interface RateLimitStore {
   /** Takes `points` (default 1) from `owner`'s budget in `bucket`; refused when the budget is spent. */
   consume(bucket: Bucket, owner: OwnerKey, points?: number): Promise<Consumed>

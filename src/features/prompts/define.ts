@@ -31,6 +31,18 @@ type ArgsOf<A extends readonly PromptArgumentConfig[]> = {
   [P in A[number] as P['name']]: P['required'] extends true ? string : string | undefined
 }
 
+/**
+ * What `definePrompt` takes: the prompt's name, arguments and handler.
+ *
+ * @example
+ * ```ts
+ * const review = definePrompt({
+ *   name: 'review',
+ *   arguments: [{ name: 'code', required: true }],
+ *   handler: ({ code }) => `Review this code:\n${code}`,
+ * })
+ * ```
+ */
 export interface PromptConfig<A extends readonly PromptArgumentConfig[]> {
   name: string
   title?: string

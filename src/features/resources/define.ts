@@ -24,12 +24,32 @@ interface ResourceBase {
   cache?: ReadCacheHints
 }
 
+/**
+ * What `defineResource` takes: one resource's URI, metadata and reader.
+ *
+ * @example
+ * ```ts
+ * const readme = defineResource({ uri: 'docs://readme', name: 'readme', mimeType: 'text/markdown', read: () => text })
+ * ```
+ */
 export interface ResourceConfig extends ResourceBase {
   uri: string
   size?: number
   read: (ctx: RequestContext) => ResourceRead | Promise<ResourceRead>
 }
 
+/**
+ * What `defineResourceTemplate` takes: a URI template, metadata and a reader of matching URIs.
+ *
+ * @example
+ * ```ts
+ * const page = defineResourceTemplate({
+ *   uriTemplate: 'wiki://{slug}',
+ *   name: 'page',
+ *   read: (uri, { slug }) => pages.get(slug) ?? Promise.reject(resourceNotFound(uri)),
+ * })
+ * ```
+ */
 export interface ResourceTemplateConfig extends ResourceBase {
   uriTemplate: string
   /** Suggests values per template variable (`completion/complete` with `ref/resource`). */

@@ -27,6 +27,16 @@ export interface SessionEvent {
     | { readonly kind: 'ended'; readonly expiresAt: number }
 }
 
+/**
+ * Carries change events to every listen stream: in process by default, between instances with `RedisChangeBus`.
+ *
+ * @example
+ * ```ts
+ * const unsubscribe = server.changes.subscribe((event) => console.log(event.type))
+ * await server.changes.publish({ type: 'resources/updated', uri: 'docs://readme' })
+ * unsubscribe()
+ * ```
+ */
 export interface ChangeBus {
   /** Announces a change to every subscriber (on every instance, for a distributed bus). */
   publish(event: ChangeEvent): void | Promise<void>
