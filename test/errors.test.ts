@@ -6,6 +6,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { connect } from '../src/client/index.js'
+import { createFetchHandler, defineServer, defineTool } from '../src/index.js'
+import { ErrorCode, McpError } from '../src/wire/index.js'
 import { ROOT } from './helpers/paths.js'
 
 type Target = { types: string; default: string }
@@ -117,5 +120,61 @@ describe('error vocabulary', () => {
     }
     expect(thrown).toBeInstanceOf(Base)
     expect(Reflect.get(thrown as object, 'errorCode')).toBe('ERR_URI_TEMPLATE')
+  })
+})
+
+describe('a server passing on errors', () => {
+  // McpError is one class on both sides; the server must still tell an error it made to answer with from one
+  // its tool received from another server (which is an unexpected failure, shown per errorExposure).
+  const upstream = defineServer({
+    name: 'upstream',
+    version: '1.0.0',
+    tools: [
+      defineTool({
+        name: 'secret',
+        handler: () => {
+          throw new McpError(ErrorCode.InvalidParams, 'upstream detail: db at 10.0.0.7')
+        },
+      }),
+    ],
+  })
+  const upstreamFetch = createFetchHandler(upstream)
+  const proxy = defineServer({
+    name: 'proxy',
+    version: '1.0.0',
+    tools: [
+      defineTool({
+        name: 'forward',
+        handler: async () => {
+          const client = connect({ url: 'http://upstream.test/mcp', fetch: upstreamFetch })
+          try {
+            return await client.callTool('secret', {})
+          } finally {
+            await client.close()
+          }
+        },
+      }),
+      defineTool({
+        name: 'own',
+        handler: () => {
+          throw new McpError(ErrorCode.InvalidParams, 'own message')
+        },
+      }),
+    ],
+    logger: { error: () => {}, warn: () => {} },
+  })
+  const client = connect({ url: 'http://proxy.test/mcp', fetch: createFetchHandler(proxy) })
+
+  it('passes on an McpError it throws itself as the JSON-RPC error', async () => {
+    const error: unknown = await client.callTool('own', {}).catch((thrown: unknown) => thrown)
+    expect(error).toBeInstanceOf(McpError)
+    expect(error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'own message' })
+  })
+
+  it('treats an McpError received from another server as an unexpected failure', async () => {
+    const result = await client.callTool('forward', {})
+    expect(result.isError).toBe(true)
+    expect(JSON.stringify(result)).not.toContain('10.0.0.7')
+    expect(JSON.stringify(result)).toMatch(/failed unexpectedly \(ref /)
   })
 })

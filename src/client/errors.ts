@@ -4,7 +4,7 @@
  * be mistaken for an error the server sent (basic/index §Error Codes).
  */
 import type { CallToolResult } from '../wire/types.js'
-import { ErrorCode, McpError } from '../wire/errors.js'
+import { ErrorCode, markReceived, McpError } from '../wire/errors.js'
 import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
 /**
@@ -58,6 +58,7 @@ export class UrlElicitationRequiredError extends McpError {
 
   constructor(message: string, data: unknown, status?: number) {
     super(ErrorCode.UrlElicitationRequired, message, data, status)
+    markReceived(this)
     const listed = isObject(data) && Array.isArray(data.elicitations) ? data.elicitations : []
     this.elicitations = listed.flatMap((entry: unknown) =>
       isObject(entry) && typeof entry.url === 'string'
@@ -80,7 +81,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export function protocolError(code: number, message: string, data: unknown, status?: number): McpError {
   return code === ErrorCode.UrlElicitationRequired
     ? new UrlElicitationRequiredError(message, data, status)
-    : new McpError(code, message, data, status)
+    : markReceived(new McpError(code, message, data, status))
 }
 
 /**
@@ -111,6 +112,7 @@ export class VersionMismatchError extends McpError {
         `No version is shared${detail ? ` (${detail})` : ''}.`,
       { supported: [...serverVersions] },
     )
+    markReceived(this)
     this.clientVersions = clientVersions
     this.serverVersions = serverVersions
   }

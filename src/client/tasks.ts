@@ -8,7 +8,7 @@ import { ErrorCode } from '../wire/errors.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult } from '../wire/types.js'
 import { BudgetExceededError, CANCEL_WAIT_MS, type CallBudget } from './budget.js'
-import { InvalidResponseError, ProtocolError, RequestCancelledError, RequestTimeoutError } from './errors.js'
+import { InvalidResponseError, protocolError, RequestCancelledError, RequestTimeoutError } from './errors.js'
 
 /**
  * The tasks extension's identifier, as capabilities name it.
@@ -186,7 +186,7 @@ export class TaskHandle {
     }
     if (task.status === 'failed') {
       const error = task.error
-      throw new ProtocolError(
+      throw protocolError(
         error?.code ?? ErrorCode.InternalError,
         error?.message ?? `task ${this.id} failed`,
         error?.data,

@@ -2,7 +2,7 @@
  * Method dispatch for one request: `_meta` check, transport checks, version check, method lookup,
  * middleware and handler, then encoding. Built once per server; holds nothing per request.
  */
-import { internalError, McpError, methodNotFound, unsupportedVersion } from '../wire/errors.js'
+import { internalError, isAnswerError, McpError, methodNotFound, unsupportedVersion } from '../wire/errors.js'
 import { isRecord, type JsonRpcRequest, type RequestId } from '../wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
@@ -275,7 +275,7 @@ export class Dispatcher {
   }
 
   #toProtocolError(thrown: unknown, method: string): McpError {
-    if (thrown instanceof McpError) return thrown
+    if (isAnswerError(thrown)) return thrown
     const ref = correlationId()
     this.#logger.error(`internal error in ${method} (ref ${ref})`, {
       error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),

@@ -301,5 +301,30 @@ export function tooManyRequests(retryAfterMs: number, what: string): McpError {
  * ```
  */
 export function toMcpError(error: unknown): McpError {
-  return error instanceof McpError ? error : internalError()
+  return isAnswerError(error) ? error : internalError()
 }
+
+/** The McpErrors a client made from what a peer sent (or found locally), as opposed to ones made to answer with. */
+const RECEIVED = new WeakSet<McpError>()
+
+/**
+ * Marks an McpError the client made from a server's answer or from its own findings. `McpError` is one class
+ * on both sides, so a server tool that calls another server and lets its error escape would otherwise pass
+ * the other server's code, message and status to its own caller; marked, it is an unexpected failure like
+ * any other (and `errorExposure` decides what the caller sees).
+ *
+ * @internal
+ */
+export function markReceived<E extends McpError>(error: E): E {
+  RECEIVED.add(error)
+  return error
+}
+
+/**
+ * An McpError this process made to answer with: a server passes it through as the JSON-RPC error. One a client
+ * received from another server is not.
+ *
+ * @internal
+ */
+export const isAnswerError = (error: unknown): error is McpError =>
+  error instanceof McpError && !RECEIVED.has(error)
