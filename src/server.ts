@@ -12,8 +12,9 @@ import {
   type TransportCheck,
 } from './protocol/dispatcher.js'
 import { rawJson } from './protocol/encode.js'
+import { warnOncePerProcess } from './protocol/warn-once.js'
 import type { Exchange } from './protocol/exchange.js'
-import type { HttpAuthenticator, RequestHandler } from './protocol/handler.js'
+import type { AuthOutcome, HttpAuthenticator, RequestHandler } from './protocol/handler.js'
 import type { MethodHandler, Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
 import { SchemaCompiler, type SchemaValidatorChoice } from './schema/json-schema.js'
@@ -48,6 +49,8 @@ import { taskMethods } from './features/tasks/methods.js'
 import type { TaskStore } from './features/tasks/store.js'
 import { TASKS_EXTENSION } from './features/tasks/wire.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
+import type { TelemetryOption } from './wire/telemetry.js'
+import { ServerTelemetry } from './protocol/telemetry.js'
 import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
 import { SessionCodec } from './legacy/session.js'
 import { legacyResult } from './legacy/versions.js'
@@ -179,6 +182,12 @@ export interface ServerOptions {
    * default; `false` serves 2026-07-28 only. Session ids are sealed with the `requestState` secret.
    */
   legacy?: LegacyOptions | false
+  /**
+   * OpenTelemetry spans and metrics per request (README §Observability): `true` uses the globally registered
+   * providers, an object may pass its own. Needs the optional peer dependency `@opentelemetry/api`, which is
+   * imported only when this is set.
+   */
+  telemetry?: TelemetryOption
 }
 
 /**
@@ -243,15 +252,23 @@ export class Server implements RequestHandler {
     this.logger = security.logger
     this.auth = security.auth
     this.maxParamsDepth = security.maxDepth
+    const telemetry =
+      options.telemetry &&
+      new ServerTelemetry(options.telemetry, (error) =>
+        this.logger.error('telemetry is off: @opentelemetry/api could not be loaded', {
+          error: String(error),
+        }),
+      )
     const auth = security.auth
     // A bearer authenticator publishes metadata naming every tool's scopes, which only the server knows.
-    this.authenticator =
+    const authenticator: HttpAuthenticator | undefined =
       auth && 'toolRefusal' in auth
         ? {
             authenticate: auth.authenticate,
             document: (method, path) => auth.document(method, path, this.tools.scopes()),
           }
         : auth
+    this.authenticator = telemetry && authenticator ? countRefusals(authenticator, telemetry) : authenticator
     this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info
     const cache = { ttlMs: options.cache?.ttlMs ?? 300_000, scope: options.cache?.scope ?? 'public' }
@@ -305,7 +322,9 @@ export class Server implements RequestHandler {
         methods.set(method, spec)
     }
     const codec = new RequestStateCodec(options.requestState, () =>
-      this.logger.warn(
+      warnOncePerProcess(
+        this.logger,
+        'request-state-secret',
         'requestState and legacy session ids are sealed with a random per-process secret: configure ' +
           'requestState.secret when several instances serve this server, or they will reject each other',
       ),
@@ -393,6 +412,7 @@ export class Server implements RequestHandler {
       logger: this.logger,
       ...(security.redact && { redact: security.redact }),
       requestState: stateCodec,
+      ...(telemetry && { telemetry }),
     })
     dispatcherRef.current = this.#dispatcher
     if (options.legacy !== false) {
@@ -444,7 +464,8 @@ export class Server implements RequestHandler {
     own?: MethodHandler,
   ): Promise<Reply | null> {
     const guard = this.#guardExchange
-    return this.#dispatcher.handleLegacy(request, guard ? guard(exchange) : exchange, meta, legacyResult, own)
+    const guarded = guard ? guard(exchange) : exchange
+    return this.#dispatcher.handleLegacy(request, guarded, meta, legacyResult, own, exchange.sessionId)
   }
 
   methodSpec(method: string): MethodSpec | undefined {
@@ -480,6 +501,22 @@ export class Server implements RequestHandler {
         this.logger.error(`publishing ${event.type} failed`, { error: String(error) }),
       )
   }
+}
+
+/** An authenticator whose refusals are counted (`toolwire.guard: auth`). */
+function countRefusals(authenticator: HttpAuthenticator, telemetry: ServerTelemetry): HttpAuthenticator {
+  const count = (outcome: AuthOutcome): AuthOutcome => {
+    if (!outcome.ok) telemetry.refusedAuth()
+    return outcome
+  }
+  const counted: HttpAuthenticator = {
+    authenticate: (request) => {
+      const outcome = authenticator.authenticate(request)
+      return outcome instanceof Promise ? outcome.then(count) : count(outcome)
+    },
+  }
+  if (authenticator.document) counted.document = authenticator.document.bind(authenticator)
+  return counted
 }
 
 /**

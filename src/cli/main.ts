@@ -7,6 +7,7 @@ import { describeFailure, registerClientCommands } from './commands/client.js'
 import { registerCompletion } from './commands/completion.js'
 import { registerLogin } from './commands/login.js'
 import { registerServe } from './commands/serve.js'
+import { addExamples } from './examples.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string
@@ -30,7 +31,8 @@ const program = new Command()
   .name('toolwire')
   .description('Serve and use MCP 2026-07-28 tools')
   .version(pkg.version)
-  .showHelpAfterError()
+  // An unknown command gets one line and commander's "Did you mean …?", not the whole help.
+  .showSuggestionAfterError()
   // Commander's own errors (unknown command, missing argument …) are usage errors: exit status 2.
   // Set before the commands are added, so every subcommand inherits it.
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
@@ -41,6 +43,7 @@ registerClientCommands(program)
 registerCatalogCommands(program)
 registerCompletion(program)
 registerLogin(program)
+addExamples(program)
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`toolwire: ${describeFailure(error)}`)

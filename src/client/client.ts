@@ -46,6 +46,8 @@ import {
 } from './catalogs.js'
 import type { ClientTransport } from './transport.js'
 import { ErrorCode } from '../wire/errors.js'
+import type { TelemetryOption } from '../wire/telemetry.js'
+import { ClientTelemetry } from './telemetry.js'
 
 /**
  * What `connect` takes besides the target: identity, capabilities, input handlers, timeouts, budget, auth.
@@ -101,6 +103,12 @@ export interface ClientOptions {
    * that speak both eras but implement a feature in only one. An unknown value throws a TypeError.
    */
   readonly protocolVersion?: string
+  /**
+   * OpenTelemetry client spans, metrics and trace context in every request's `_meta` (README
+   * §Observability): `true` uses the globally registered providers, an object may pass its own. Needs the
+   * optional peer dependency `@opentelemetry/api`, imported only when this is set.
+   */
+  readonly telemetry?: TelemetryOption
 }
 
 /**
@@ -226,6 +234,9 @@ export class Client {
       capabilities: this.#capabilities,
       protocolVersion: PROTOCOL_VERSION,
       timeoutMs: this.#timeoutMs,
+      ...(options.telemetry && {
+        telemetry: new ClientTelemetry(options.telemetry, this.transport, this.#warn),
+      }),
     })
     this.#audit = options.onToolCall
     this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs, pinned)

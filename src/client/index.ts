@@ -90,3 +90,4 @@ export type {
   TokenStore,
 } from './auth/types.js'
 export type { HttpAuth } from './http.js'
+export type { TelemetryOption, TelemetryOptions } from '../wire/telemetry.js'

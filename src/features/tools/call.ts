@@ -1,5 +1,6 @@
 /** `tools/list` and `tools/call`: validate, run the handler, shape and check the result. */
 import type { RequestContext } from '../../protocol/context.js'
+import { markRefused } from '../../protocol/telemetry.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
@@ -134,6 +135,7 @@ function runValidated(
 ): Payload {
   if (!checked.ok) {
     const message = `Invalid arguments for tool ${tool.name}: ${checked.issues.join('; ')}`
+    ctx.refused('validation')
     if (options.invalidArguments === 'protocol-error') throw invalidParams(message)
     return { resultType: 'complete', ...errorResult(message) }
   }
@@ -171,6 +173,13 @@ function handlerFailed(
     const message = (error as Error).message || `Tool ${tool.name} failed`
     return complete(options, guardResult(tool, options, errorResult(message)))
   }
+  // A handler that stops because its call was cancelled (a closed connection, `notifications/cancelled`,
+  // `tasks/cancel`) did what it was asked: nobody waits for the answer, and there is nothing to report.
+  if (
+    ctx.signal.aborted &&
+    (error === ctx.signal.reason || (error as Error | undefined)?.name === 'AbortError')
+  )
+    return { resultType: 'complete', ...errorResult(`Tool ${tool.name} was cancelled`) }
   const ref = options.report(`tool ${tool.name} threw`, error)
   return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
 }
@@ -266,9 +275,9 @@ function settleOutput(
 }
 
 function refusal(tool: CompiledTool, options: ToolCallOptions, refuse: string, log?: string): CallToolResult {
-  if (log === undefined) return errorResult(`Tool ${tool.name} ${refuse}`)
+  if (log === undefined) return markRefused(errorResult(`Tool ${tool.name} ${refuse}`), 'output')
   const ref = options.report(`tool ${tool.name} output refused: ${log}`, new Error(log))
-  return errorResult(`Tool ${tool.name} ${refuse} (ref ${ref})`)
+  return markRefused(errorResult(`Tool ${tool.name} ${refuse} (ref ${ref})`), 'output')
 }
 
 /** Clean, check what will be sent, add the JSON text copy, cap. */

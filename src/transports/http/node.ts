@@ -111,6 +111,7 @@ function pathOf(url: string | undefined): string {
 export function createNodeHandler(server: RequestHandler, options: NodeHandlerOptions = {}): NodeHandler {
   const core = new HttpCore(server, options)
   const endpoint = options.path ?? '/mcp'
+  const notFoundBody = `Not found: the MCP endpoint is ${endpoint}\n`
   return (req, res) => {
     const path = pathOf(req.url)
     if (path !== endpoint) {
@@ -122,7 +123,9 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
         return
       }
       if (options.fallback) return options.fallback(req, res)
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')
+      // Plain text, not a JSON-RPC error: the request never reached the MCP endpoint. Naming the endpoint
+      // answers the usual first mistake (a browser or client pointed at the bare host).
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(notFoundBody)
       return
     }
     const controller = new LazyAbort()
@@ -184,6 +187,7 @@ export interface ServeOptions extends NodeHandlerOptions, ConnectionLimitOptions
 }
 
 export interface RunningServer {
+  /** Where the MCP endpoint listens, e.g. `http://127.0.0.1:3000/mcp` (the bound port when `port` is 0). */
   readonly url: string
   readonly httpServer: NodeHttpServer
   close(): Promise<void>
