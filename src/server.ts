@@ -63,13 +63,21 @@ export interface CacheHints {
   scope?: CacheScope
 }
 
-/** A bundle of methods and the capabilities they imply (prompts, resources, subscriptions …). */
+/**
+ * A bundle of methods and the capabilities they imply (prompts, resources, subscriptions …).
+ *
+ * @internal Reached through a public type, but not exported from the package entries: it may change in any release.
+ */
 export interface Feature {
   readonly capabilities?: ServerCapabilities
   readonly methods: Readonly<Record<string, MethodSpec>>
 }
 
-/** What a feature factory can read from the server being defined. */
+/**
+ * What a feature factory can read from the server being defined.
+ *
+ * @internal Reached through a public type, but not exported from the package entries: it may change in any release.
+ */
 export interface FeatureHost {
   readonly info: Implementation
   readonly tools: ToolRegistry
@@ -102,6 +110,20 @@ export interface TasksOptions {
   watchIntervalMs?: number
 }
 
+/**
+ * What `defineServer` takes: identity, definitions, and the bounds and policies of the server.
+ *
+ * @example
+ * ```ts
+ * const options: ServerOptions = {
+ *   name: 'notes',
+ *   version: '1.0.0',
+ *   tools: [read, write],
+ *   security: { maxConcurrentCalls: 16 },
+ * }
+ * const server = defineServer(options)
+ * ```
+ */
 export interface ServerOptions {
   name: string
   version: string
@@ -168,6 +190,16 @@ export interface ServerOptions {
   telemetry?: TelemetryOption
 }
 
+/**
+ * A server made by `defineServer`: serve it with `serveNode`, `serveStdio`, `createFetchHandler` or any adapter; change its tools, prompts and resources at runtime.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({ name: 'notes', version: '1.0.0', tools: [read] })
+ * server.tools.add(write) // clients with a listen stream hear tools/list_changed
+ * await serveNode(server, { port: 3000 })
+ * ```
+ */
 export class Server implements RequestHandler {
   readonly info: Implementation
   readonly capabilities: ServerCapabilities

@@ -17,6 +17,21 @@ const SEVERITY: Record<string, number> = Object.fromEntries(LOG_LEVELS.map((leve
 export type LogFn = (data: unknown, logger?: string) => void
 export type RequestLogger = Record<LogLevel, LogFn>
 
+/**
+ * One request as a handler or middleware sees it: its method, params and `_meta`, the caller, cancellation, progress, logging and input requests.
+ *
+ * @example
+ * ```ts
+ * const timing: Middleware = async (ctx: RequestContext, next) => {
+ *   const started = Date.now()
+ *   try {
+ *     return await next()
+ *   } finally {
+ *     ctx.log.debug(`${ctx.method} took ${Date.now() - started} ms`)
+ *   }
+ * }
+ * ```
+ */
 export class RequestContext {
   readonly id: RequestId
   readonly method: string

@@ -2,7 +2,7 @@
  * Method dispatch for one request: `_meta` check, transport checks, version check, method lookup,
  * middleware and handler, then encoding. Built once per server; holds nothing per request.
  */
-import { internalError, McpError, methodNotFound, unsupportedVersion } from '../wire/errors.js'
+import { internalError, isAnswerError, McpError, methodNotFound, unsupportedVersion } from '../wire/errors.js'
 import { isRecord, type JsonRpcRequest, type RequestId } from '../wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
@@ -15,6 +15,7 @@ import type { RequestStateCodec } from './mrtr/state.js'
 import { parseRequestMeta } from './request-meta.js'
 import type { OperationProbe, RequestObserver } from './telemetry.js'
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface MethodSpec {
   readonly handler: MethodHandler
   /** The param mirrored into the HTTP `Mcp-Name` header, for methods that have one. */
@@ -45,6 +46,7 @@ export interface TransportCheck {
   checkRequest(request: JsonRpcRequest, meta: RequestMeta, spec: MethodSpec | undefined): void
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface Reply {
   readonly status: number
   readonly body: string
@@ -319,7 +321,7 @@ export class Dispatcher {
   }
 
   #toProtocolError(thrown: unknown, method: string): McpError {
-    if (thrown instanceof McpError) return thrown
+    if (isAnswerError(thrown)) return thrown
     const ref = correlationId()
     this.#logger.error(`internal error in ${method} (ref ${ref})`, {
       error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),

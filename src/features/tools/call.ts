@@ -6,7 +6,13 @@ import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
 import { StartTask } from '../../protocol/task-control.js'
 import { contentAnnotationProblem } from '../../wire/annotations.js'
-import { internalError, invalidParams, McpError, missingCapability, notFound } from '../../wire/errors.js'
+import {
+  internalError,
+  invalidParams,
+  isAnswerError,
+  missingCapability,
+  notFound,
+} from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import { PROTOCOL_VERSION } from '../../wire/meta.js'
 import type { CallToolResult, Implementation } from '../../wire/types.js'
@@ -162,7 +168,7 @@ function handlerFailed(
 ): Payload {
   // The handler asked to continue as a task: keep what it was told so far for its replay (§MRTR composition).
   if (error instanceof StartTask && taskable) return taskable.create(tool, ctx, args, ctx.input.answered())
-  if (error instanceof McpError || error instanceof InputRequired) throw error
+  if (isAnswerError(error) || error instanceof InputRequired) throw error
   if (exposesMessage(error, options.errorExposure)) {
     const message = (error as Error).message || `Tool ${tool.name} failed`
     return complete(options, guardResult(tool, options, errorResult(message)))

@@ -193,7 +193,18 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-/** Listens on host:port and serves the MCP endpoint. Loopback binds get the loopback Host/Origin policy. */
+/**
+ * Listens on host:port and serves the MCP endpoint. Loopback binds get the loopback Host/Origin policy.
+ *
+ * @example
+ * ```ts
+ * import { serveNode } from 'toolwire/node'
+ *
+ * const running = await serveNode(server, { port: 3000 }) // 127.0.0.1 unless told otherwise
+ * // … later
+ * await running.close()
+ * ```
+ */
 export async function serveNode(server: RequestHandler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const policy = options.originPolicy ?? (isLoopbackHost(host) ? loopbackPolicy() : {})
