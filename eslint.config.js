@@ -3,8 +3,11 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 /**
- * Layer direction: wire -> schema -> protocol -> features -> security/handles -> transports/stores, with the
- * server assembly (server.ts, index.ts) on top, and the client beside the server using only wire and schema.
+ * Layer direction: wire -> schema -> protocol -> features -> legacy/security/handles -> transports/stores, with
+ * the server assembly (server.ts, index.ts) on top, and the client beside the server using only wire and
+ * schema. `legacy` (2025-era sessions) sits on the features it serves; transports use its types and helpers
+ * (`transports/http/legacy.ts`, stdio) and get the server's engine and session codec through `DualEraHandler`
+ * (`transports/dual-era.ts`); nothing below it (nor stores, nor the client) imports it.
  * Each directory lists the directories it must not import from.
  */
 const LAYERS = {
@@ -14,20 +17,78 @@ const LAYERS = {
     'features',
     'security',
     'handles',
+    'legacy',
     'transports',
     'stores',
     'client',
+    'proxy',
     'cli',
     'demo',
   ],
-  schema: ['protocol', 'features', 'security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
-  protocol: ['features', 'security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
-  features: ['security', 'handles', 'transports', 'stores', 'client', 'cli', 'demo'],
-  security: ['handles', 'transports', 'stores', 'client', 'cli', 'demo'],
-  handles: ['security', 'transports', 'stores', 'client', 'cli', 'demo'],
-  transports: ['features', 'security', 'handles', 'stores', 'client', 'cli', 'demo'],
-  stores: ['transports', 'client', 'cli', 'demo'],
-  client: ['protocol', 'features', 'security', 'handles', 'transports', 'stores', 'cli', 'demo'],
+  schema: [
+    'protocol',
+    'features',
+    'security',
+    'handles',
+    'legacy',
+    'transports',
+    'stores',
+    'client',
+    'proxy',
+    'cli',
+    'demo',
+  ],
+  protocol: [
+    'features',
+    'security',
+    'handles',
+    'legacy',
+    'transports',
+    'stores',
+    'client',
+    'proxy',
+    'cli',
+    'demo',
+  ],
+  features: ['security', 'handles', 'legacy', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  security: ['handles', 'legacy', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  handles: ['security', 'legacy', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  transports: ['features', 'security', 'handles', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  stores: ['legacy', 'transports', 'client', 'proxy', 'cli', 'demo'],
+  legacy: ['security', 'handles', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  client: [
+    'protocol',
+    'features',
+    'security',
+    'handles',
+    'legacy',
+    'transports',
+    'stores',
+    'proxy',
+    'cli',
+    'demo',
+  ],
+}
+/**
+ * The proxy sits on the server assembly and the client (it serves what a client reads), below only the CLI
+ * and the demo; its rule is separate because it may import server.ts.
+ */
+const proxyRule = {
+  files: ['src/proxy/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: '^\\.\\.?/(\\.\\./)*(cli|demo)/|^\\.\\.?/(\\.\\./)*index\\.js$',
+            message:
+              'src/proxy sits below the CLI and the demo; see ARCHITECTURE.md for the layer direction.',
+          },
+        ],
+      },
+    ],
+  },
 }
 const layerRules = Object.entries(LAYERS).map(([layer, forbidden]) => ({
   files: [`src/${layer}/**/*.ts`],
@@ -98,4 +159,5 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  proxyRule,
 )

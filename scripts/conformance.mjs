@@ -186,7 +186,7 @@ function runSuite(args) {
 
 async function main() {
   for (const file of [NODE22, SUITE, FIXTURE]) {
-    if (!existsSync(file)) throw new Error(`missing ${file}: run npm install and npm run build first`)
+    if (!existsSync(file)) throw new Error(`missing ${file}: run npm run build first`)
   }
   mkdirSync(OUT, { recursive: true })
   const port = await freePort()

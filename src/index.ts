@@ -4,7 +4,7 @@
  * error table and the protocol constants are `toolwire/wire`.
  */
 export { defineServer } from './server.js'
-export type { CacheHints, Server, Feature, FeatureHost, ServerOptions, TasksOptions } from './server.js'
+export type { CacheHints, Server, ServerOptions, TasksOptions } from './server.js'
 export { defineTool } from './features/tools/define.js'
 export type {
   TaskOptions,
@@ -27,16 +27,16 @@ export type {
 } from './features/tasks/store.js'
 export { TASKS_EXTENSION } from './features/tasks/wire.js'
 export type { TaskControl } from './protocol/task-control.js'
+export { ToolwireError } from './wire/toolwire-error.js'
+export type { ToolwireErrorCode } from './wire/toolwire-error.js'
+export { McpError } from './wire/errors.js'
 export { ToolError } from './features/tools/errors.js'
 export type { ErrorExposure } from './features/tools/errors.js'
 export { toolResult } from './features/tools/result.js'
 export type { ToolResult } from './features/tools/result.js'
 export { ToolDefinitionError } from './features/tools/compile.js'
-export type { CompiledTool } from './features/tools/compile.js'
-export type { ToolRegistry } from './features/tools/registry.js'
 export { definePrompt, PromptDefinitionError } from './features/prompts/define.js'
 export type {
-  CompiledPrompt,
   Completer,
   PromptArgumentConfig,
   PromptConfig,
@@ -51,28 +51,26 @@ export {
   resourceNotFound,
 } from './features/resources/define.js'
 export type {
-  CompiledResource,
-  CompiledTemplate,
   ResourceConfig,
   ResourceDefinition,
   ResourceRead,
   ResourceTemplateConfig,
   ResourceTemplateDefinition,
 } from './features/resources/define.js'
-export { compileUriTemplate } from './features/resources/uri-template.js'
+export { compileUriTemplate, UriTemplateError } from './features/resources/uri-template.js'
 export type { UriTemplate } from './features/resources/uri-template.js'
-export { Catalog, CatalogError } from './features/catalog.js'
+export { CatalogError } from './features/catalog.js'
 export { InProcessChangeBus } from './features/subscriptions/bus.js'
 export type { ChangeBus, ChangeEvent } from './features/subscriptions/bus.js'
 export type { ListenOptions } from './features/subscriptions/listen.js'
-export { inputRequest, RequestInputs } from './protocol/mrtr/inputs.js'
+export { inputRequest } from './protocol/mrtr/inputs.js'
+export type { RequestInputs } from './protocol/mrtr/inputs.js'
 export type { RequestStateOptions } from './protocol/mrtr/state.js'
 export { jsonSchema } from './schema/standard.js'
 export type { InferSchema, SchemaInput, StandardSchemaWithJson } from './schema/standard.js'
 export { SchemaError } from './schema/json-schema.js'
 export type { SchemaValidatorChoice } from './schema/json-schema.js'
-export { RequestContext } from './protocol/context.js'
-export type { RequestLogger } from './protocol/context.js'
+export type { RequestContext, RequestLogger } from './protocol/context.js'
 export {
   authPrincipal,
   ownerKey,
@@ -82,9 +80,8 @@ export {
 } from './protocol/principal.js'
 export type { AuthInfo, Exchange } from './protocol/exchange.js'
 export type { Middleware, Next } from './protocol/middleware.js'
-export type { MethodSpec, Reply, ServerLogger } from './protocol/dispatcher.js'
-export { rawJson } from './protocol/encode.js'
-export type { RawJson, ResultPayload } from './protocol/encode.js'
+export type { ServerLogger } from './protocol/dispatcher.js'
+export type { ResultPayload } from './protocol/encode.js'
 export { createFetchHandler } from './transports/http/fetch.js'
 export type { FetchHandler, FetchHandlerOptions } from './transports/http/fetch.js'
 export type { HttpOptions, HttpRequestView } from './transports/http/core.js'
@@ -96,9 +93,43 @@ export type {
   RequestHandler,
 } from './protocol/handler.js'
 export type { OriginPolicy } from './transports/http/guard.js'
-export type * from './wire/types.js'
-export { bearerAuth, BearerAuth } from './security/auth/bearer.js'
-export type { BearerAuthOptions } from './security/auth/bearer.js'
+export type {
+  Annotations,
+  AudioContent,
+  BlobResourceContents,
+  CacheScope,
+  CallToolResult,
+  ClientCapabilities,
+  ContentBlock,
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitRequestFormParams,
+  ElicitRequestUrlParams,
+  ElicitResult,
+  EmbeddedResource,
+  Icon,
+  ImageContent,
+  Implementation,
+  InputRequest,
+  InputResponse,
+  JsonObject,
+  JsonSchemaObject,
+  JsonValue,
+  ListRootsRequest,
+  ListRootsResult,
+  ResourceContents,
+  ResourceLink,
+  Root,
+  SamplingMessage,
+  ServerCapabilities,
+  TextContent,
+  TextResourceContents,
+  Tool,
+  ToolAnnotations,
+} from './wire/types.js'
+export { bearerAuth } from './security/auth/bearer.js'
+export type { BearerAuth, BearerAuthOptions } from './security/auth/bearer.js'
 export { jwtVerifier } from './security/auth/jwt.js'
 export type { JwtVerifierOptions } from './security/auth/jwt.js'
 export { InvalidTokenError } from './security/auth/verifier.js'
@@ -108,8 +139,9 @@ export type { RateLimitOptions, SecurityOptions } from './security/options.js'
 export { MemoryRateLimitStore } from './security/rate-limit.js'
 export type { Bucket, Consumed, Limit, RateLimitStore } from './security/rate-limit.js'
 export { stripControls } from './security/sanitize.js'
-export { defineHandles, HandleKind } from './handles/handles.js'
-export type { HandleKindOptions } from './handles/handles.js'
+export { defineHandles } from './handles/handles.js'
+export type { HandleKind, HandleKindOptions } from './handles/handles.js'
 export { MemoryHandleStore } from './handles/memory.js'
 export { HandleLimitError } from './handles/store.js'
 export type { HandleStore, SwapOutcome } from './handles/store.js'
+export type { TelemetryOption, TelemetryOptions } from './wire/telemetry.js'

@@ -12,8 +12,9 @@ import {
   type TransportCheck,
 } from './protocol/dispatcher.js'
 import { rawJson } from './protocol/encode.js'
+import { warnOncePerProcess } from './protocol/warn-once.js'
 import type { Exchange } from './protocol/exchange.js'
-import type { HttpAuthenticator, RequestHandler } from './protocol/handler.js'
+import type { AuthOutcome, HttpAuthenticator, RequestHandler } from './protocol/handler.js'
 import type { MethodHandler, Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
 import { SchemaCompiler, type SchemaValidatorChoice } from './schema/json-schema.js'
@@ -48,6 +49,8 @@ import { taskMethods } from './features/tasks/methods.js'
 import type { TaskStore } from './features/tasks/store.js'
 import { TASKS_EXTENSION } from './features/tasks/wire.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
+import type { TelemetryOption } from './wire/telemetry.js'
+import { ServerTelemetry } from './protocol/telemetry.js'
 import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
 import { SessionCodec } from './legacy/session.js'
 import { legacyResult } from './legacy/versions.js'
@@ -60,13 +63,21 @@ export interface CacheHints {
   scope?: CacheScope
 }
 
-/** A bundle of methods and the capabilities they imply (prompts, resources, subscriptions …). */
+/**
+ * A bundle of methods and the capabilities they imply (prompts, resources, subscriptions …).
+ *
+ * @internal Reached through a public type, but not exported from the package entries: it may change in any release.
+ */
 export interface Feature {
   readonly capabilities?: ServerCapabilities
   readonly methods: Readonly<Record<string, MethodSpec>>
 }
 
-/** What a feature factory can read from the server being defined. */
+/**
+ * What a feature factory can read from the server being defined.
+ *
+ * @internal Reached through a public type, but not exported from the package entries: it may change in any release.
+ */
 export interface FeatureHost {
   readonly info: Implementation
   readonly tools: ToolRegistry
@@ -99,6 +110,20 @@ export interface TasksOptions {
   watchIntervalMs?: number
 }
 
+/**
+ * What `defineServer` takes: identity, definitions, and the bounds and policies of the server.
+ *
+ * @example
+ * ```ts
+ * const options: ServerOptions = {
+ *   name: 'notes',
+ *   version: '1.0.0',
+ *   tools: [read, write],
+ *   security: { maxConcurrentCalls: 16 },
+ * }
+ * const server = defineServer(options)
+ * ```
+ */
 export interface ServerOptions {
   name: string
   version: string
@@ -157,8 +182,24 @@ export interface ServerOptions {
    * default; `false` serves 2026-07-28 only. Session ids are sealed with the `requestState` secret.
    */
   legacy?: LegacyOptions | false
+  /**
+   * OpenTelemetry spans and metrics per request (README §Observability): `true` uses the globally registered
+   * providers, an object may pass its own. Needs the optional peer dependency `@opentelemetry/api`, which is
+   * imported only when this is set.
+   */
+  telemetry?: TelemetryOption
 }
 
+/**
+ * A server made by `defineServer`: serve it with `serveNode`, `serveStdio`, `createFetchHandler` or any adapter; change its tools, prompts and resources at runtime.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({ name: 'notes', version: '1.0.0', tools: [read] })
+ * server.tools.add(write) // clients with a listen stream hear tools/list_changed
+ * await serveNode(server, { port: 3000 })
+ * ```
+ */
 export class Server implements RequestHandler {
   readonly info: Implementation
   readonly capabilities: ServerCapabilities
@@ -211,15 +252,23 @@ export class Server implements RequestHandler {
     this.logger = security.logger
     this.auth = security.auth
     this.maxParamsDepth = security.maxDepth
+    const telemetry =
+      options.telemetry &&
+      new ServerTelemetry(options.telemetry, (error) =>
+        this.logger.error('telemetry is off: @opentelemetry/api could not be loaded', {
+          error: String(error),
+        }),
+      )
     const auth = security.auth
     // A bearer authenticator publishes metadata naming every tool's scopes, which only the server knows.
-    this.authenticator =
+    const authenticator: HttpAuthenticator | undefined =
       auth && 'toolRefusal' in auth
         ? {
             authenticate: auth.authenticate,
             document: (method, path) => auth.document(method, path, this.tools.scopes()),
           }
         : auth
+    this.authenticator = telemetry && authenticator ? countRefusals(authenticator, telemetry) : authenticator
     this.#guardExchange = security.guardExchange
     const serverInfo = options.serverInfoInResults === false ? undefined : info
     const cache = { ttlMs: options.cache?.ttlMs ?? 300_000, scope: options.cache?.scope ?? 'public' }
@@ -273,7 +322,9 @@ export class Server implements RequestHandler {
         methods.set(method, spec)
     }
     const codec = new RequestStateCodec(options.requestState, () =>
-      this.logger.warn(
+      warnOncePerProcess(
+        this.logger,
+        'request-state-secret',
         'requestState and legacy session ids are sealed with a random per-process secret: configure ' +
           'requestState.secret when several instances serve this server, or they will reject each other',
       ),
@@ -361,6 +412,7 @@ export class Server implements RequestHandler {
       logger: this.logger,
       ...(security.redact && { redact: security.redact }),
       requestState: stateCodec,
+      ...(telemetry && { telemetry }),
     })
     dispatcherRef.current = this.#dispatcher
     if (options.legacy !== false) {
@@ -412,7 +464,8 @@ export class Server implements RequestHandler {
     own?: MethodHandler,
   ): Promise<Reply | null> {
     const guard = this.#guardExchange
-    return this.#dispatcher.handleLegacy(request, guard ? guard(exchange) : exchange, meta, legacyResult, own)
+    const guarded = guard ? guard(exchange) : exchange
+    return this.#dispatcher.handleLegacy(request, guarded, meta, legacyResult, own, exchange.sessionId)
   }
 
   methodSpec(method: string): MethodSpec | undefined {
@@ -448,6 +501,22 @@ export class Server implements RequestHandler {
         this.logger.error(`publishing ${event.type} failed`, { error: String(error) }),
       )
   }
+}
+
+/** An authenticator whose refusals are counted (`toolwire.guard: auth`). */
+function countRefusals(authenticator: HttpAuthenticator, telemetry: ServerTelemetry): HttpAuthenticator {
+  const count = (outcome: AuthOutcome): AuthOutcome => {
+    if (!outcome.ok) telemetry.refusedAuth()
+    return outcome
+  }
+  const counted: HttpAuthenticator = {
+    authenticate: (request) => {
+      const outcome = authenticator.authenticate(request)
+      return outcome instanceof Promise ? outcome.then(count) : count(outcome)
+    },
+  }
+  if (authenticator.document) counted.document = authenticator.document.bind(authenticator)
+  return counted
 }
 
 /**

@@ -51,7 +51,17 @@ const nodeImports = (graph: Iterable<string>): string[] =>
 describe('package exports', () => {
   it('has the documented subpaths', () => {
     expect(entries.map(([subpath]) => subpath).sort()).toEqual(
-      ['.', './client', './client/stdio', './node', './redis', './sqlite', './stdio', './wire'].sort(),
+      [
+        '.',
+        './client',
+        './client/stdio',
+        './node',
+        './proxy',
+        './redis',
+        './sqlite',
+        './stdio',
+        './wire',
+      ].sort(),
     )
   })
 
@@ -64,6 +74,46 @@ describe('package exports', () => {
       expect(Object.keys(module), `${subpath} has no default export`).not.toContain('default')
     },
   )
+})
+
+describe.each(entries)('entry %s: a surface chosen name by name', (_subpath, target) => {
+  it('re-exports by name only (no `export *`), so a new helper never goes public by accident', () => {
+    const source = readFileSync(sourceOf(target), 'utf8')
+    expect(source.match(/^export\s+(?:type\s+)?\*.*$/gm) ?? []).toEqual([])
+  })
+})
+
+describe('the root entry', () => {
+  it('keeps implementation types and classes out, and exports what its functions throw', async () => {
+    const root = readFileSync(join(ROOT, 'dist/index.d.ts'), 'utf8')
+    for (const name of [
+      'CompiledTool',
+      'CompiledPrompt',
+      'CompiledResource',
+      'CompiledTemplate',
+      'ToolRegistry',
+      'MethodSpec',
+      'Reply',
+      'Feature',
+      'FeatureHost',
+      'RawJson',
+      'Catalog',
+    ]) {
+      expect(root, name).not.toMatch(new RegExp(`\\b${name}\\b(?!Error)`))
+    }
+    const module = (await import(join(ROOT, 'dist/index.js'))) as Record<string, unknown>
+    for (const name of [
+      'rawJson',
+      'Catalog',
+      'RequestContext',
+      'RequestInputs',
+      'BearerAuth',
+      'HandleKind',
+    ]) {
+      expect(Object.keys(module), name).not.toContain(name)
+    }
+    expect(Object.keys(module)).toContain('UriTemplateError')
+  })
 })
 
 describe.each(['.', './client', './wire'])('entry %s', (subpath) => {

@@ -99,7 +99,7 @@ describe('subscriptions/listen', () => {
     })
     const client = connect({ url: 'http://127.0.0.1/mcp', fetch: createFetchHandler(server) })
     await expect(client.subscribe({ toolsListChanged: true })).rejects.toMatchObject({
-      name: 'ProtocolError',
+      name: 'McpError',
       code: -32601,
     })
   })

@@ -117,7 +117,7 @@ describe.each(targets)('SDK v2 server over %s', (label, target) => {
   it('gets protocol errors with the server message', async () => {
     // Sent although unlisted, so the SDK server's own error comes back.
     await expect(client.callTool('no_such_tool', {}, { allowUnlisted: true })).rejects.toMatchObject({
-      name: 'ProtocolError',
+      name: 'McpError',
       code: -32602,
     })
   })

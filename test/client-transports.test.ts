@@ -56,7 +56,7 @@ describe('toolwire server over stdio', () => {
     expect((await client.callTool('fail')).isError).toBe(true)
     await expect(client.callTool('nope')).rejects.toMatchObject({ name: 'UnknownToolError', tool: 'nope' })
     await expect(client.callTool('nope', {}, { allowUnlisted: true })).rejects.toMatchObject({
-      name: 'ProtocolError',
+      name: 'McpError',
       code: -32602,
     })
   })

@@ -83,9 +83,16 @@ describe('node adapter over a real socket', () => {
     expect((await raw(standardHeaders('tools/list', {}), big)).status).toBe(413)
   })
 
-  it('answers 404 for other paths', async () => {
+  it('answers 404 for other paths, naming the MCP endpoint', async () => {
     const response = await fetch(url.replace('/mcp', '/other'), { method: 'POST', body: '{}' })
     expect(response.status).toBe(404)
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/)
+    expect(await response.text()).toBe('Not found: the MCP endpoint is /mcp\n')
+  })
+
+  it('prints where it serves: the URL of the MCP endpoint on the bound port', () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    expect(port).toBeGreaterThan(0)
   })
 
   it('streams progress on the POST response as SSE', async () => {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { connect, InvalidResponseError } from '../src/client/index.js'
 import { defineServer, defineTool, jsonSchema, type Server } from '../src/index.js'
 import { errorOf, resultOf } from './helpers/http.js'
-import { callTool, type Live, live, textOf } from './helpers/live.js'
+import { callTool, type Live, live, memoryLogger, textOf } from './helpers/live.js'
 
 const TWO_PATTERNS = {
   type: 'object',
@@ -31,10 +31,11 @@ const pathTool = (name: string, pattern: string, ran: string[]) =>
   })
 
 /** Tools X, Y, Z with distinct patterns, one that echoes its input with two patterns, two checked outputs. */
-function patternServer(ran: string[]): Server {
+function patternServer(ran: string[], logger: ReturnType<typeof memoryLogger>): Server {
   return defineServer({
     name: 'patterns',
     version: '1',
+    logger,
     tools: [
       pathTool('x', '^.*$', ran),
       pathTool('y', '^[a-z]+$', ran),
@@ -71,11 +72,12 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()))
 })
 
-async function start(): Promise<{ server: Live; ran: string[] }> {
+async function start(): Promise<{ server: Live; ran: string[]; logged: string[] }> {
   const ran: string[] = []
-  const server = await live(patternServer(ran))
+  const logger = memoryLogger()
+  const server = await live(patternServer(ran, logger))
   running.push(server)
-  return { server, ran }
+  return { server, ran, logged: logger.lines }
 }
 
 const isError = async (server: Live, name: string, args: Record<string, unknown>): Promise<boolean> =>
@@ -110,10 +112,12 @@ describe('a server with many patterns, over HTTP', () => {
   })
 
   it('sends a correct output after other patterns were compiled, and refuses a wrong one', async () => {
-    const { server } = await start()
+    const { server, logged } = await start()
     expect(await isError(server, 'z', { q: '123' })).toBe(false)
     expect(resultOf(await callTool(server, 'prefix')).structuredContent).toEqual({ s: 'abcdef' })
     expect(errorOf(await callTool(server, 'echo_two', { value: { digits: 'abc' } })).code).toBe(-32603)
+    // The operator hears of the broken output (the client only gets a correlation id).
+    expect(logged.filter((line) => line.includes('tool echo_two returned an invalid result'))).toHaveLength(1)
     const fine = resultOf(await callTool(server, 'echo_two', { value: { any: 'x', digits: '42' } }))
     expect(fine.structuredContent).toEqual({ any: 'x', digits: '42' })
   })

@@ -9,6 +9,7 @@ import {
   toolResult,
   ToolError,
 } from '../src/index.js'
+import { connect } from '../src/client/index.js'
 import { errorOf, meta, post, resultOf } from './helpers/http.js'
 
 const logs: string[] = []
@@ -245,5 +246,46 @@ describe('progress and logging', () => {
     ])
     expect(answer.messages[0]?.params).toEqual({ progressToken: 7, progress: 1, total: 2, message: 'half' })
     expect(answer.messages[2]?.params).toEqual({ level: 'warning', logger: 'chatty', data: 'careful' })
+  })
+})
+
+describe('a cancelled call', () => {
+  it('is not reported as a failure: the handler stopped because it was asked to', async () => {
+    const reported: string[] = []
+    let started!: () => void
+    const running = new Promise<void>((resolve) => (started = resolve))
+    let settled = false
+    const waiting = defineServer({
+      name: 'waits',
+      version: '1',
+      logger: { error: (m) => reported.push(m), warn: (m) => reported.push(m) },
+      tools: [
+        defineTool({
+          name: 'wait',
+          handler: (_args, ctx) =>
+            new Promise<string>((_resolve, reject) => {
+              ctx.signal.addEventListener(
+                'abort',
+                () => {
+                  settled = true
+                  reject(ctx.signal.reason)
+                },
+                { once: true },
+              )
+              started()
+            }),
+        }),
+      ],
+    })
+    const client = connect({ url: 'http://127.0.0.1/mcp', fetch: createFetchHandler(waiting) })
+    const abort = new AbortController()
+    const answered = client.callTool('wait', {}, { signal: abort.signal }).catch(() => undefined)
+    await running
+    // The client goes away (streamable-http §Cancellation): the handler's signal aborts.
+    abort.abort()
+    await expect.poll(() => settled).toBe(true)
+    await answered
+    await client.close()
+    expect(reported).toEqual([])
   })
 })

@@ -19,12 +19,14 @@ const guide = [
 const use = [
   { text: 'Client', link: '/client' },
   { text: 'CLI', link: '/cli' },
+  { text: 'Bridge and gateway', link: '/bridge' },
   { text: 'Examples', link: '/examples' },
 ]
 const operate = [
   { text: 'Security', link: '/security' },
   { text: 'Several instances', link: '/instances' },
   { text: 'Scaling to 100 instances', link: '/scaling' },
+  { text: 'Observability', link: '/observability' },
   { text: 'Performance', link: '/performance' },
   { text: 'Errors', link: '/errors' },
 ]

@@ -2,11 +2,14 @@
 /** The `toolwire` command line. Exit status: 0 success, 1 tool error, 2 usage, protocol or transport error. */
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
+import { registerBridge } from './commands/bridge.js'
+import { registerGateway } from './commands/gateway.js'
 import { registerCatalogCommands } from './commands/catalog.js'
 import { describeFailure, registerClientCommands } from './commands/client.js'
 import { registerCompletion } from './commands/completion.js'
 import { registerLogin } from './commands/login.js'
 import { registerServe } from './commands/serve.js'
+import { addExamples } from './examples.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string
@@ -23,6 +26,8 @@ Examples:
   toolwire list github                                  a server named in .mcp.json, .vscode/mcp.json
                                                         or claude_desktop_config.json
   toolwire list --env API_KEY=… -- node server.js       a stdio server with an extra variable
+  toolwire bridge --http 127.0.0.1:8080 -- node server.js   a stdio server as Streamable HTTP
+  toolwire gateway .mcp.json --http 127.0.0.1:8080      every server of the file at /mcp, namespaced
   eval "$(toolwire completion bash)"                    shell completion (bash, zsh, fish)
 `
 
@@ -30,7 +35,8 @@ const program = new Command()
   .name('toolwire')
   .description('Serve and use MCP 2026-07-28 tools')
   .version(pkg.version)
-  .showHelpAfterError()
+  // An unknown command gets one line and commander's "Did you mean …?", not the whole help.
+  .showSuggestionAfterError()
   // Commander's own errors (unknown command, missing argument …) are usage errors: exit status 2.
   // Set before the commands are added, so every subcommand inherits it.
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
@@ -41,6 +47,9 @@ registerClientCommands(program)
 registerCatalogCommands(program)
 registerCompletion(program)
 registerLogin(program)
+registerBridge(program)
+registerGateway(program)
+addExamples(program)
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`toolwire: ${describeFailure(error)}`)

@@ -6,6 +6,7 @@
  * (or a `RequestTimeoutError` once its time is spent).
  */
 import { RequestTimeoutError } from './errors.js'
+import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
 /** The limits of one call; each has a default (`DEFAULT_BUDGET`) and can be set per client. */
 export interface BudgetLimits {
@@ -25,6 +26,17 @@ export interface BudgetLimits {
   readonly maxServerRequests: number
 }
 
+/**
+ * The per-call limits a client applies unless `ClientOptions.budget` says otherwise.
+ *
+ * @example
+ * ```ts
+ * const client = connect(
+ *   { url: 'https://mcp.example.com/mcp' },
+ *   { budget: { maxPages: DEFAULT_BUDGET.maxPages * 2 } },
+ * )
+ * ```
+ */
 export const DEFAULT_BUDGET: BudgetLimits = Object.freeze({
   maxInputRounds: 10,
   maxInputRequests: 50,
@@ -46,9 +58,23 @@ const DEADLINE_SLACK_MS = 10
 
 export type BudgetLimit = Exclude<keyof BudgetLimits, 'minPollIntervalMs'>
 
-/** A call drew more from its budget than the limits allow; the call was stopped. */
-export class BudgetExceededError extends Error {
+/**
+ * A call drew more from its budget than the limits allow; the call was stopped.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.listTools()
+ * } catch (error) {
+ *   if (error instanceof BudgetExceededError) console.error(`stopped at ${error.limit} = ${error.max}`)
+ * }
+ * ```
+ */
+export class BudgetExceededError extends ToolwireError {
   override readonly name = 'BudgetExceededError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_BUDGET_EXCEEDED'
+  }
   /** Which limit (`maxPages`, `maxPolls` …). */
   readonly limit: BudgetLimit
   readonly max: number

@@ -46,7 +46,20 @@ import {
 } from './catalogs.js'
 import type { ClientTransport } from './transport.js'
 import { ErrorCode } from '../wire/errors.js'
+import type { TelemetryOption } from '../wire/telemetry.js'
+import { ClientTelemetry } from './telemetry.js'
 
+/**
+ * What `connect` takes besides the target: identity, capabilities, input handlers, timeouts, budget, auth.
+ *
+ * @example
+ * ```ts
+ * const client = connect(
+ *   { url: 'https://mcp.example.com/mcp' },
+ *   { timeoutMs: 30_000, budget: { maxPages: 20 }, clientInfo: { name: 'my-app', version: '1.0.0' } },
+ * )
+ * ```
+ */
 export interface ClientOptions {
   /** Sent as `clientInfo` on every request (basic/index §_meta); `false` sends none. */
   readonly clientInfo?: Implementation | false
@@ -90,11 +103,37 @@ export interface ClientOptions {
    * that speak both eras but implement a feature in only one. An unknown value throws a TypeError.
    */
   readonly protocolVersion?: string
+  /**
+   * OpenTelemetry client spans, metrics and trace context in every request's `_meta` (README
+   * §Observability): `true` uses the globally registered providers, an object may pass its own. Needs the
+   * optional peer dependency `@opentelemetry/api`, imported only when this is set.
+   */
+  readonly telemetry?: TelemetryOption
 }
 
-/** What a Client talks through: HTTP options, or any transport (see `connect()` for stdio commands). */
+/**
+ * What a Client talks through: HTTP options, or any transport (see `connect()` for stdio commands).
+ *
+ * @example
+ * ```ts
+ * connect({ url: 'https://mcp.example.com/mcp', headers: { authorization: `Bearer ${token}` } })
+ * connect(new StdioTransport({ command: 'node', args: ['server.js'] }))
+ * ```
+ */
 export type ClientTarget = HttpTransportOptions | ClientTransport
 
+/**
+ * Per-call options of `client.callTool`.
+ *
+ * @example
+ * ```ts
+ * await client.callTool('render', { id: 7 }, {
+ *   timeoutMs: 60_000,
+ *   onProgress: ({ progress, total }) => console.log(progress, total),
+ *   throwOnToolError: true,
+ * })
+ * ```
+ */
 export interface ToolCallOptions {
   readonly signal?: AbortSignal
   readonly timeoutMs?: number
@@ -142,6 +181,17 @@ function isTransport(target: ClientTarget): target is ClientTransport {
   return typeof (target as ClientTransport).request === 'function'
 }
 
+/**
+ * A connection to one MCP server, made by `connect`: list and call tools, read resources, get prompts, subscribe to changes.
+ *
+ * @example
+ * ```ts
+ * const client = connect({ url: 'https://mcp.example.com/mcp' })
+ * const { tools } = await client.listTools()
+ * const result = await client.callTool(tools[0]!.name, {})
+ * await client.close()
+ * ```
+ */
 export class Client {
   readonly transport: ClientTransport
   readonly #session: Session
@@ -184,6 +234,9 @@ export class Client {
       capabilities: this.#capabilities,
       protocolVersion: PROTOCOL_VERSION,
       timeoutMs: this.#timeoutMs,
+      ...(options.telemetry && {
+        telemetry: new ClientTelemetry(options.telemetry, this.transport, this.#warn),
+      }),
     })
     this.#audit = options.onToolCall
     this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs, pinned)

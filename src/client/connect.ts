@@ -11,6 +11,19 @@
  */
 import { Client, type ClientOptions, type ClientTarget } from './client.js'
 
+/**
+ * Connects to an MCP server: a URL (Streamable HTTP, with fallback to older transports) or any `ClientTransport`.
+ *
+ * @example
+ * ```ts
+ * import { connect } from 'toolwire/client'
+ *
+ * const client = connect({ url: 'https://mcp.example.com/mcp' })
+ * const { tools } = await client.listTools()
+ * const result = await client.callTool('search', { query: 'mcp' })
+ * await client.close()
+ * ```
+ */
 export function connect(target: ClientTarget, options?: ClientOptions): Client {
   return new Client(target, options)
 }

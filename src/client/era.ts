@@ -130,7 +130,11 @@ export class EraGate {
       // session is over, and the client starts a new one with initialize. An HTTP+SSE endpoint that no
       // longer knows the stream's session answers 404 the same way.
       const status =
-        error instanceof ProtocolError || error instanceof TransportError ? error.status : undefined
+        error instanceof ProtocolError
+          ? error.httpStatus
+          : error instanceof TransportError
+            ? error.status
+            : undefined
       if (!http || status !== 404 || (sessionId === undefined && channel === undefined)) throw error
       if (channel) {
         await this.#reopenOldSse(http, channel)
@@ -167,7 +171,7 @@ export class EraGate {
     } catch (error) {
       if (!httpAnswerSaysLegacy(error)) {
         // A modern error proves a modern server; an unreachable one proves nothing yet.
-        const modern = error instanceof ProtocolError && error.status !== undefined
+        const modern = error instanceof ProtocolError && error.httpStatus !== undefined
         settle(modern ? Promise.resolve(undefined) : Promise.reject(toError(error)))
         throw error
       }

@@ -80,6 +80,15 @@ const NAME_PARAM: Record<string, string> = {
   'tasks/cancel': 'taskId',
 }
 
+/**
+ * The Streamable HTTP client transport; `connect({ url })` makes one, construct it yourself to share or tune it.
+ *
+ * @example
+ * ```ts
+ * const transport = new HttpTransport({ url: 'https://mcp.example.com/mcp', headers: { 'x-team': 'docs' } })
+ * const client = connect(transport)
+ * ```
+ */
 export class HttpTransport implements ClientTransport {
   readonly kind = 'http'
   readonly url: URL

@@ -16,6 +16,9 @@ export type {
   ResourceInfo,
   ResourceTemplateInfo,
 } from './catalogs.js'
+export { ToolwireError } from '../wire/toolwire-error.js'
+export type { ToolwireErrorCode } from '../wire/toolwire-error.js'
+export { McpError } from '../wire/errors.js'
 export {
   InvalidResponseError,
   ProtocolError,
@@ -36,7 +39,44 @@ export type { TaskState, TaskStatus, WaitOptions } from './tasks.js'
 export type { SubscribeOptions, Subscription, SubscriptionEnd } from './subscription.js'
 export type { ClientTransport, SendOptions } from './transport.js'
 export type { Cancellation } from './cancellation.js'
-export type * from '../wire/types.js'
+export type {
+  Annotations,
+  AudioContent,
+  BlobResourceContents,
+  CacheScope,
+  CallToolResult,
+  ClientCapabilities,
+  ContentBlock,
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitRequestFormParams,
+  ElicitRequestUrlParams,
+  ElicitResult,
+  EmbeddedResource,
+  Icon,
+  ImageContent,
+  Implementation,
+  InputRequest,
+  InputResponse,
+  JsonObject,
+  JsonSchemaObject,
+  JsonValue,
+  ListRootsRequest,
+  ListRootsResult,
+  LoggingMessageParams,
+  ProgressNotificationParams,
+  ResourceContents,
+  ResourceLink,
+  Root,
+  SamplingMessage,
+  ServerCapabilities,
+  SubscriptionFilter,
+  TextContent,
+  TextResourceContents,
+  Tool,
+  ToolAnnotations,
+} from '../wire/types.js'
 export { AuthorizationError } from './auth/errors.js'
 export { MemoryTokenStore } from './auth/memory-store.js'
 export { OAuthProvider } from './auth/provider.js'
@@ -50,3 +90,4 @@ export type {
   TokenStore,
 } from './auth/types.js'
 export type { HttpAuth } from './http.js'
+export type { TelemetryOption, TelemetryOptions } from '../wire/telemetry.js'

@@ -29,6 +29,22 @@ export interface InputContext {
   readonly signal: AbortSignal
 }
 
+/**
+ * How the client answers what a server asks of the user or the model during a request (elicitation, sampling, roots).
+ *
+ * @example
+ * ```ts
+ * const client = connect(
+ *   { url: 'https://mcp.example.com/mcp' },
+ *   {
+ *     handlers: {
+ *       elicitation: async (params) => ({ action: 'accept', content: await askUser(params) }),
+ *       roots: () => [{ uri: 'file:///home/me/project' }],
+ *     },
+ *   },
+ * )
+ * ```
+ */
 export interface InputHandlers {
   /** Form or URL elicitation: ask the user. */
   elicitation?: (

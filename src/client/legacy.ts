@@ -52,7 +52,12 @@ export function stdioProbeSaysLegacy(error: unknown): boolean {
  * not found" (basic/transports/streamable-http §Protocol Version Header), so those are not a fallback.
  */
 export function httpAnswerSaysLegacy(error: unknown): boolean {
-  const status = error instanceof ProtocolError || error instanceof TransportError ? error.status : undefined
+  const status =
+    error instanceof ProtocolError
+      ? error.httpStatus
+      : error instanceof TransportError
+        ? error.status
+        : undefined
   if (status === undefined || status < 400 || status >= 500 || status === 401 || status === 403) return false
   if (!(error instanceof ProtocolError)) return true
   if (MODERN_CODES.has(error.code)) return false

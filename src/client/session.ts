@@ -24,6 +24,7 @@ import type { CallBudget } from './budget.js'
 import { LazyAbort } from './cancellation.js'
 import type { ClientTransport, SendOptions } from './transport.js'
 import { ErrorCode } from '../wire/errors.js'
+import type { ClientTelemetry, PrepareMessage } from './telemetry.js'
 
 export interface CallOptions {
   /** Cancels the request. */
@@ -53,6 +54,8 @@ export interface SessionOptions {
   readonly capabilities: ClientCapabilities
   readonly protocolVersion: string
   readonly timeoutMs: number
+  /** Spans, metrics and trace context for every request (`connect(…, { telemetry })`). */
+  readonly telemetry?: ClientTelemetry | undefined
 }
 
 /** Result types this client understands (no extensions negotiated). */
@@ -160,6 +163,20 @@ export class Session {
     options: CallOptions,
     status: { value?: number } | undefined,
   ): Promise<JsonRpcResponse> {
+    const telemetry = this.options.telemetry
+    if (telemetry === undefined) return this.#exchange(method, params, options, status, undefined)
+    return telemetry.observe(method, params, this.version, (prepare) =>
+      this.#exchange(method, params, options, status, prepare),
+    )
+  }
+
+  async #exchange(
+    method: string,
+    params: Record<string, unknown>,
+    options: CallOptions,
+    status: { value?: number } | undefined,
+    prepare: PrepareMessage | undefined,
+  ): Promise<JsonRpcResponse> {
     // One cancellation per exchange, aborted by the timeout(s) or the caller's signal. (No AbortSignal.any:
     // it keeps listeners on a long-lived caller signal alive.)
     const controller = new LazyAbort()
@@ -200,6 +217,11 @@ export class Session {
       id: this.nextId(),
       method,
       params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params,
+    }
+    if (prepare) {
+      // Trace context joins `_meta` in both eras (a 2025-era request carries `_meta` too).
+      prepare(meta, message.id)
+      if (Object.keys(meta).length > 0) message.params = { ...params, _meta: meta }
     }
     const sendOptions = new ExchangeOptions(controller, options.onStatus, status)
     if (options.headers) sendOptions.headers = options.headers

@@ -44,6 +44,17 @@ interface Pending {
   readonly progressToken: string | number | undefined
 }
 
+/**
+ * Spawns an MCP server as a child process and talks to it over its stdin and stdout.
+ *
+ * @example
+ * ```ts
+ * import { StdioTransport } from 'toolwire/client/stdio'
+ * import { connect } from 'toolwire/client'
+ *
+ * const client = connect(new StdioTransport({ command: 'node', args: ['server.js'] }))
+ * ```
+ */
 export class StdioTransport implements ClientTransport {
   readonly kind = 'stdio'
   readonly process: ChildProcess

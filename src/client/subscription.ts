@@ -5,7 +5,7 @@
  */
 import { isRecord, type JsonRpcNotification } from '../wire/jsonrpc.js'
 import type { SubscriptionFilter, Tool } from '../wire/types.js'
-import { ProtocolError, RequestTimeoutError, TransportError } from './errors.js'
+import { protocolError, RequestTimeoutError, TransportError } from './errors.js'
 import type { Session } from './session.js'
 
 export type SubscriptionEnd =
@@ -85,7 +85,7 @@ export function openSubscription(
       )
       .then((response) => {
         if ('error' in response) {
-          const error = new ProtocolError(response.error.code, response.error.message, response.error.data)
+          const error = protocolError(response.error.code, response.error.message, response.error.data)
           resolveEnded({ reason: 'error', error })
           rejectAck(error)
         } else {

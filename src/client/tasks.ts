@@ -8,8 +8,16 @@ import { ErrorCode } from '../wire/errors.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult } from '../wire/types.js'
 import { BudgetExceededError, CANCEL_WAIT_MS, type CallBudget } from './budget.js'
-import { InvalidResponseError, ProtocolError, RequestCancelledError, RequestTimeoutError } from './errors.js'
+import { InvalidResponseError, protocolError, RequestCancelledError, RequestTimeoutError } from './errors.js'
 
+/**
+ * The tasks extension's identifier, as capabilities name it.
+ *
+ * @example
+ * ```ts
+ * const client = connect({ url }, { capabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
+ * ```
+ */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
@@ -74,6 +82,18 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', stop, { once: true })
   })
 
+/**
+ * A task the server runs for a call (`callTool(…, { task: true })`): poll it, wait for its result, or cancel it.
+ *
+ * @example
+ * ```ts
+ * const call = await client.callTool('render_report', { year: 2026 }, { task: true })
+ * if (call instanceof TaskHandle) {
+ *   console.log((await call.get()).status) // 'working'
+ *   const result = await call.result()
+ * }
+ * ```
+ */
 export class TaskHandle {
   readonly #host: TaskHost
   /** What the creating call returned. */
@@ -166,7 +186,7 @@ export class TaskHandle {
     }
     if (task.status === 'failed') {
       const error = task.error
-      throw new ProtocolError(
+      throw protocolError(
         error?.code ?? ErrorCode.InternalError,
         error?.message ?? `task ${this.id} failed`,
         error?.data,

@@ -21,6 +21,15 @@ export interface SendOptions {
 /** A request a 2025-era server sends the client (elicitation, sampling, roots, ping), and the request it serves. */
 export type ServerRequestHandler = (request: JsonRpcRequest, origin: JsonRpcRequest | undefined) => void
 
+/**
+ * How a client reaches a server: `HttpTransport`, `StdioTransport`, or your own.
+ *
+ * @example
+ * ```ts
+ * const transport: ClientTransport = new HttpTransport({ url: 'https://mcp.example.com/mcp' })
+ * const client = connect(transport)
+ * ```
+ */
 export interface ClientTransport {
   readonly kind: 'http' | 'stdio'
   /** Sends a request and resolves with its JSON-RPC response (result or error). */

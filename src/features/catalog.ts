@@ -7,6 +7,7 @@ import { rawJson, type RawJson } from '../protocol/encode.js'
 import { type CursorPosition, decodeCursor, encodeCursor, staleCursor } from '../protocol/pagination.js'
 import { META_SERVER_INFO } from '../wire/meta.js'
 import type { CacheScope, Implementation } from '../wire/types.js'
+import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
 /** How a list method pages and labels its results. */
 export interface ListOptions {
@@ -29,10 +30,26 @@ export interface CatalogItem {
   readonly wire: object
 }
 
-export class CatalogError extends Error {
+/**
+ * A catalog was misused: a duplicate key, an unknown key to enable or disable, a bad page size.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   server.prompts.add(greeting) // already defined
+ * } catch (error) {
+ *   if (error instanceof CatalogError) console.error(error.errorCode, error.message) // ERR_CATALOG
+ * }
+ * ```
+ */
+export class CatalogError extends ToolwireError {
   override readonly name = 'CatalogError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_CATALOG'
+  }
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export class Catalog<D, T extends CatalogItem> {
   readonly #listKey: string
   readonly #compile: (definition: D) => T

@@ -16,6 +16,14 @@ export interface MemoryHandleStoreOptions extends StoreLimits {
   readonly now?: () => number
 }
 
+/**
+ * Keeps handles in memory, in this process (the default store; use `toolwire/sqlite` or `toolwire/redis` to share or keep them).
+ *
+ * @example
+ * ```ts
+ * const baskets = defineHandles({ kind: 'basket', createTool: 'basket_create', store: new MemoryHandleStore() })
+ * ```
+ */
 export class MemoryHandleStore implements HandleStore {
   readonly #entries = new Map<string, Entry>()
   /** Live records per kind and owner. */

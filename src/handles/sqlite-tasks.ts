@@ -25,6 +25,16 @@ export interface SqliteTaskStoreOptions {
 
 const LIVE = "status IN ('working', 'input_required')"
 
+/**
+ * Keeps tasks in a SQLite file: they survive restarts and are shared by the processes on one machine.
+ *
+ * @example
+ * ```ts
+ * import { SqliteTaskStore } from 'toolwire/sqlite'
+ *
+ * const server = defineServer({ name: 'reports', version: '1.0.0', tasks: { store: new SqliteTaskStore('tasks.db') } })
+ * ```
+ */
 export class SqliteTaskStore implements TaskStore {
   readonly #db: Database.Database
   readonly #now: () => number

@@ -11,6 +11,20 @@ export interface SqliteHandleStoreOptions extends StoreLimits {
   readonly now?: () => number
 }
 
+/**
+ * Keeps handles in a SQLite file: they survive restarts and are shared by the processes on one machine.
+ *
+ * @example
+ * ```ts
+ * import { SqliteHandleStore } from 'toolwire/sqlite'
+ *
+ * const baskets = defineHandles({
+ *   kind: 'basket',
+ *   createTool: 'basket_create',
+ *   store: new SqliteHandleStore('state.db'),
+ * })
+ * ```
+ */
 export class SqliteHandleStore implements HandleStore {
   readonly #db: Database.Database
   readonly #now: () => number

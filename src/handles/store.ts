@@ -4,7 +4,16 @@
  * like an unknown or expired handle, so a handle's existence is never revealed to another caller.
  */
 import type { OwnerKey } from '../protocol/principal.js'
+import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
+/**
+ * Where handles live. `MemoryHandleStore` (default), `SqliteHandleStore` and `RedisHandleStore` implement it.
+ *
+ * @example
+ * ```ts
+ * const baskets = defineHandles({ kind: 'basket', createTool: 'basket_create', store: new SqliteHandleStore('state.db') })
+ * ```
+ */
 export interface HandleStore {
   /** Stores a new record; throws `HandleLimitError` when the owner or the store is full. */
   create(kind: string, id: string, owner: OwnerKey, data: unknown, ttlMs: number): Promise<void>
@@ -28,8 +37,24 @@ export interface HandleStore {
 /** What a compare-and-swap did: `gone` when unknown, expired or foreign, exactly like `update`'s false. */
 export type SwapOutcome = 'swapped' | 'conflict' | 'gone'
 
-export class HandleLimitError extends Error {
+/**
+ * A handle store holds as many live records for the owner as it allows (`maxPerOwner`).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await carts.create(ctx, { items: [] })
+ * } catch (error) {
+ *   if (error instanceof HandleLimitError) throw new ToolError('Too many open carts; close one first')
+ *   throw error
+ * }
+ * ```
+ */
+export class HandleLimitError extends ToolwireError {
   override readonly name = 'HandleLimitError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_HANDLE_LIMIT'
+  }
 }
 
 export interface StoreLimits {

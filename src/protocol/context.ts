@@ -10,12 +10,28 @@ import { RequestInputs } from './mrtr/inputs.js'
 import { type Principal, principalOf } from './principal.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 import { NO_TASK, type TaskControl } from './task-control.js'
+import type { OperationProbe, RefusalGuard } from './telemetry.js'
 
 const SEVERITY: Record<string, number> = Object.fromEntries(LOG_LEVELS.map((level, index) => [level, index]))
 
 export type LogFn = (data: unknown, logger?: string) => void
 export type RequestLogger = Record<LogLevel, LogFn>
 
+/**
+ * One request as a handler or middleware sees it: its method, params and `_meta`, the caller, cancellation, progress, logging and input requests.
+ *
+ * @example
+ * ```ts
+ * const timing: Middleware = async (ctx: RequestContext, next) => {
+ *   const started = Date.now()
+ *   try {
+ *     return await next()
+ *   } finally {
+ *     ctx.log.debug(`${ctx.method} took ${Date.now() - started} ms`)
+ *   }
+ * }
+ * ```
+ */
 export class RequestContext {
   readonly id: RequestId
   readonly method: string
@@ -32,6 +48,8 @@ export class RequestContext {
   #input: RequestInputs | undefined
   #task: TaskControl = NO_TASK
   #principal: Principal | undefined
+  /** Set by the dispatcher when telemetry is on. */
+  probe: OperationProbe | undefined
 
   constructor(
     id: RequestId,
@@ -47,6 +65,11 @@ export class RequestContext {
     this.meta = meta
     this.exchange = exchange
     this.#stateCodec = stateCodec
+  }
+
+  /** A guard refused this request: telemetry counts it by guard (nothing happens when it is off). */
+  refused(guard: RefusalGuard): void {
+    this.probe?.refused(guard)
   }
 
   /** Free-form per-request storage for middleware (e.g. a rate-limit decision, a tool); made on first use. */

@@ -2,7 +2,7 @@
  * Method dispatch for one request: `_meta` check, transport checks, version check, method lookup,
  * middleware and handler, then encoding. Built once per server; holds nothing per request.
  */
-import { internalError, McpError, methodNotFound, unsupportedVersion } from '../wire/errors.js'
+import { internalError, isAnswerError, McpError, methodNotFound, unsupportedVersion } from '../wire/errors.js'
 import { isRecord, type JsonRpcRequest, type RequestId } from '../wire/jsonrpc.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { Implementation, RequestMeta } from '../wire/types.js'
@@ -13,7 +13,9 @@ import { type AroundSteps, composeAround, type MethodHandler, type Middleware } 
 import { InputRequired } from './mrtr/inputs.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 import { parseRequestMeta } from './request-meta.js'
+import type { OperationProbe, RequestObserver } from './telemetry.js'
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface MethodSpec {
   readonly handler: MethodHandler
   /** The param mirrored into the HTTP `Mcp-Name` header, for methods that have one. */
@@ -44,6 +46,7 @@ export interface TransportCheck {
   checkRequest(request: JsonRpcRequest, meta: RequestMeta, spec: MethodSpec | undefined): void
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface Reply {
   readonly status: number
   readonly body: string
@@ -67,6 +70,8 @@ export interface DispatcherOptions {
    * discovery, built from the server's own definitions) are left as they are.
    */
   readonly redact?: (value: unknown) => unknown
+  /** Spans and metrics per request (`defineServer({ telemetry })`); absent, requests pay nothing for it. */
+  readonly telemetry?: RequestObserver | undefined
 }
 
 /**
@@ -109,8 +114,10 @@ export class Dispatcher {
   readonly #redact: ((value: unknown) => unknown) | undefined
   readonly #around: AroundSteps | undefined
   readonly #middleware: readonly Middleware[]
+  readonly #telemetry: RequestObserver | undefined
 
   constructor(options: DispatcherOptions) {
+    this.#telemetry = options.telemetry
     this.#around = options.around
     this.#middleware = options.middleware
     this.#stateCodec = options.requestState
@@ -149,6 +156,19 @@ export class Dispatcher {
     exchange: Exchange,
     check?: TransportCheck,
   ): Reply | null | Promise<Reply | null> {
+    const telemetry = this.#telemetry
+    if (telemetry === undefined) return this.#answer(request, exchange, check, undefined)
+    return telemetry.serve(request, exchange, undefined, (probe) =>
+      this.#answer(request, exchange, check, probe),
+    )
+  }
+
+  #answer(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    check: TransportCheck | undefined,
+    probe: OperationProbe | undefined,
+  ): Reply | null | Promise<Reply | null> {
     let ctx: RequestContext | undefined
     try {
       const params = request.params ?? {}
@@ -163,15 +183,16 @@ export class Dispatcher {
       if (!handler) throw methodNotFound(request.method)
       if (isAborted(exchange)) return null // cancelled before it started: do no work at all
       ctx = new RequestContext(request.id, request.method, params, meta, exchange, this.#stateCodec)
+      if (probe) ctx.probe = probe
       const result = handler(ctx)
-      if (!isThenable(result)) return this.#answered(ctx, request, exchange, result)
+      if (!isThenable(result)) return this.#answered(ctx, request, exchange, result, probe)
       const running = ctx
       return Promise.resolve(result).then(
-        (settled) => this.#answered(running, request, exchange, settled),
-        (thrown: unknown) => this.#failed(running, request, exchange, thrown),
+        (settled) => this.#answered(running, request, exchange, settled, probe),
+        (thrown: unknown) => this.#failed(running, request, exchange, thrown, probe),
       )
     } catch (thrown) {
-      return this.#failed(ctx, request, exchange, thrown)
+      return this.#failed(ctx, request, exchange, thrown, probe)
     }
   }
 
@@ -180,13 +201,15 @@ export class Dispatcher {
     request: JsonRpcRequest,
     exchange: Exchange,
     result: ResultPayload,
+    probe: OperationProbe | undefined,
   ): Reply | null {
     try {
       ctx.finish()
       if (isAborted(exchange)) return null
+      probe?.result(result)
       return { status: 200, body: this.#encode(request.id, result) }
     } catch (thrown) {
-      return this.#failed(ctx, request, exchange, thrown)
+      return this.#failed(ctx, request, exchange, thrown, probe)
     }
   }
 
@@ -195,13 +218,16 @@ export class Dispatcher {
     request: JsonRpcRequest,
     exchange: Exchange,
     thrown: unknown,
+    probe: OperationProbe | undefined,
   ): Reply | null {
     ctx?.finish()
     if (isAborted(exchange)) return null
     if (thrown instanceof InputRequired) {
+      probe?.result(thrown.result)
       return { status: 200, body: this.#encode(request.id, thrown.result) }
     }
     const error = this.#toProtocolError(thrown, request.method)
+    probe?.error(error)
     const body = encodeError(request.id, error, this.#redact)
     return error.headers
       ? { status: error.status, body, headers: error.headers }
@@ -215,12 +241,31 @@ export class Dispatcher {
    * (`initialize`, `ping` …): it runs inside the same middleware as every other method, so it counts against
    * the caller's request limit too.
    */
-  async handleLegacy(
+  handleLegacy(
     request: JsonRpcRequest,
     exchange: Exchange,
     meta: RequestMeta,
     shape: (result: Record<string, unknown>) => Record<string, unknown>,
     own?: MethodHandler,
+    sessionId?: string,
+  ): Promise<Reply | null> {
+    const telemetry = this.#telemetry
+    if (telemetry === undefined) return this.#handleLegacy(request, exchange, meta, shape, own, undefined)
+    const era = { protocolVersion: meta.protocolVersion, sessionId }
+    return Promise.resolve(
+      telemetry.serve(request, exchange, era, (probe) =>
+        this.#handleLegacy(request, exchange, meta, shape, own, probe),
+      ),
+    )
+  }
+
+  async #handleLegacy(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    meta: RequestMeta,
+    shape: (result: Record<string, unknown>) => Record<string, unknown>,
+    own: MethodHandler | undefined,
+    probe: OperationProbe | undefined,
   ): Promise<Reply | null> {
     let ctx: RequestContext | undefined
     try {
@@ -237,9 +282,11 @@ export class Dispatcher {
         exchange,
         this.#stateCodec,
       )
+      if (probe) ctx.probe = probe
       const result = await handler(ctx)
       ctx.finish()
       if (isAborted(exchange)) return null
+      probe?.result(result)
       const plain = isRawJson(result)
         ? (JSON.parse(encodeResult(0, result)) as { result: Record<string, unknown> }).result
         : result
@@ -253,6 +300,7 @@ export class Dispatcher {
         thrown instanceof InputRequired
           ? internalError('This request needs a client of protocol revision 2026-07-28')
           : this.#toProtocolError(thrown, request.method)
+      probe?.error(error)
       // 2025-era transports carry JSON-RPC errors with 200; only errors with their own headers keep a status.
       const body = encodeError(request.id, error, this.#redact)
       return error.headers ? { status: error.status, body, headers: error.headers } : { status: 200, body }
@@ -273,7 +321,7 @@ export class Dispatcher {
   }
 
   #toProtocolError(thrown: unknown, method: string): McpError {
-    if (thrown instanceof McpError) return thrown
+    if (isAnswerError(thrown)) return thrown
     const ref = correlationId()
     this.#logger.error(`internal error in ${method} (ref ${ref})`, {
       error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),

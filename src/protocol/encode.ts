@@ -4,7 +4,11 @@ import type { RequestId } from '../wire/jsonrpc.js'
 
 const RAW = Symbol('toolwire.rawJson')
 
-/** A result that is already JSON text. */
+/**
+ * A result that is already JSON text.
+ *
+ * @internal Reached through a public type, but not exported from the package entries: it may change in any release.
+ */
 export interface RawJson {
   readonly [RAW]: string
 }

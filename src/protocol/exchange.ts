@@ -44,6 +44,8 @@ export interface Exchange {
    * otherwise it is worked out from `auth` and `remoteAddress`.
    */
   readonly principal?: Principal | undefined
+  /** A 2025-era HTTP session's own random id (never the `Mcp-Session-Id` token that opens it). */
+  readonly sessionId?: string | undefined
 }
 
 /** True once the request was cancelled, without creating a lazily made signal. */
@@ -79,6 +81,9 @@ class FilteredExchange implements Exchange {
   }
   get header(): ((name: string) => string | undefined) | undefined {
     return this.inner.header
+  }
+  get sessionId(): string | undefined {
+    return this.inner.sessionId
   }
   /** A getter handing out a bound function, so `const { notify } = ctx.exchange` works as on transports. */
   get notify(): (message: JsonRpcNotification) => void {

@@ -30,7 +30,15 @@ export interface HttpDocument {
   readonly body: string
 }
 
-/** HTTP authentication as a transport sees it: a verdict per request and the documents it publishes. */
+/**
+ * HTTP authentication as a transport sees it: a verdict per request and the documents it publishes.
+ *
+ * @example
+ * ```ts
+ * // Most servers use bearerAuth({...}); implement HttpAuthenticator for another scheme.
+ * const server = defineServer({ name: 'x', version: '1.0.0', security: { auth: bearerAuth({ resource, authorizationServers, jwt }) } })
+ * ```
+ */
 export interface HttpAuthenticator {
   authenticate(request: AuthRequest): Promise<AuthOutcome> | AuthOutcome
   /** The document for `method path`, or undefined when the path is not one of its own. */

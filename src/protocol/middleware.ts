@@ -3,6 +3,19 @@ import type { RequestContext } from './context.js'
 import type { ResultPayload } from './encode.js'
 
 export type Next = () => Promise<ResultPayload>
+/**
+ * Koa-style middleware around every method handler: call `next()` to run the rest of the chain.
+ *
+ * @example
+ * ```ts
+ * const audit: Middleware = async (ctx, next) => {
+ *   const result = await next()
+ *   auditLog.write({ method: ctx.method, caller: ctx.auth?.subject })
+ *   return result
+ * }
+ * const server = defineServer({ name: 'x', version: '1.0.0', middleware: [audit] })
+ * ```
+ */
 export type Middleware = (ctx: RequestContext, next: Next) => Promise<ResultPayload>
 export type MethodHandler = (ctx: RequestContext) => Promise<ResultPayload> | ResultPayload
 

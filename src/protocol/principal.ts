@@ -42,6 +42,12 @@ const PREFIX: Record<PrincipalKind, string> = { user: 'user', client: 'client', 
 /**
  * The key everything the principal owns is filed under. The kind comes first and an id is never split,
  * so two different principals never share a key, whatever their ids contain.
+ *
+ * @example
+ * ```ts
+ * const owner = ownerKey({ kind: 'user', id: 'user-42' })
+ * const task = await taskStore.get(taskId, owner)
+ * ```
  */
 export function ownerKey(principal: Principal): OwnerKey {
   return `${PREFIX[principal.kind]}:${principal.id}` as OwnerKey
@@ -59,7 +65,15 @@ export function parsePrincipal(value: unknown): Principal | undefined {
   return Object.freeze({ kind, id })
 }
 
-/** The owner key of an authenticated caller: `user:<sub>` or `client:<client_id>`. */
+/**
+ * The owner key of an authenticated caller: `user:<sub>` or `client:<client_id>`.
+ *
+ * @example
+ * ```ts
+ * const owner = authPrincipal({ subject: 'user-42', scopes: ['notes:read'] })
+ * await taskStore.list(owner)
+ * ```
+ */
 export const authPrincipal = (auth: AuthInfo): OwnerKey => ownerKey(principalOf(auth, undefined, ''))
 
 /** Reads back an owner key this module made and the server sealed (a session token); undefined otherwise. */

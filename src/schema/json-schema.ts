@@ -11,6 +11,7 @@ import { validate as validateMeta2020 } from './meta-2020-12.generated.js'
 import { codeGenerationAllowed, lazyInterpreter } from './interpreted.js'
 import { scanSchema } from './scan.js'
 import { SchemaValidator } from './schema-validator.js'
+import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
 /** ajv's 2020-12 meta-schema validator, generated ahead of time (scripts/meta-validator.mjs). */
 const metaValidator2020 = validateMeta2020 as ((schema: unknown) => boolean) & {
@@ -42,8 +43,23 @@ const DIALECTS: Record<string, Dialect> = {
  */
 export const SCHEMA_LIMITS = { maxDepth: 32, maxNodes: 5_000, maxExpandedNodes: 20_000 }
 
-export class SchemaError extends Error {
+/**
+ * A JSON Schema that cannot be compiled, or that exceeds the schema limits.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   defineServer({ name: 'x', version: '1', tools: [toolWithAHugeSchema] })
+ * } catch (error) {
+ *   if (error instanceof SchemaError) console.error(error.message) // names the limit or the bad keyword
+ * }
+ * ```
+ */
+export class SchemaError extends ToolwireError {
   override readonly name = 'SchemaError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_SCHEMA'
+  }
 }
 
 export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; issues: string[] }

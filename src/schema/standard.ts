@@ -27,7 +27,22 @@ export type InferSchema<S, Fallback = Record<string, unknown>> =
 /** Brand for a plain JSON Schema whose instances the author promises have type `T`. */
 export type JsonSchemaOf<T> = Record<string, unknown> & { readonly __type?: T }
 
-/** Types a plain JSON Schema: `jsonSchema<{ a: number }>({ type: 'object', ... })`. */
+/**
+ * Types a plain JSON Schema: `jsonSchema<{ a: number }>({ type: 'object', ... })`.
+ *
+ * @example
+ * ```ts
+ * const add = defineTool({
+ *   name: 'add',
+ *   inputSchema: jsonSchema<{ a: number; b: number }>({
+ *     type: 'object',
+ *     properties: { a: { type: 'number' }, b: { type: 'number' } },
+ *     required: ['a', 'b'],
+ *   }),
+ *   handler: ({ a, b }) => String(a + b),
+ * })
+ * ```
+ */
 export function jsonSchema<T>(schema: Record<string, unknown>): JsonSchemaOf<T> {
   return schema as JsonSchemaOf<T>
 }

@@ -5,6 +5,7 @@
  */
 import type { AroundSteps, Middleware } from '../protocol/middleware.js'
 import type { RequestContext } from '../protocol/context.js'
+import type { RefusalGuard } from '../protocol/telemetry.js'
 import { isRawJson, type ResultPayload } from '../protocol/encode.js'
 import { invalidParams } from '../wire/errors.js'
 import { tooManyRequests } from '../wire/errors.js'
@@ -41,7 +42,7 @@ export function requestSteps(options: Omit<GuardOptions, 'requests'>): AroundSte
   return {
     before: (ctx) => {
       const problem = inputProblem(ctx.params, input)
-      if (problem) throw invalidParams(`Invalid params: ${problem}`)
+      if (problem) throw refuse(ctx, 'validation', invalidParams(`Invalid params: ${problem}`))
     },
     after: (method) => (output && SANITIZED.has(method) ? sanitized : undefined),
   }
@@ -55,16 +56,23 @@ export function requestGuard(options: GuardOptions & { readonly requests: Reques
   const what = `more than ${requests.bucket.points} requests in ${requests.bucket.durationMs / 1000} s`
   return async (ctx, next) => {
     const problem = inputProblem(ctx.params, input)
-    if (problem) throw invalidParams(`Invalid params: ${problem}`)
+    if (problem) throw refuse(ctx, 'validation', invalidParams(`Invalid params: ${problem}`))
     let consumed
     try {
       consumed = await requests.store.consume(requests.bucket, requests.principal(ctx))
     } catch (error) {
       requests.onStoreFailure(error) // a broken shared store must not take the server down
     }
-    if (consumed && !consumed.allowed) throw tooManyRequests(consumed.retryAfterMs, what)
+    if (consumed && !consumed.allowed)
+      throw refuse(ctx, 'rate_limit', tooManyRequests(consumed.retryAfterMs, what))
     return guardOutput(ctx, await next())
   }
+}
+
+/** Tells telemetry which guard refused, and returns the refusal to throw. */
+export function refuse<E>(ctx: RequestContext, guard: RefusalGuard, refusal: E): E {
+  ctx.refused(guard)
+  return refusal
 }
 
 function sanitized(result: ResultPayload): ResultPayload {

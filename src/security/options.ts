@@ -45,6 +45,19 @@ export interface RateLimitOptions {
   readonly tools?: Readonly<Record<string, Limit | false>>
 }
 
+/**
+ * The security bounds and policies of a server (`ServerOptions.security`); every bound has a default (`SECURITY_DEFAULTS`).
+ *
+ * @example
+ * ```ts
+ * const security: SecurityOptions = {
+ *   maxConcurrentCalls: 16,
+ *   toolTimeoutMs: 30_000,
+ *   output: { maxBytes: 256 * 1024, oversized: 'truncate' },
+ * }
+ * const server = defineServer({ name: 'x', version: '1.0.0', security })
+ * ```
+ */
 export interface SecurityOptions {
   /**
    * Authentication on HTTP, the one place to set it: `bearerAuth({...})` (OAuth 2.1 resource server, tool
@@ -72,6 +85,18 @@ export interface SecurityOptions {
   readonly principal?: PrincipalOf
 }
 
+/**
+ * The default of every security bound (`SecurityOptions`), for reading or for deriving your own.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({
+ *   name: 'notes',
+ *   version: '1.0.0',
+ *   security: { maxConcurrentCalls: SECURITY_DEFAULTS.maxConcurrentCalls * 2 },
+ * })
+ * ```
+ */
 export const SECURITY_DEFAULTS = {
   requests: { points: 600, durationMs: 10_000 },
   toolCalls: { points: 120, durationMs: 60_000 },

@@ -37,6 +37,18 @@ export interface Bucket extends Limit {
 
 export type Consumed = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterMs: number }
 
+/**
+ * Where rate-limit windows live: `MemoryRateLimitStore` (default) or `RedisRateLimitStore`, shared by instances.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({
+ *   name: 'x',
+ *   version: '1.0.0',
+ *   security: { rateLimit: { store: await RedisRateLimitStore.connect({ url: process.env.REDIS_URL }) } },
+ * })
+ * ```
+ */
 export interface RateLimitStore {
   /** Takes `points` (default 1) from `owner`'s budget in `bucket`; refused when the budget is spent. */
   consume(bucket: Bucket, owner: OwnerKey, points?: number): Promise<Consumed>
@@ -47,7 +59,18 @@ export interface MemoryRateLimitOptions {
   readonly maxKeys?: number
 }
 
-/** In-process store: exact for one process, not shared across replicas. Memory is bounded by `maxKeys`. */
+/**
+ * In-process store: exact for one process, not shared across replicas. Memory is bounded by `maxKeys`.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({
+ *   name: 'notes',
+ *   version: '1.0.0',
+ *   security: { rateLimit: { store: new MemoryRateLimitStore() } },
+ * })
+ * ```
+ */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #limiters = new Map<string, RateLimiterMemory>()
   /** Buckets are usually defined once: look their limiter up by identity before building the id. */

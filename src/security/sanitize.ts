@@ -19,7 +19,14 @@ const INVISIBLE =
 const SUSPECT = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufff9-\ufffb\udb40]/
 /* eslint-enable no-control-regex */
 
-/** Removes terminal escape sequences and invisible control characters; keeps newline and tab. */
+/**
+ * Removes terminal escape sequences and invisible control characters; keeps newline and tab.
+ *
+ * @example
+ * ```ts
+ * stripControls('ok\u001b[31m red') // 'ok[31m red': the escape character is gone
+ * ```
+ */
 export function stripControls(text: string): string {
   if (!SUSPECT.test(text)) return text
   return text.replace(ESCAPES, '').replace(INVISIBLE, '')

@@ -80,6 +80,7 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
         options.onStoreFailure(error) // a broken shared store must not take every tool down
       }
       if (consumed && !consumed.allowed) {
+        ctx.refused('rate_limit')
         throw new ToolError(
           `Rate limit for tool ${tool.name} reached (${bucket.points} calls per ${span(bucket.durationMs)}); retry in ${seconds(consumed.retryAfterMs)} s.`,
         )
@@ -92,6 +93,7 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
     const principal = options.principal(ctx)
     const running = inFlight.get(principal) ?? 0
     if (maxConcurrent !== undefined && running >= maxConcurrent) {
+      ctx.refused('rate_limit')
       throw new ToolError(
         `Too many tool calls in progress (at most ${maxConcurrent} at once per caller); retry when one has finished.`,
       )
@@ -141,6 +143,7 @@ function withTimeout(
           `Tool ${name} timed out after ${ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`} and was stopped; try a smaller request, or try again later.`,
         )
         expired = error
+        ctx.refused('timeout')
         controller?.abort(error)
         reject(error)
       },

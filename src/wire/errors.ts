@@ -3,7 +3,18 @@
  * Transports never pick statuses themselves; they ask `McpError.status`.
  */
 import type { JsonRpcErrorObject } from './jsonrpc.js'
+import { ToolwireError, type ToolwireErrorCode } from './toolwire-error.js'
 
+/**
+ * The JSON-RPC error codes toolwire sends or understands, by name (basic/index §Error Codes).
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode, McpError } from 'toolwire/wire'
+ *
+ * throw new McpError(ErrorCode.InvalidParams, 'limit must be positive')
+ * ```
+ */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
@@ -47,13 +58,38 @@ const DEFAULT_STATUS: Record<number, number> = {
   [ErrorCode.UnsupportedProtocolVersion]: 400,
 }
 
-/** A protocol-level error: becomes a JSON-RPC error response (never an `isError` tool result). */
-export class McpError extends Error {
-  override readonly name = 'McpError'
+/**
+ * A protocol-level error: becomes a JSON-RPC error response (never an `isError` tool result).
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode, McpError } from 'toolwire/wire'
+ *
+ * // In a handler: answer with a JSON-RPC error instead of a tool result.
+ * throw new McpError(ErrorCode.InvalidParams, 'cursor is not one this server issued')
+ *
+ * // In a client: what the server answered.
+ * try {
+ *   await client.callTool('search', {})
+ * } catch (error) {
+ *   if (error instanceof McpError) console.error(error.code, error.message, error.httpStatus)
+ * }
+ * ```
+ */
+export class McpError extends ToolwireError {
+  override readonly name: string = 'McpError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_MCP'
+  }
   readonly code: number
   readonly data: unknown
   /** HTTP status the Streamable HTTP transport answers with. */
   readonly status: number
+  /**
+   * The status given when the error was made, undefined when none was: on the client, the HTTP status the
+   * error response came with (undefined off HTTP, where `status` is only the code's default).
+   */
+  readonly httpStatus: number | undefined
   /** Extra HTTP response headers (`WWW-Authenticate`, `Retry-After`); ignored by other transports. */
   readonly headers: Readonly<Record<string, string>> | undefined
 
@@ -68,6 +104,7 @@ export class McpError extends Error {
     this.code = code
     this.data = data
     this.status = status ?? DEFAULT_STATUS[code] ?? 200
+    this.httpStatus = status
     this.headers = headers
   }
 
@@ -91,17 +128,37 @@ export const nestedTooDeep = (maxDepth: number): McpError =>
 export const methodNotFound = (method: string): McpError =>
   new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`)
 
-/** Malformed params (missing `_meta`, bad cursor, wrong shapes): 400 on HTTP. */
+/**
+ * Malformed params (missing `_meta`, bad cursor, wrong shapes): 400 on HTTP.
+ *
+ * @example
+ * ```ts
+ * throw invalidParams('cursor is not one this server issued', { cursor }) // -32602
+ * ```
+ */
 export const invalidParams = (message: string, data?: unknown): McpError =>
   new McpError(ErrorCode.InvalidParams, message, data)
 
 /**
  * An unknown tool/prompt/resource is an execution-phase error: 200 on HTTP (server/tools §Error Handling; the
  * spec names no status for it).
+ *
+ * @example
+ * ```ts
+ * throw notFound(`No such note: ${id}`, { id })
+ * ```
  */
 export const notFound = (message: string, data?: unknown): McpError =>
   new McpError(ErrorCode.InvalidParams, message, data, 200)
 
+/**
+ * A -32603 Internal error, with an optional message and data.
+ *
+ * @example
+ * ```ts
+ * throw internalError('The index is rebuilding') // -32603
+ * ```
+ */
 export const internalError = (message = 'Internal error', data?: unknown): McpError =>
   new McpError(ErrorCode.InternalError, message, data)
 
@@ -235,7 +292,50 @@ export function tooManyRequests(retryAfterMs: number, what: string): McpError {
   )
 }
 
-/** Turns anything thrown into an McpError; unknown failures never leak their message. */
+/**
+ * An upstream server's JSON-RPC error, relayed by a proxy with its code, message and data unchanged: the
+ * downstream client must see what the upstream said (basic/index §Error Codes), not a generic failure.
+ */
+export const upstreamError = (code: number, message: string, data?: unknown): McpError =>
+  new McpError(Number.isInteger(code) ? code : ErrorCode.InternalError, message, data)
+
+/** A proxy's upstream cannot be reached, crashed, or timed out: an execution failure, said plainly. */
+export const upstreamUnavailable = (detail: string): McpError =>
+  new McpError(ErrorCode.InternalError, `Upstream server unavailable: ${detail}`, { upstream: 'unavailable' })
+
+/**
+ * Turns anything thrown into an McpError; unknown failures never leak their message.
+ *
+ * @example
+ * ```ts
+ * const error = toMcpError(new Error('boom')) // McpError -32603; an McpError passes through unchanged
+ * ```
+ */
 export function toMcpError(error: unknown): McpError {
-  return error instanceof McpError ? error : internalError()
+  return isAnswerError(error) ? error : internalError()
 }
+
+/** The McpErrors a client made from what a peer sent (or found locally), as opposed to ones made to answer with. */
+const RECEIVED = new WeakSet<McpError>()
+
+/**
+ * Marks an McpError the client made from a server's answer or from its own findings. `McpError` is one class
+ * on both sides, so a server tool that calls another server and lets its error escape would otherwise pass
+ * the other server's code, message and status to its own caller; marked, it is an unexpected failure like
+ * any other (and `errorExposure` decides what the caller sees).
+ *
+ * @internal
+ */
+export function markReceived<E extends McpError>(error: E): E {
+  RECEIVED.add(error)
+  return error
+}
+
+/**
+ * An McpError this process made to answer with: a server passes it through as the JSON-RPC error. One a client
+ * received from another server is not.
+ *
+ * @internal
+ */
+export const isAnswerError = (error: unknown): error is McpError =>
+  error instanceof McpError && !RECEIVED.has(error)

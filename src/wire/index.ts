@@ -1,5 +1,78 @@
-/** toolwire/wire: JSON-RPC, 2026-07-28 constants and types, and the error table. Every export is public API. */
-export * from './errors.js'
-export * from './jsonrpc.js'
-export * from './meta.js'
-export type * from './types.js'
+/**
+ * toolwire/wire: JSON-RPC, 2026-07-28 constants and types, and the error table. Every export is public API;
+ * named exports only, so adding a helper to a module here never widens the package's surface by accident.
+ */
+export { ErrorCode, internalError, invalidParams, McpError, notFound, toMcpError } from './errors.js'
+export { ToolwireError } from './toolwire-error.js'
+export type { ToolwireErrorCode } from './toolwire-error.js'
+export type {
+  JsonRpcErrorObject,
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+  RequestId,
+} from './jsonrpc.js'
+export {
+  HEADER_METHOD,
+  HEADER_NAME,
+  HEADER_PARAM_PREFIX,
+  HEADER_PROTOCOL_VERSION,
+  JSONRPC_VERSION,
+  LOG_LEVELS,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  META_SUBSCRIPTION_ID,
+  PROTOCOL_VERSION,
+  SUPPORTED_VERSIONS,
+} from './meta.js'
+export type { LogLevel } from './meta.js'
+export type {
+  Annotations,
+  AudioContent,
+  BlobResourceContents,
+  CacheScope,
+  CallToolResult,
+  CancelledNotificationParams,
+  ClientCapabilities,
+  ContentBlock,
+  CreateMessageRequest,
+  CreateMessageResult,
+  DiscoverResult,
+  ElicitRequest,
+  ElicitRequestFormParams,
+  ElicitRequestUrlParams,
+  ElicitResult,
+  EmbeddedResource,
+  Icon,
+  ImageContent,
+  Implementation,
+  InputRequest,
+  InputRequiredResult,
+  InputResponse,
+  JsonObject,
+  JsonSchemaObject,
+  JsonValue,
+  ListRootsRequest,
+  ListRootsResult,
+  ListToolsResult,
+  LoggingMessageParams,
+  MetaObject,
+  ProgressNotificationParams,
+  RequestMeta,
+  ResourceContents,
+  ResourceLink,
+  Root,
+  SamplingMessage,
+  ServerCapabilities,
+  SubscriptionFilter,
+  TextContent,
+  TextResourceContents,
+  Tool,
+  ToolAnnotations,
+} from './types.js'

@@ -95,8 +95,21 @@ describe('anonymous callers by address', () => {
     expect(await list('2001:db8:1:2::99')).toBe(200)
     expect(await list('2001:db8:1:2:ffff::1')).toBe(429) // the same /64
 
+    // In-process use (the request alone, as a client's `fetch` calls it) is one caller: no warning.
     const logger = memoryLogger()
-    createFetchHandler(make(logger))
-    expect(logger.lines.filter((line) => line.includes('has no clientAddress'))).toHaveLength(1)
+    const warnings = () => logger.lines.filter((line) => line.includes('has no clientAddress'))
+    const unaddressed = createFetchHandler(make(logger))
+    expect(await post(unaddressed, 'tools/list').then((answer) => answer.status)).toBe(200)
+    expect(warnings()).toHaveLength(0)
+    // Served by a runtime (a second argument: Workers' env, Deno's info, Bun's server): said once.
+    const served = (request: Request) => unaddressed(request, { runtime: 'test' })
+    expect((await post(served, 'tools/list')).status).toBe(200)
+    expect(warnings()).toHaveLength(1)
+    expect((await post(served, 'tools/list')).status).toBe(429) // the one shared budget the warning names
+    expect(warnings()).toHaveLength(1)
+    // Once per process: another handler built the same way stays silent.
+    const again = createFetchHandler(make(logger))
+    expect((await post((request) => again(request, {}), 'tools/list')).status).toBe(200)
+    expect(warnings()).toHaveLength(1)
   })
 })

@@ -122,6 +122,18 @@ export function findConfiguredServer(
   return undefined
 }
 
+/** Every server one file configures (`mcpServers` or `servers`), with its raw entry for extra fields. */
+export function serversIn(
+  file: string,
+  places: ConfigPlaces = defaultPlaces(),
+): { server: ConfiguredServer; entry: Record<string, unknown> }[] {
+  if (!existsSync(file)) throw new UsageError(`${file}: no such file`)
+  return Object.entries(readServers(file)).map(([name, entry]) => ({
+    server: toServer(name, entry, file, places),
+    entry: isObject(entry) ? entry : {},
+  }))
+}
+
 /** Every configured server name, for completion and error messages. */
 export function configuredNames(places: ConfigPlaces = defaultPlaces()): string[] {
   const names = new Set<string>()

@@ -1,6 +1,7 @@
 /** `toolwire serve <module>` and `toolwire demo`: serve a server over Streamable HTTP or stdio. */
 import { randomBytes } from 'node:crypto'
-import { resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { isAbsolute, relative, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
 import { defineServer, Server } from '../../server.js'
@@ -25,7 +26,10 @@ const isServer = (value: unknown): value is Server =>
  * `requestStateSecret`) so the server it builds can join a cluster.
  */
 export async function loadServer(modulePath: string, member?: ClusterMember): Promise<Server> {
-  const module = (await import(pathToFileURL(resolve(modulePath)).href)) as Record<string, unknown>
+  const file = resolve(modulePath)
+  // Said in one line: the loader's own error names an internal chunk as the importer.
+  if (!existsSync(file)) throw new Error(`${modulePath}: no such file (looked for ${file})`)
+  const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>
   for (const key of ['default', 'server', 'tools']) {
     let value = module[key]
     const factory = typeof value === 'function'
@@ -101,6 +105,26 @@ export async function run(
   process.on('SIGINT', stop)
 }
 
+/**
+ * The command that runs this CLI where the demo was started, for the banner's examples: the repository's
+ * `npm start` and `npm run cli` use the script, `npx toolwire demo` and a project's scripts npx, a direct `node …/main.js` the same
+ * file, and an installed `toolwire` (global, or on PATH) its name.
+ */
+export function howToRunCli(
+  env: NodeJS.ProcessEnv = process.env,
+  script: string | undefined = process.argv[1],
+): string {
+  if (env.npm_package_name === 'toolwire' && ['start', 'cli'].includes(env.npm_lifecycle_event ?? ''))
+    return 'npm run -s cli --'
+  // npx, or a project's own npm script (`node_modules/.bin/toolwire`): npx finds the same local install.
+  if (env.npm_command === 'exec' || (script ?? '').includes('node_modules/.bin/')) return 'npx toolwire'
+  if (script !== undefined && /\.[cm]?js$/.test(script)) {
+    const shown = relative(process.cwd(), script)
+    return `node ${shown.startsWith('..') || isAbsolute(shown) ? script : shown}`
+  }
+  return 'toolwire'
+}
+
 /** The revisions a server answers: this one, and the 2025-era ones unless legacy serving is off. */
 const servedVersions = (server: Server): string[] => [
   PROTOCOL_VERSION,
@@ -150,16 +174,17 @@ export function registerServe(program: Command): void {
           process.env.TOOLWIRE_STATE_SECRET ??
           randomBytes(32).toString('base64url'),
       })
+      const cli = howToRunCli()
       await run(
         demo,
         options,
         (url) =>
           [
             `toolwire demo serving MCP ${servedVersions(demo).join(', ')} on ${url}`,
-            `Try it (from the repository, in another terminal):`,
-            `  npm run -s cli -- list ${url}`,
-            `  npm run -s cli -- call ${url} arithmetic op=add a=2 b=3`,
-            `  npm run -s cli -- call ${url} countdown seconds=3`,
+            `Try it (in another terminal):`,
+            `  ${cli} list ${url}`,
+            `  ${cli} call ${url} arithmetic op=add a=2 b=3`,
+            `  ${cli} call ${url} countdown seconds=3`,
           ].join('\n'),
         member,
       )

@@ -1,6 +1,17 @@
 /** The default token store: this process only, gone when it exits. */
 import type { ClientRecord, TokenRecord, TokenStore } from './types.js'
 
+/**
+ * Keeps OAuth tokens and client registrations in memory, for the life of the process (the default store).
+ *
+ * @example
+ * ```ts
+ * const client = connect(
+ *   { url: 'https://mcp.example.com/mcp' },
+ *   { auth: { redirectUri, authorize, store: new MemoryTokenStore() } },
+ * )
+ * ```
+ */
 export class MemoryTokenStore implements TokenStore {
   readonly #tokens = new Map<string, TokenRecord>()
   readonly #clients = new Map<string, ClientRecord>()

@@ -16,6 +16,12 @@ export type PrivateAddressTest = (address: string) => boolean
  * The default test: only public unicast is public. Loopback, link-local, RFC 1918, carrier-grade NAT,
  * unique-local, unspecified, multicast, reserved and documentation ranges are not, and an IPv4-mapped IPv6
  * address is judged as the IPv4 address it carries.
+ *
+ * @example
+ * ```ts
+ * isPrivateAddress('10.0.0.7') // true
+ * isPrivateAddress('93.184.215.14') // false
+ * ```
  */
 export const isPrivateAddress: PrivateAddressTest = (address) => {
   if (!ipaddr.isValid(address)) return true

@@ -25,6 +25,15 @@ import type { ClientRecord, OAuthOptions, TokenRecord, TokenStore } from './type
 /** A token this close to expiry is refreshed before use. */
 const REFRESH_MARGIN_MS = 60_000
 
+/**
+ * The OAuth 2.1 client of the MCP authorization spec: discovery, registration, authorization code with PKCE, refresh.
+ *
+ * @example
+ * ```ts
+ * const provider = new OAuthProvider('https://mcp.example.com/mcp', { redirectUri, authorize })
+ * const client = connect({ url: 'https://mcp.example.com/mcp' }, { auth: provider })
+ * ```
+ */
 export class OAuthProvider {
   readonly serverUrl: URL
   readonly store: TokenStore

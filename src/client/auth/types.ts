@@ -30,7 +30,14 @@ export interface ClientRecord {
   readonly issuer: string
 }
 
-/** Where tokens and registrations live. Implement it to keep them in a keychain, a database, … */
+/**
+ * Where tokens and registrations live. Implement it to keep them in a keychain, a database, …
+ *
+ * @example
+ * ```ts
+ * const client = connect({ url }, { auth: { redirectUri, authorize, store: new MemoryTokenStore() } })
+ * ```
+ */
 export interface TokenStore {
   getTokens(resource: string): Promise<TokenRecord | undefined>
   setTokens(resource: string, tokens: TokenRecord): Promise<void>

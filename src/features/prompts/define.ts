@@ -3,6 +3,7 @@ import type { RequestContext } from '../../protocol/context.js'
 import type { ContentBlock, Icon, MetaObject } from '../../wire/types.js'
 import type { CatalogItem } from '../catalog.js'
 import { baseProblems } from '../metadata.js'
+import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
 /** Suggests values for an argument being typed (`completion/complete`). */
 export type Completer = (
@@ -30,6 +31,18 @@ type ArgsOf<A extends readonly PromptArgumentConfig[]> = {
   [P in A[number] as P['name']]: P['required'] extends true ? string : string | undefined
 }
 
+/**
+ * What `definePrompt` takes: the prompt's name, arguments and handler.
+ *
+ * @example
+ * ```ts
+ * const review = definePrompt({
+ *   name: 'review',
+ *   arguments: [{ name: 'code', required: true }],
+ *   handler: ({ code }) => `Review this code:\n${code}`,
+ * })
+ * ```
+ */
 export interface PromptConfig<A extends readonly PromptArgumentConfig[]> {
   name: string
   title?: string
@@ -69,10 +82,26 @@ export function definePrompt<const A extends readonly PromptArgumentConfig[]>(
 export const isPromptDefinition = (value: unknown): value is PromptDefinition =>
   typeof value === 'object' && value !== null && PROMPT in value
 
-export class PromptDefinitionError extends Error {
+/**
+ * An invalid prompt definition, thrown by `definePrompt` and `defineServer`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   definePrompt({ name: '', handler: () => 'hi' })
+ * } catch (error) {
+ *   if (error instanceof PromptDefinitionError) console.error(error.message)
+ * }
+ * ```
+ */
+export class PromptDefinitionError extends ToolwireError {
   override readonly name = 'PromptDefinitionError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_PROMPT_DEFINITION'
+  }
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface CompiledPrompt extends CatalogItem {
   readonly name: string
   readonly arguments: readonly PromptArgumentConfig[]

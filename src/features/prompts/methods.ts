@@ -2,7 +2,7 @@
 import type { RequestContext } from '../../protocol/context.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
-import { internalError, invalidParams, McpError, notFound } from '../../wire/errors.js'
+import { internalError, invalidParams, isAnswerError, notFound } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { Catalog } from '../catalog.js'
 import { contentProblem } from '../tools/result.js'
@@ -54,7 +54,7 @@ async function getPrompt(
   try {
     returned = await prompt.handler(args, ctx)
   } catch (error) {
-    if (error instanceof McpError || error instanceof InputRequired) throw error
+    if (isAnswerError(error) || error instanceof InputRequired) throw error
     const ref = report(`prompt ${prompt.name} threw`, error)
     throw internalError(`Internal error: prompt ${prompt.name} failed (ref ${ref})`, { correlationId: ref })
   }

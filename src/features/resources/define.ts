@@ -6,6 +6,7 @@ import type { CatalogItem } from '../catalog.js'
 import { annotationProblems, baseProblems, cacheScopeProblem } from '../metadata.js'
 import type { Completer } from '../prompts/define.js'
 import { compileUriTemplate, type UriTemplate, type UriTemplateError } from './uri-template.js'
+import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
 /** What a read may return: text, bytes, one contents object, or several (uri/mimeType default to the resource's). */
 export type ResourceRead =
@@ -23,12 +24,32 @@ interface ResourceBase {
   cache?: ReadCacheHints
 }
 
+/**
+ * What `defineResource` takes: one resource's URI, metadata and reader.
+ *
+ * @example
+ * ```ts
+ * const readme = defineResource({ uri: 'docs://readme', name: 'readme', mimeType: 'text/markdown', read: () => text })
+ * ```
+ */
 export interface ResourceConfig extends ResourceBase {
   uri: string
   size?: number
   read: (ctx: RequestContext) => ResourceRead | Promise<ResourceRead>
 }
 
+/**
+ * What `defineResourceTemplate` takes: a URI template, metadata and a reader of matching URIs.
+ *
+ * @example
+ * ```ts
+ * const page = defineResourceTemplate({
+ *   uriTemplate: 'wiki://{slug}',
+ *   name: 'page',
+ *   read: (uri, { slug }) => pages.get(slug) ?? Promise.reject(resourceNotFound(uri)),
+ * })
+ * ```
+ */
 export interface ResourceTemplateConfig extends ResourceBase {
   uriTemplate: string
   /** Suggests values per template variable (`completion/complete` with `ref/resource`). */
@@ -88,13 +109,40 @@ export const isResourceDefinition = (value: unknown): value is ResourceDefinitio
 export const isResourceTemplateDefinition = (value: unknown): value is ResourceTemplateDefinition =>
   typeof value === 'object' && value !== null && TEMPLATE in value
 
-/** Throw from a read when the URI names nothing: -32602 with `data.uri`, never empty contents. */
+/**
+ * Throw from a read when the URI names nothing: -32602 with `data.uri`, never empty contents.
+ *
+ * @example
+ * ```ts
+ * const page = defineResourceTemplate({
+ *   uriTemplate: 'wiki://{slug}',
+ *   name: 'page',
+ *   read: (uri, { slug }) => pages.get(slug) ?? Promise.reject(resourceNotFound(uri)),
+ * })
+ * ```
+ */
 export const resourceNotFound = (uri: string): McpError => notFound(`Resource not found: ${uri}`, { uri })
 
-export class ResourceDefinitionError extends Error {
+/**
+ * An invalid resource or resource template definition, thrown by `defineResource`, `defineResourceTemplate` and `defineServer`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   defineResource({ uri: 'not a uri', name: 'readme', read: () => '…' })
+ * } catch (error) {
+ *   if (error instanceof ResourceDefinitionError) console.error(error.message)
+ * }
+ * ```
+ */
+export class ResourceDefinitionError extends ToolwireError {
   override readonly name = 'ResourceDefinitionError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_RESOURCE_DEFINITION'
+  }
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface CompiledResource extends CatalogItem {
   readonly uri: string
   readonly mimeType: string | undefined
@@ -102,6 +150,7 @@ export interface CompiledResource extends CatalogItem {
   readonly read: ResourceConfig['read']
 }
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface CompiledTemplate extends CatalogItem {
   readonly template: UriTemplate
   readonly mimeType: string | undefined

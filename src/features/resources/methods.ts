@@ -2,7 +2,7 @@
 import type { RequestContext } from '../../protocol/context.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
-import { internalError, invalidParams, McpError } from '../../wire/errors.js'
+import { internalError, invalidParams, isAnswerError } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import { bytesToBase64 } from '../../wire/base64.js'
 import type { CacheScope, ResourceContents } from '../../wire/types.js'
@@ -95,7 +95,7 @@ async function readResource(
   try {
     returned = found ? await found.template.read(uri, found.variables, ctx) : await resource?.read(ctx)
   } catch (error) {
-    if (error instanceof McpError || error instanceof InputRequired) throw error
+    if (isAnswerError(error) || error instanceof InputRequired) throw error
     const ref = report(`resource ${uri} read failed`, error)
     throw internalError(`Internal error: reading ${uri} failed (ref ${ref})`, { correlationId: ref })
   }

@@ -3,9 +3,25 @@
  * `{var}` (level 1), reserved `{+var}`, fragment `{#var}` (level 2), and path `{/var}`, label `{.var}` and
  * query `{?a,b}` / `{&a}` expressions (level 3) as resource templates use them.
  */
+import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
-export class UriTemplateError extends Error {
+/**
+ * A malformed RFC 6570 URI template, thrown by `compileUriTemplate` and `defineResourceTemplate`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   compileUriTemplate('notes://{id')
+ * } catch (error) {
+ *   if (error instanceof UriTemplateError) console.error(error.message) // Malformed URI template notes://{id
+ * }
+ * ```
+ */
+export class UriTemplateError extends ToolwireError {
   override readonly name = 'UriTemplateError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_URI_TEMPLATE'
+  }
 }
 
 export interface UriTemplate {
@@ -28,6 +44,15 @@ function decode(value: string): string | undefined {
   }
 }
 
+/**
+ * Compiles an RFC 6570 URI template for matching URIs against it (what resource templates do); throws `UriTemplateError`.
+ *
+ * @example
+ * ```ts
+ * const template = compileUriTemplate('notes://{folder}/{id}')
+ * template.match('notes://work/42') // { folder: 'work', id: '42' }
+ * ```
+ */
 export function compileUriTemplate(template: string): UriTemplate {
   if (typeof template !== 'string' || template === '') throw new UriTemplateError('URI template is empty')
   const variables: string[] = []

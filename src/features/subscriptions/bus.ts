@@ -27,6 +27,16 @@ export interface SessionEvent {
     | { readonly kind: 'ended'; readonly expiresAt: number }
 }
 
+/**
+ * Carries change events to every listen stream: in process by default, between instances with `RedisChangeBus`.
+ *
+ * @example
+ * ```ts
+ * const unsubscribe = server.changes.subscribe((event) => console.log(event.type))
+ * await server.changes.publish({ type: 'resources/updated', uri: 'docs://readme' })
+ * unsubscribe()
+ * ```
+ */
 export interface ChangeBus {
   /** Announces a change to every subscriber (on every instance, for a distributed bus). */
   publish(event: ChangeEvent): void | Promise<void>
@@ -34,7 +44,15 @@ export interface ChangeBus {
   subscribe(handler: (event: ChangeEvent) => void): () => void
 }
 
-/** A bus for one process: publish calls each subscriber synchronously; a throwing subscriber is skipped. */
+/**
+ * A bus for one process: publish calls each subscriber synchronously; a throwing subscriber is skipped.
+ *
+ * @example
+ * ```ts
+ * const changes = new InProcessChangeBus((error) => console.error(error))
+ * const server = defineServer({ name: 'notes', version: '1.0.0', changes })
+ * ```
+ */
 export class InProcessChangeBus implements ChangeBus {
   readonly #handlers = new Set<(event: ChangeEvent) => void>()
   readonly #onError: (error: unknown) => void

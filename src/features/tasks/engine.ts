@@ -12,7 +12,7 @@ import { InputRequired } from '../../protocol/mrtr/inputs.js'
 import type { RequestStateCodec } from '../../protocol/mrtr/state.js'
 import type { ServerLogger } from '../../protocol/dispatcher.js'
 import { parseRequestMeta } from '../../protocol/request-meta.js'
-import { ErrorCode, McpError, tooManyRequests } from '../../wire/errors.js'
+import { ErrorCode, isAnswerError, tooManyRequests } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { InputRequest } from '../../wire/types.js'
 import type { CreateOutcome, TaskIdentity, TaskLimits, TaskRecord, TaskStore } from './store.js'
@@ -242,10 +242,9 @@ export class TaskEngine implements TaskHooks {
           },
         }
       }
-      const failure =
-        error instanceof McpError
-          ? error.toJSON()
-          : { code: ErrorCode.InternalError, message: `Internal error (ref ${this.#report(task, error)})` }
+      const failure = isAnswerError(error)
+        ? error.toJSON()
+        : { code: ErrorCode.InternalError, message: `Internal error (ref ${this.#report(task, error)})` }
       return {
         kind: 'change',
         change: { from: ['working'], to: 'failed', set: { error: failure, statusMessage: failure.message } },

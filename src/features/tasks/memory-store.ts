@@ -35,6 +35,18 @@ export interface MemoryTaskStoreOptions {
   readonly sweepIntervalMs?: number
 }
 
+/**
+ * Keeps tasks in memory, in this process (the default store; use `toolwire/sqlite` or `toolwire/redis` to share or keep them).
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({
+ *   name: 'reports',
+ *   version: '1.0.0',
+ *   tasks: { store: new MemoryTaskStore() },
+ * })
+ * ```
+ */
 export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, Entry>()
   readonly #owners = new Map<OwnerKey, Tally>()

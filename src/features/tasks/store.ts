@@ -78,6 +78,14 @@ export interface TaskLimits {
 /** `created`, or which limit refused the task. */
 export type CreateOutcome = 'created' | 'live' | 'stored' | 'bytes'
 
+/**
+ * Where tasks live. `MemoryTaskStore` (default), `SqliteTaskStore` and `RedisTaskStore` implement it; implement it to keep tasks elsewhere.
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({ name: 'reports', version: '1.0.0', tasks: { store: new SqliteTaskStore('tasks.db') } })
+ * ```
+ */
 export interface TaskStore {
   /**
    * Stores a new task unless its owner would go past one of `limits`. Costs the same however many tasks

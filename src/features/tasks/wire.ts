@@ -1,6 +1,14 @@
 /** The tasks extension's wire shapes (extensions/tasks §Tasks, §Polymorphic Results). */
 import type { TaskRecord } from './store.js'
 
+/**
+ * The tasks extension's identifier, as capabilities name it.
+ *
+ * @example
+ * ```ts
+ * const tasksOn = TASKS_EXTENSION in (server.capabilities.extensions ?? {})
+ * ```
+ */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 
 /** The `Task` fields every task-shaped answer carries; timestamps as ISO 8601. */

@@ -1,11 +1,18 @@
 /** `tools/list` and `tools/call`: validate, run the handler, shape and check the result. */
 import type { RequestContext } from '../../protocol/context.js'
+import { markRefused } from '../../protocol/telemetry.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
 import { StartTask } from '../../protocol/task-control.js'
 import { contentAnnotationProblem } from '../../wire/annotations.js'
-import { internalError, invalidParams, McpError, missingCapability, notFound } from '../../wire/errors.js'
+import {
+  internalError,
+  invalidParams,
+  isAnswerError,
+  missingCapability,
+  notFound,
+} from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import { PROTOCOL_VERSION } from '../../wire/meta.js'
 import type { CallToolResult, Implementation } from '../../wire/types.js'
@@ -128,6 +135,7 @@ function runValidated(
 ): Payload {
   if (!checked.ok) {
     const message = `Invalid arguments for tool ${tool.name}: ${checked.issues.join('; ')}`
+    ctx.refused('validation')
     if (options.invalidArguments === 'protocol-error') throw invalidParams(message)
     return { resultType: 'complete', ...errorResult(message) }
   }
@@ -160,11 +168,18 @@ function handlerFailed(
 ): Payload {
   // The handler asked to continue as a task: keep what it was told so far for its replay (§MRTR composition).
   if (error instanceof StartTask && taskable) return taskable.create(tool, ctx, args, ctx.input.answered())
-  if (error instanceof McpError || error instanceof InputRequired) throw error
+  if (isAnswerError(error) || error instanceof InputRequired) throw error
   if (exposesMessage(error, options.errorExposure)) {
     const message = (error as Error).message || `Tool ${tool.name} failed`
     return complete(options, guardResult(tool, options, errorResult(message)))
   }
+  // A handler that stops because its call was cancelled (a closed connection, `notifications/cancelled`,
+  // `tasks/cancel`) did what it was asked: nobody waits for the answer, and there is nothing to report.
+  if (
+    ctx.signal.aborted &&
+    (error === ctx.signal.reason || (error as Error | undefined)?.name === 'AbortError')
+  )
+    return { resultType: 'complete', ...errorResult(`Tool ${tool.name} was cancelled`) }
   const ref = options.report(`tool ${tool.name} threw`, error)
   return { resultType: 'complete', ...errorResult(`Tool ${tool.name} failed unexpectedly (ref ${ref})`) }
 }
@@ -260,9 +275,9 @@ function settleOutput(
 }
 
 function refusal(tool: CompiledTool, options: ToolCallOptions, refuse: string, log?: string): CallToolResult {
-  if (log === undefined) return errorResult(`Tool ${tool.name} ${refuse}`)
+  if (log === undefined) return markRefused(errorResult(`Tool ${tool.name} ${refuse}`), 'output')
   const ref = options.report(`tool ${tool.name} output refused: ${log}`, new Error(log))
-  return errorResult(`Tool ${tool.name} ${refuse} (ref ${ref})`)
+  return markRefused(errorResult(`Tool ${tool.name} ${refuse} (ref ${ref})`), 'output')
 }
 
 /** Clean, check what will be sent, add the JSON text copy, cap. */

@@ -5,9 +5,25 @@ import { type HeaderParam, scanHeaderParams } from '../../schema/x-mcp-header.js
 import type { Tool } from '../../wire/types.js'
 import { baseProblems, toolAnnotationProblems } from '../metadata.js'
 import type { TaskOptions, ToolConfig, ToolDefinition } from './define.js'
+import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
-export class ToolDefinitionError extends Error {
+/**
+ * An invalid tool definition, thrown by `defineTool` and `defineServer`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   defineTool({ name: 'bad name!', handler: () => '' })
+ * } catch (error) {
+ *   if (error instanceof ToolDefinitionError) console.error(error.message)
+ * }
+ * ```
+ */
+export class ToolDefinitionError extends ToolwireError {
   override readonly name = 'ToolDefinitionError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_TOOL_DEFINITION'
+  }
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
@@ -16,6 +32,7 @@ const NO_HEADER_PARAMS = { params: [], problems: [] } as const
 /** A tool with no parameters accepts only an empty object (server/tools §Tool with no parameters). */
 const NO_PARAMS = Object.freeze({ type: 'object', additionalProperties: false }) as Record<string, unknown>
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export interface CompiledTool {
   /** The tool's name, as the catalog keys it. */
   readonly key: string

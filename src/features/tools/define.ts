@@ -38,9 +38,37 @@ export interface TaskOptions {
   start?: 'immediate' | 'explicit'
 }
 
-/** The context a tool handler receives: signal, progress, logger, auth and the request's `_meta`. */
+/**
+ * The context a tool handler receives: signal, progress, logger, auth and the request's `_meta`.
+ *
+ * @example
+ * ```ts
+ * const slow = defineTool({
+ *   name: 'slow',
+ *   handler: async (_args, ctx: ToolContext) => {
+ *     ctx.progress(1, 2, 'halfway')
+ *     ctx.log.info('working for', ctx.auth?.subject)
+ *     return fetchReport({ signal: ctx.signal })
+ *   },
+ * })
+ * ```
+ */
 export type ToolContext = RequestContext
 
+/**
+ * What `defineTool` takes: the tool's metadata, schemas and handler.
+ *
+ * @example
+ * ```ts
+ * const read = defineTool({
+ *   name: 'notes_read',
+ *   description: 'Reads a note',
+ *   inputSchema: jsonSchema<{ id: string }>({ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }),
+ *   annotations: { readOnlyHint: true },
+ *   handler: ({ id }) => notes.get(id) ?? '',
+ * })
+ * ```
+ */
 export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaInput | undefined> {
   /** 1–128 characters of `A-Z a-z 0-9 _ - .`, unique within the server. */
   name: string
@@ -67,7 +95,15 @@ export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaI
 
 const TOOL = Symbol.for('toolwire.tool')
 
-/** A tool definition, validated and compiled when a server is defined. */
+/**
+ * A tool definition, validated and compiled when a server is defined.
+ *
+ * @example
+ * ```ts
+ * const tools: ToolDefinition[] = [defineTool({ name: 'ping', handler: () => 'pong' })]
+ * const server = defineServer({ name: 'x', version: '1.0.0', tools })
+ * ```
+ */
 export interface ToolDefinition {
   readonly [TOOL]: true
   readonly config: ToolConfig<SchemaInput | undefined, SchemaInput | undefined>

@@ -1,8 +1,23 @@
 /** Deliberate tool failures, and the policy for what an unexpected failure may tell the caller. */
+import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 
-/** Throw to fail a call on purpose: the caller receives an `isError` result with exactly this message. */
-export class ToolError extends Error {
+/**
+ * Throw to fail a call on purpose: the caller receives an `isError` result with exactly this message.
+ *
+ * @example
+ * ```ts
+ * const read = defineTool({
+ *   name: 'notes_read',
+ *   inputSchema: jsonSchema<{ id: string }>({ type: 'object', properties: { id: { type: 'string' } } }),
+ *   handler: ({ id }) => notes.get(id) ?? Promise.reject(new ToolError(`No note ${id}`)),
+ * })
+ * ```
+ */
+export class ToolError extends ToolwireError {
   override readonly name = 'ToolError'
+  override get errorCode(): ToolwireErrorCode {
+    return 'ERR_TOOL'
+  }
 }
 
 /**

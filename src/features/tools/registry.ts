@@ -11,6 +11,7 @@ import type { ToolDefinition } from './define.js'
 
 export type { ListOptions } from '../catalog.js'
 
+/** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export class ToolRegistry extends Catalog<ToolDefinition, CompiledTool> {
   constructor(definitions: readonly ToolDefinition[], compiler: SchemaCompiler, options: ListOptions) {
     super('tools', definitions, (definition) => compileTool(definition, compiler), options, {

@@ -9,6 +9,18 @@ export interface ToolResult {
   readonly result: CallToolResult
 }
 
+/**
+ * Marks a full `CallToolResult` (content blocks, `structuredContent`, `isError`) to be returned as it is.
+ *
+ * @example
+ * ```ts
+ * const chart = defineTool({
+ *   name: 'chart',
+ *   handler: () =>
+ *     toolResult({ content: [{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }] }),
+ * })
+ * ```
+ */
 export function toolResult(result: CallToolResult): ToolResult {
   return { [RESULT]: true, result }
 }

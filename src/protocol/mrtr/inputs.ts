@@ -36,7 +36,20 @@ type ResponseOf<R extends InputRequest> = R extends { method: 'elicitation/creat
     ? CreateMessageResult
     : { roots: Root[] }
 
-/** Builders for `ctx.input.ask({...})`. */
+/**
+ * Builders for `ctx.input.ask({...})`.
+ *
+ * @example
+ * ```ts
+ * const answers = await ctx.input.ask({
+ *   confirm: inputRequest.elicit({
+ *     message: 'Delete the note?',
+ *     requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+ *   }),
+ *   roots: inputRequest.listRoots(),
+ * })
+ * ```
+ */
 export const inputRequest = {
   elicit: (params: ElicitRequestFormParams): ElicitRequest => ({ method: 'elicitation/create', params }),
   elicitUrl: (params: { message: string; url: string }): ElicitRequest => ({

@@ -297,7 +297,25 @@ export class BearerAuth {
   }
 }
 
-/** Turns on bearer-token authentication for a server's HTTP transports (`security.auth`). */
+/**
+ * Turns on bearer-token authentication for a server's HTTP transports (`security.auth`).
+ *
+ * @example
+ * ```ts
+ * const server = defineServer({
+ *   name: 'notes',
+ *   version: '1.0.0',
+ *   tools: [defineTool({ name: 'notes_read', scopes: ['notes:read'], handler: () => '…' })],
+ *   security: {
+ *     auth: bearerAuth({
+ *       resource: 'https://mcp.example.com/mcp',
+ *       authorizationServers: ['https://auth.example.com'],
+ *       jwt: { issuer: 'https://auth.example.com', jwksUrl: 'https://auth.example.com/.well-known/jwks.json' },
+ *     }),
+ *   },
+ * })
+ * ```
+ */
 export function bearerAuth(options: BearerAuthOptions): BearerAuth {
   return new BearerAuth(options)
 }

@@ -37,6 +37,19 @@ function scopesOf(payload: JWTPayload): string[] {
   return []
 }
 
+/**
+ * A token verifier for JWT access tokens: checks signature (from a JWKS URL or a key), issuer, audience and expiry.
+ *
+ * @example
+ * ```ts
+ * const verify = jwtVerifier({
+ *   issuer: 'https://auth.example.com',
+ *   audience: 'https://mcp.example.com/mcp',
+ *   jwksUrl: 'https://auth.example.com/.well-known/jwks.json',
+ * })
+ * const auth = await verify(token) // throws InvalidTokenError for a token to refuse
+ * ```
+ */
 export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   if (!options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0))
     throw new TypeError('jwtVerifier needs an issuer')

@@ -39,7 +39,17 @@ const TYPES = new Set([
 ])
 const SESSION_CHANGES = new Set(['response', 'cancelled', 'level', 'subscribe', 'unsubscribe', 'ended'])
 
-/** Parses a message from the channel; anything that is not a well-formed change event is refused. */
+/**
+ * Parses a message from the channel; anything that is not a well-formed change event is refused.
+ *
+ * @example
+ * ```ts
+ * subscriber.on('message', (_channel, message) => {
+ *   const event = parseChangeEvent(message) // undefined for anything that is not a change event
+ *   if (event) console.log(event)
+ * })
+ * ```
+ */
 export function parseChangeEvent(message: string): ChangeEvent | undefined {
   let value: unknown
   try {
@@ -66,6 +76,16 @@ export function parseChangeEvent(message: string): ChangeEvent | undefined {
   return { type } as ChangeEvent
 }
 
+/**
+ * Carries change events (list_changed, resource updates) between server instances over Redis pub/sub.
+ *
+ * @example
+ * ```ts
+ * import { RedisChangeBus } from 'toolwire/redis'
+ *
+ * const server = defineServer({ name: 'notes', version: '1.0.0', changes: await RedisChangeBus.connect({ url }) })
+ * ```
+ */
 export class RedisChangeBus implements ChangeBus {
   readonly channel: string
   readonly #publisher: Redis

@@ -109,6 +109,20 @@ type Script = (keys: string[], args: (string | number)[]) => Promise<Reply>
 
 const SWEEP_BATCH = 500
 
+/**
+ * Keeps handles in Redis, shared by every server instance.
+ *
+ * @example
+ * ```ts
+ * import { RedisHandleStore } from 'toolwire/redis'
+ *
+ * const baskets = defineHandles({
+ *   kind: 'basket',
+ *   createTool: 'basket_create',
+ *   store: await RedisHandleStore.connect({ url: process.env.REDIS_URL }),
+ * })
+ * ```
+ */
 export class RedisHandleStore implements HandleStore {
   readonly #client: Redis
   readonly #owns: boolean

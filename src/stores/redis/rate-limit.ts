@@ -18,6 +18,20 @@ export interface RedisRateLimitOptions {
 
 const ALLOWED: Consumed = Object.freeze({ allowed: true })
 
+/**
+ * Keeps rate-limit windows in Redis, so every server instance draws from one budget per caller.
+ *
+ * @example
+ * ```ts
+ * import { RedisRateLimitStore } from 'toolwire/redis'
+ *
+ * const server = defineServer({
+ *   name: 'notes',
+ *   version: '1.0.0',
+ *   security: { rateLimit: { store: await RedisRateLimitStore.connect({ url: process.env.REDIS_URL }) } },
+ * })
+ * ```
+ */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly #client: Redis
   readonly #owns: boolean

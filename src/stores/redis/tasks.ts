@@ -83,6 +83,20 @@ return 1
 type Script = (keys: string[], args: (string | number)[]) => Promise<number>
 const MAX_ATTEMPTS = 20
 
+/**
+ * Keeps tasks in Redis, shared by every server instance.
+ *
+ * @example
+ * ```ts
+ * import { RedisTaskStore } from 'toolwire/redis'
+ *
+ * const server = defineServer({
+ *   name: 'reports',
+ *   version: '1.0.0',
+ *   tasks: { store: await RedisTaskStore.connect({ url: process.env.REDIS_URL }) },
+ * })
+ * ```
+ */
 export class RedisTaskStore implements TaskStore {
   readonly #client: Redis
   readonly #owns: boolean

@@ -4,9 +4,15 @@ import type { RequestHandler } from '../../protocol/handler.js'
 import { answerConsumedBody } from './consumed-body.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 import { isLoopbackAddress } from './guard.js'
+import { warnOncePerProcess } from '../../protocol/warn-once.js'
 
 /** Bytes a response stream buffers before its reader is considered behind. */
 const STREAM_HIGH_WATER = 64 * 1024
+
+const NO_CLIENT_ADDRESS =
+  'createFetchHandler has no clientAddress: anonymous callers share one rate-limit budget, one ' +
+  'concurrency cap, one handle quota and one listen-stream allowance; pass clientAddress(request) to ' +
+  'count them by address'
 
 /** `context` is whatever the runtime passes next to the request (Deno's `info`, Bun's `server` …). */
 export type FetchHandler = (request: Request, context?: unknown) => Promise<Response>
@@ -16,7 +22,9 @@ export interface FetchHandlerOptions extends HttpOptions {
    * The caller's network address. Fetch runtimes do not put it on the `Request`, and without it every
    * anonymous caller shares one rate-limit budget, one concurrency cap, one handle quota and one allowance of
    * listen streams (`maxListenStreamsPerAddress`). Return
-   * undefined when unknown. Only trust a forwarding header your own proxy sets.
+   * undefined when unknown. Only trust a forwarding header your own proxy sets. Without it (and without an
+   * authenticator) the first request a runtime serves logs a warning, once per process; in-process calls
+   * (`handler(request)`, with no runtime context) never do.
    */
   readonly clientAddress?: (request: Request, context: unknown) => string | undefined
 }
@@ -34,14 +42,15 @@ export function createFetchHandler(server: RequestHandler, options: FetchHandler
   const core = new HttpCore(server, options)
   const encoder = new TextEncoder()
   const clientAddress = options.clientAddress
-  if (!clientAddress && !server.authenticator) {
-    server.logger.warn(
-      'createFetchHandler has no clientAddress: anonymous callers share one rate-limit budget, one ' +
-        'concurrency cap, one handle quota and one listen-stream allowance; pass clientAddress(request) to ' +
-        'count them by address',
-    )
-  }
+  // Said only when a runtime serves the handler: runtimes pass a second argument (Workers' env, Deno's info,
+  // Bun's server, Next's route context, Hono's env). In-process use (a client's `fetch`, a test) calls it with
+  // the request alone; there every caller is the same process, and one shared budget is right.
+  let checkAddress = !clientAddress && !server.authenticator
   return async (request, context) => {
+    if (checkAddress && context !== undefined) {
+      checkAddress = false
+      warnOncePerProcess(server.logger, 'fetch-client-address', NO_CLIENT_ADDRESS)
+    }
     if (server.authenticator && request.url.includes('/.well-known/')) {
       const document = core.wellKnown(request.method, new URL(request.url).pathname)
       if (document) return new Response(request.method === 'HEAD' ? null : document.body, document)

@@ -29,7 +29,8 @@ class LegacyHttpExchange extends HttpExchange {
     out: HttpResponseSink,
     auth: AuthInfo | undefined,
     private readonly engine: LegacyEngine,
-    private readonly sessionId: string,
+    /** The session's random id (not the sealed token); telemetry records it as `mcp.session.id`. */
+    readonly sessionId: string,
     maxBacklog: number,
   ) {
     super(view, out, auth, true, maxBacklog)

@@ -111,6 +111,7 @@ function pathOf(url: string | undefined): string {
 export function createNodeHandler(server: RequestHandler, options: NodeHandlerOptions = {}): NodeHandler {
   const core = new HttpCore(server, options)
   const endpoint = options.path ?? '/mcp'
+  const notFoundBody = `Not found: the MCP endpoint is ${endpoint}\n`
   return (req, res) => {
     const path = pathOf(req.url)
     if (path !== endpoint) {
@@ -122,7 +123,9 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
         return
       }
       if (options.fallback) return options.fallback(req, res)
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')
+      // Plain text, not a JSON-RPC error: the request never reached the MCP endpoint. Naming the endpoint
+      // answers the usual first mistake (a browser or client pointed at the bare host).
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(notFoundBody)
       return
     }
     const controller = new LazyAbort()
@@ -184,12 +187,24 @@ export interface ServeOptions extends NodeHandlerOptions, ConnectionLimitOptions
 }
 
 export interface RunningServer {
+  /** Where the MCP endpoint listens, e.g. `http://127.0.0.1:3000/mcp` (the bound port when `port` is 0). */
   readonly url: string
   readonly httpServer: NodeHttpServer
   close(): Promise<void>
 }
 
-/** Listens on host:port and serves the MCP endpoint. Loopback binds get the loopback Host/Origin policy. */
+/**
+ * Listens on host:port and serves the MCP endpoint. Loopback binds get the loopback Host/Origin policy.
+ *
+ * @example
+ * ```ts
+ * import { serveNode } from 'toolwire/node'
+ *
+ * const running = await serveNode(server, { port: 3000 }) // 127.0.0.1 unless told otherwise
+ * // … later
+ * await running.close()
+ * ```
+ */
 export async function serveNode(server: RequestHandler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const policy = options.originPolicy ?? (isLoopbackHost(host) ? loopbackPolicy() : {})

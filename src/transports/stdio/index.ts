@@ -83,6 +83,16 @@ interface LegacyConnection {
   readonly detach: () => void
 }
 
+/**
+ * Serves a server over stdio: JSON-RPC messages on stdin and stdout, one per line.
+ *
+ * @example
+ * ```ts
+ * import { serveStdio } from 'toolwire/stdio'
+ *
+ * serveStdio(server) // reads JSON-RPC from stdin, writes to stdout; logs go to stderr
+ * ```
+ */
 export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): StdioConnection {
   const input = options.input ?? process.stdin
   const output = options.output ?? process.stdout

@@ -1,0 +1,98 @@
+/**
+ * `toolwire bridge`: put any MCP server behind toolwire.
+ *
+ *   toolwire bridge --http 127.0.0.1:8080 -- <command> [args…]   a stdio server as Streamable HTTP
+ *   toolwire bridge <url> --http 127.0.0.1:8080                  an HTTP server re-served
+ *   toolwire bridge <url> --stdio                                a remote server over stdio
+ *
+ * The upstream is reached with the same target parsing as `list` and `call` (URL, configured name, or a
+ * command after `--`; stored `toolwire login` tokens for URLs) and served like `toolwire serve`.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Command } from 'commander'
+import type { ClientOptions } from '../../client/index.js'
+import { PINNABLE_VERSIONS } from '../../client/era.js'
+import { defineProxy } from '../../proxy/define.js'
+import { parseTarget, UsageError } from '../client/target.js'
+import { forTerminal } from '../terminal-text.js'
+import { run } from './serve.js'
+
+interface BridgeFlags {
+  http?: string
+  stdio?: boolean
+  header?: string[]
+  env?: string[]
+  timeout?: string
+  protocolVersion?: string
+}
+
+const say = (line: string): void => void process.stderr.write(`${line}\n`)
+
+function upstreamOptions(flags: BridgeFlags): ClientOptions {
+  const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout)
+  if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--timeout expects milliseconds > 0')
+  const pinned = flags.protocolVersion
+  if (pinned !== undefined && !PINNABLE_VERSIONS.includes(pinned)) {
+    throw new UsageError(
+      `--protocol-version ${JSON.stringify(pinned)} is not a revision this client speaks; use one of ${PINNABLE_VERSIONS.join(', ')}`,
+    )
+  }
+  return {
+    clientInfo: { name: 'toolwire-bridge', version: '0.1.0' },
+    // Logs and warnings go to stderr: with --stdio, stdout carries the protocol.
+    warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(pinned !== undefined && { protocolVersion: pinned }),
+  }
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value]
+
+export function registerBridge(program: Command): void {
+  program
+    .command('bridge')
+    .description(
+      'serve another MCP server through toolwire: toolwire bridge --http HOST:PORT -- <command>  or  toolwire bridge <url> --http HOST:PORT | --stdio',
+    )
+    .argument(
+      '[target...]',
+      'server URL, configured server name, or -- followed by the command of a stdio server',
+    )
+    .option(
+      '--http <host:port>',
+      'serve Streamable HTTP on this address (default 127.0.0.1:$PORT or 127.0.0.1:3000)',
+    )
+    .option('--stdio', 'serve over stdin/stdout')
+    .option('-H, --header <header>', 'HTTP header for the upstream, "Name: value" (repeatable)', collect)
+    .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio upstream (repeatable)', collect)
+    .option('--timeout <ms>', 'give up on an upstream request after this many milliseconds (default 60000)')
+    .option(
+      '--protocol-version <rev>',
+      `speak this MCP revision to the upstream instead of discovering its era (${PINNABLE_VERSIONS.join(', ')})`,
+    )
+    .action(async (operands: string[], flags: BridgeFlags) => {
+      if (flags.http && flags.stdio) throw new UsageError('choose one of --http and --stdio')
+      const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
+      if (target.rest.length > 0) {
+        throw new UsageError(
+          `unexpected ${forTerminal(target.rest.join(' '))}: bridge takes one upstream server`,
+        )
+      }
+      const options = upstreamOptions(flags)
+      const server = await defineProxy({
+        target: () => target.open(options),
+        label: target.describe,
+        // One bridge process needs no shared secret (as for `toolwire demo`): a random one of its own, set
+        // explicitly so the warning meant for several instances stays silent.
+        requestState: {
+          secret: process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url'),
+        },
+        logger: {
+          warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
+          error: (message) => say(`error: ${forTerminal(message, { multiline: true })}`),
+        },
+      })
+      // The URL alone on stdout, once the server listens: scripts wait for this line.
+      await run(server, flags.stdio ? { stdio: true } : flags.http ? { http: flags.http } : {}, (url) => url)
+    })
+}

@@ -1,0 +1,110 @@
+/**
+ * `toolwire gateway <config.json> --http HOST:PORT`: every server of an `mcpServers` file behind one
+ * toolwire server. Each member is served alone at `/servers/<name>/mcp` and all of them together, each
+ * under its namespace (`<name>_<tool>`), at `/mcp`; a member's `include` / `exclude` globs filter its tools
+ * and prompts. One upstream process (or connection) per member serves every endpoint.
+ */
+import { randomBytes } from 'node:crypto'
+import { resolve } from 'node:path'
+import type { Command } from 'commander'
+import type { ServerLogger } from '../../protocol/dispatcher.js'
+import { defineGateway, type GatewayMember } from '../../proxy/gateway.js'
+import type { ProxyServer } from '../../proxy/define.js'
+import { createNodeHandler, serveNode } from '../../transports/http/node.js'
+import { isLoopbackHost, loopbackPolicy } from '../../transports/http/guard.js'
+import { commandAuth } from '../auth/options.js'
+import { serversIn } from '../client/config.js'
+import { UsageError } from '../client/target.js'
+import { forTerminal } from '../terminal-text.js'
+import { parseHostPort } from './serve.js'
+
+const say = (line: string): void => void process.stderr.write(`${line}\n`)
+
+const logger: ServerLogger = {
+  warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
+  error: (message) => say(`error: ${forTerminal(message, { multiline: true })}`),
+}
+
+const globs = (value: unknown, field: string, name: string): string[] | undefined => {
+  if (value === undefined) return undefined
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[]
+  throw new UsageError(`server ${JSON.stringify(name)}: ${field} must be an array of glob strings`)
+}
+
+/** The gateway's members, from the file's entries. */
+function membersOf(file: string): Record<string, GatewayMember> {
+  const members: Record<string, GatewayMember> = {}
+  for (const { server, entry } of serversIn(file)) {
+    const include = globs(entry.include, 'include', server.name)
+    const exclude = globs(entry.exclude, 'exclude', server.name)
+    const filters = { ...(include && { include }), ...(exclude && { exclude }) }
+    const client = { clientInfo: { name: 'toolwire-gateway', version: '0.1.0' }, warn: logger.warn }
+    if (server.url !== undefined) {
+      const headers = server.headers ?? {}
+      // An explicit Authorization header wins; otherwise the stored `toolwire login` tokens are used.
+      const explicit = Object.keys(headers).some((key) => key.toLowerCase() === 'authorization')
+      members[server.name] = {
+        target: { url: server.url, headers },
+        client: { ...client, ...(!explicit && { auth: commandAuth() }) },
+        label: server.name,
+        ...filters,
+      }
+    } else {
+      members[server.name] = {
+        target: {
+          command: server.command as string,
+          args: server.args ?? [],
+          ...(server.env && { env: server.env }),
+        },
+        client,
+        label: server.name,
+        ...filters,
+      }
+    }
+  }
+  if (Object.keys(members).length === 0) throw new UsageError(`${file}: no servers in mcpServers`)
+  return members
+}
+
+export function registerGateway(program: Command): void {
+  program
+    .command('gateway')
+    .description(
+      'serve every server of an mcpServers file: each at /servers/<name>/mcp, all together (namespaced) at /mcp',
+    )
+    .argument('<config>', 'a JSON file with mcpServers (or servers), as .mcp.json')
+    .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
+    .action(async (file: string, flags: { http?: string }) => {
+      const members = membersOf(resolve(file))
+      const secret = process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url')
+      const gateway = await defineGateway({
+        name: 'toolwire-gateway',
+        version: '0.1.0',
+        members,
+        logger,
+        requestState: { secret },
+      })
+      const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
+      const originPolicy = isLoopbackHost(host) ? loopbackPolicy() : {}
+      const alone: ProxyServer[] = []
+      let fallback: ReturnType<typeof createNodeHandler> | undefined
+      for (const name of Object.keys(members).reverse()) {
+        const member = await gateway.member(name)
+        alone.push(member)
+        fallback = createNodeHandler(member, {
+          path: `/servers/${name}/mcp`,
+          originPolicy,
+          ...(fallback && { fallback }),
+        })
+      }
+      const running = await serveNode(gateway, { host, port, ...(fallback && { fallback }) })
+      // The merged endpoint's URL alone on stdout, once listening: scripts wait for this line.
+      console.log(running.url)
+      const stop = (): void =>
+        void Promise.all(alone.map((member) => member.close()))
+          .then(() => running.close())
+          .then(() => process.exit(0))
+      process.on('SIGTERM', stop)
+      process.on('SIGINT', stop)
+    })
+}

@@ -1,0 +1,80 @@
+/**
+ * The examples that end each command's `--help`: one place for all of them, so a command's help shows how it
+ * is used next to what its options are, and a new command without examples is caught by its test.
+ */
+import type { Command } from 'commander'
+
+const URL = 'http://127.0.0.1:3000/mcp'
+
+export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [string, string])[]>> = {
+  serve: [
+    ['toolwire serve ./server.js', `serve its default export on ${URL}`],
+    ['toolwire serve ./server.js --http 0.0.0.0:8080', 'another address (mind the Host/Origin policy)'],
+    ['toolwire serve ./server.js --stdio', 'for a client that starts the server itself'],
+  ],
+  demo: [
+    ['toolwire demo', `the demo on ${URL}`],
+    ['PORT=3001 toolwire demo', 'another port'],
+    ['toolwire demo --stdio', 'over stdin/stdout'],
+  ],
+  discover: [
+    [`toolwire discover ${URL}`, 'versions, capabilities, identity'],
+    ['toolwire discover -- node server.js', 'a stdio server'],
+  ],
+  list: [
+    [`toolwire list ${URL}`, 'tools with arguments, enums, defaults, output'],
+    ['toolwire list github', 'a server named in .mcp.json, .vscode/mcp.json or claude_desktop_config.json'],
+    ['toolwire list --json -- node server.js', 'a stdio server, as JSON'],
+  ],
+  call: [
+    [`toolwire call ${URL} arithmetic op=add a=2 b=3`, 'arguments typed by the input schema'],
+    [`toolwire call ${URL} arithmetic --json-args '{"op":"add","a":2,"b":3}'`, 'arguments as JSON'],
+    ['toolwire call echo text=hi -- node server.js', 'a stdio server'],
+  ],
+  resources: [[`toolwire resources ${URL}`, 'resources and templates']],
+  read: [[`toolwire read ${URL} notes://all`, 'one resource']],
+  prompts: [[`toolwire prompts ${URL}`, 'prompts and their arguments']],
+  prompt: [[`toolwire prompt ${URL} summarize_notes tag=work`, 'one prompt, with arguments']],
+  task: [
+    [`toolwire task get ${URL} <taskId>`, "a task's status and result"],
+    [`toolwire task cancel ${URL} <taskId>`, 'ask the server to cancel it'],
+  ],
+  get: [[`toolwire task get ${URL} <taskId>`, "a task's status and result"]],
+  cancel: [[`toolwire task cancel ${URL} <taskId>`, 'ask the server to cancel it']],
+  completion: [
+    ['eval "$(toolwire completion bash)"', 'bash (zsh, fish alike)'],
+    ['toolwire completion fish > ~/.config/fish/completions/toolwire.fish', 'fish, for good'],
+  ],
+  login: [
+    ['toolwire login https://mcp.example.com/mcp', 'authorize in the browser'],
+    ['toolwire login https://mcp.example.com/mcp --no-browser', 'print the URL to open elsewhere'],
+  ],
+  logout: [['toolwire logout https://mcp.example.com/mcp', 'forget its tokens']],
+  bridge: [
+    ['toolwire bridge --http 127.0.0.1:8080 -- node server.js', 'a stdio server as Streamable HTTP'],
+    [
+      'toolwire bridge https://mcp.example.com/mcp --stdio',
+      'a remote server for a host that spawns processes',
+    ],
+    [`toolwire bridge ${URL} --http 127.0.0.1:8080`, 'an HTTP server re-served'],
+  ],
+  gateway: [
+    ['toolwire gateway .mcp.json --http 127.0.0.1:8080', 'every server of the file at /mcp, namespaced'],
+  ],
+}
+
+/** Formats examples as commander's help does its options: the command, then what it shows, aligned. */
+export function examplesText(examples: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...examples.map(([command]) => command.length))
+  const lines = examples.map(([command, what]) => `  ${command.padEnd(width)}  ${what}`)
+  return `\nExamples:\n${lines.join('\n')}`
+}
+
+/** Ends the help of every command (and subcommand) that has examples with them. */
+export function addExamples(command: Command): void {
+  for (const sub of command.commands) {
+    const examples = COMMAND_EXAMPLES[sub.name()]
+    if (examples) sub.addHelpText('after', examplesText(examples))
+    addExamples(sub)
+  }
+}

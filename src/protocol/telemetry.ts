@@ -1,0 +1,263 @@
+/**
+ * Server spans and the `mcp.server.operation.duration` histogram (semantic-conventions, gen-ai/mcp.md §Server,
+ * §Metrics). Made only when `defineServer({ telemetry })` is set: the dispatcher then runs each request
+ * through `serve`, inside its span's context, so spans a handler makes nest under it. Without the option the
+ * dispatcher holds no observer and pays one `undefined` check per request.
+ */
+import type {
+  Attributes,
+  Counter,
+  Histogram,
+  Link,
+  Span,
+  TextMapPropagator,
+  Tracer,
+} from '@opentelemetry/api'
+import type { McpError } from '../wire/errors.js'
+import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
+import { META_PROTOCOL_VERSION } from '../wire/meta.js'
+import {
+  ATTR,
+  DURATION_BUCKETS,
+  INSTRUMENTATION_NAME,
+  loadTelemetryApi,
+  metaGetter,
+  networkTransport,
+  operationAttributes,
+  operationTarget,
+  type OtelApiModule,
+  SERVER_DURATION,
+  spanName,
+  type TelemetryOption,
+  TOOL_ERROR,
+} from '../wire/telemetry.js'
+import { isRawJson, type ResultPayload } from './encode.js'
+import type { Exchange } from './exchange.js'
+
+/** The guard that refused a request (README §Security), the `toolwire.guard` attribute. */
+export type RefusalGuard = 'auth' | 'rate_limit' | 'validation' | 'timeout' | 'output'
+
+/** Counted refusals: not in the MCP conventions, so named in toolwire's own namespace. */
+export const REFUSALS = 'toolwire.server.refusals'
+export const ATTR_GUARD = 'toolwire.guard'
+
+/**
+ * Marks a result that a guard made in place of the handler's (the output guard's refusal), for results built
+ * where no request context is at hand. A symbol key: never encoded, and spreads keep it.
+ */
+export const REFUSED = Symbol('toolwire.refused')
+
+export function markRefused<T extends object>(result: T, guard: RefusalGuard): T {
+  return Object.assign(result, { [REFUSED]: guard })
+}
+
+/** How the dispatcher and the guards tell the observer how a request ended (set before the reply is encoded). */
+export interface OperationProbe {
+  result(payload: ResultPayload): void
+  error(error: McpError): void
+  refused(guard: RefusalGuard): void
+}
+
+/** What a 2025-era request knows from its session rather than from `_meta`. */
+export interface LegacyEra {
+  readonly protocolVersion: string
+  /** The session's own random id (never the sealed `Mcp-Session-Id` token, which opens the session). */
+  readonly sessionId?: string | undefined
+}
+
+export interface RequestObserver {
+  serve<T>(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    era: LegacyEra | undefined,
+    answer: (probe: OperationProbe) => T | Promise<T>,
+  ): T | Promise<T>
+}
+
+interface Instruments {
+  readonly api: OtelApiModule
+  readonly tracer: Tracer
+  readonly duration: Histogram
+  readonly refusals: Counter
+  readonly propagator: TextMapPropagator
+}
+
+/** One request's outcome, filled in by the dispatcher. */
+class Outcome implements OperationProbe {
+  code: number | undefined
+  message: string | undefined
+  toolError = false
+  /** A throw that escaped the dispatcher (a bug): its class name is the `error.type`. */
+  thrown: string | undefined
+  guard: RefusalGuard | undefined
+  refused(guard: RefusalGuard): void {
+    this.guard = guard
+  }
+  result(payload: ResultPayload): void {
+    if (isRawJson(payload)) return
+    this.toolError = payload.isError === true
+    const guard = (payload as { [REFUSED]?: RefusalGuard })[REFUSED]
+    if (guard !== undefined) this.guard = guard
+  }
+  error(error: McpError): void {
+    this.code = error.code
+    this.message = error.message
+  }
+}
+
+export class ServerTelemetry implements RequestObserver {
+  /** Undefined while `@opentelemetry/api` loads; null when it could not be loaded. */
+  #instruments: Instruments | null | undefined
+  readonly #ready: Promise<void>
+
+  constructor(option: Exclude<TelemetryOption, false>, onLoadError: (error: unknown) => void) {
+    const options = option === true ? {} : option
+    this.#ready = loadTelemetryApi().then(
+      (api) => {
+        const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(
+          INSTRUMENTATION_NAME,
+        )
+        const meter = (options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(INSTRUMENTATION_NAME)
+        const duration = meter.createHistogram(SERVER_DURATION, {
+          unit: 's',
+          description:
+            'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
+          advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+        })
+        const refusals = meter.createCounter(REFUSALS, {
+          unit: '{refusal}',
+          description: 'Requests a guard refused (auth, rate_limit, validation, timeout, output).',
+        })
+        this.#instruments = {
+          api,
+          tracer,
+          duration,
+          refusals,
+          propagator: options.propagator ?? api.propagation,
+        }
+      },
+      (error: unknown) => {
+        this.#instruments = null
+        onLoadError(error)
+      },
+    )
+  }
+
+  /** An HTTP request the authenticator refused: it never reaches the dispatcher, so it has no span. */
+  refusedAuth(): void {
+    this.#instruments?.refusals.add(1, { [ATTR_GUARD]: 'auth' })
+  }
+
+  serve<T>(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    era: LegacyEra | undefined,
+    answer: (probe: OperationProbe) => T | Promise<T>,
+  ): T | Promise<T> {
+    const instruments = this.#instruments
+    // The first requests may arrive while the API is still loading: they wait for it rather than go unseen.
+    if (instruments === undefined) return this.#ready.then(() => this.serve(request, exchange, era, answer))
+    if (instruments === null) return answer(new Outcome())
+    const { api, tracer } = instruments
+    const started = performance.now()
+    const params = request.params
+    const meta = isRecord(params?._meta) ? params._meta : undefined
+    const target = operationTarget(request.method, params)
+    const attributes: Attributes = operationAttributes(request.method, target)
+    const version = era?.protocolVersion ?? meta?.[META_PROTOCOL_VERSION]
+    if (typeof version === 'string') attributes[ATTR.protocolVersion] = version
+    const transport = networkTransport(exchange.transport)
+    if (transport !== undefined) attributes[ATTR.networkTransport] = transport
+    const metricAttributes: Attributes = { ...attributes }
+    if (exchange.transport === 'http') attributes[ATTR.networkProtocol] = 'http'
+    if (target.uri !== undefined) attributes[ATTR.resourceUri] = target.uri
+    if (request.id !== null && request.id !== undefined) attributes[ATTR.requestId] = String(request.id)
+    if (era?.sessionId !== undefined) attributes[ATTR.sessionId] = era.sessionId
+    if (exchange.remoteAddress !== undefined) attributes[ATTR.clientAddress] = exchange.remoteAddress
+
+    // gen-ai/mcp.md §Context propagation: the context in `params._meta` is the parent; the ambient one (an
+    // HTTP server span, say) is linked, since one HTTP request may carry several MCP messages and retries.
+    const ambient = api.context.active()
+    const parent = meta ? instruments.propagator.extract(ambient, meta, metaGetter) : ambient
+    const ambientSpan = api.trace.getSpanContext(ambient)
+    const links: Link[] =
+      ambientSpan && parent !== ambient && api.trace.getSpanContext(parent) !== ambientSpan
+        ? [{ context: ambientSpan }]
+        : []
+    const span = tracer.startSpan(
+      spanName(request.method, target),
+      { kind: api.SpanKind.SERVER, attributes, links },
+      parent,
+    )
+    const outcome = new Outcome()
+    const finish = (reply: T): T => {
+      this.#finish(instruments, span, outcome, reply === null, metricAttributes, started)
+      return reply
+    }
+    let answered: T | Promise<T>
+    try {
+      answered = api.context.with(api.trace.setSpan(parent, span), answer, undefined, outcome)
+    } catch (error) {
+      outcome.thrown = error instanceof Error ? error.name : 'unknown'
+      this.#finish(instruments, span, outcome, false, metricAttributes, started)
+      throw error
+    }
+    if (!isPromise(answered)) return finish(answered)
+    return answered.then(finish, (error: unknown) => {
+      outcome.thrown = error instanceof Error ? error.name : 'unknown'
+      this.#finish(instruments, span, outcome, false, metricAttributes, started)
+      throw error
+    })
+  }
+
+  /**
+   * Span status and `error.type` per gen-ai/mcp.md §Server: a JSON-RPC error is recorded by its code (also
+   * `rpc.response.status_code`) with the error message as the status description; a tool result with
+   * `isError: true` is `tool_error`, with no description (its text may hold the tool's data).
+   */
+  #finish(
+    instruments: Instruments,
+    span: Span,
+    outcome: Outcome,
+    cancelled: boolean,
+    metricAttributes: Attributes,
+    started: number,
+  ): void {
+    const { api } = instruments
+    let errorType: string | undefined
+    if (outcome.code !== undefined) {
+      errorType = String(outcome.code)
+      metricAttributes[ATTR.statusCode] = errorType
+      span.setAttribute(ATTR.statusCode, errorType)
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome.message ?? '' })
+    } else if (outcome.toolError) {
+      errorType = TOOL_ERROR
+      span.setStatus({ code: api.SpanStatusCode.ERROR })
+    } else if (outcome.thrown !== undefined) {
+      errorType = outcome.thrown
+      span.setStatus({ code: api.SpanStatusCode.ERROR })
+    } else if (cancelled) {
+      errorType = 'cancelled'
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message: 'cancelled by the client' })
+    }
+    if (errorType !== undefined) {
+      metricAttributes[ATTR.errorType] = errorType
+      span.setAttribute(ATTR.errorType, errorType)
+    }
+    if (outcome.guard !== undefined) {
+      span.setAttribute(ATTR_GUARD, outcome.guard)
+      const counted: Attributes = {
+        [ATTR_GUARD]: outcome.guard,
+        [ATTR.method]: metricAttributes[ATTR.method],
+      }
+      const tool = metricAttributes[ATTR.toolName]
+      if (tool !== undefined) counted[ATTR.toolName] = tool
+      instruments.refusals.add(1, counted)
+    }
+    span.end()
+    instruments.duration.record((performance.now() - started) / 1000, metricAttributes)
+  }
+}
+
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
+  typeof (value as Promise<T> | null)?.then === 'function'

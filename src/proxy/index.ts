@@ -1,0 +1,11 @@
+/**
+ * toolwire/proxy: put any MCP server behind toolwire. Kept apart from the root entry because a stdio
+ * upstream needs `node:child_process`. Every export is public API.
+ */
+export { defineProxy, ProxyServer } from './define.js'
+export type { DownstreamOptions, ProxyOptions } from './define.js'
+export type { HttpUpstream, ProxyTarget, StdioUpstream, UpstreamSpec } from './link.js'
+export { RESTART_DEFAULTS, Upstream } from './upstream.js'
+export type { RestartOptions } from './upstream.js'
+export { defineGateway, GatewayServer, globMatcher } from './gateway.js'
+export type { GatewayMember, GatewayOptions } from './gateway.js'

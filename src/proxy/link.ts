@@ -1,0 +1,89 @@
+/** Opening an upstream: the client for a target, and the first `server/discover` that proves it answers. */
+import type { Client, ClientOptions } from '../client/client.js'
+import { connect } from '../client/connect.js'
+import { StdioTransport } from '../client/stdio.js'
+import { stripControls } from '../security/sanitize.js'
+import type { DiscoverResult } from '../wire/types.js'
+import { type RestartOptions, Upstream } from './upstream.js'
+
+/** A stdio server to spawn (one process shared by every downstream caller). */
+export interface StdioUpstream {
+  readonly command: string
+  readonly args?: readonly string[]
+  readonly env?: Readonly<Record<string, string>>
+  readonly cwd?: string
+  /** The upstream's stderr: passed through to ours (default), dropped, or piped. */
+  readonly stderr?: 'inherit' | 'ignore' | 'pipe'
+}
+
+/** A Streamable HTTP (or 2025-era HTTP+SSE) server. */
+export interface HttpUpstream {
+  readonly url: string
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+export type ProxyTarget = StdioUpstream | HttpUpstream | (() => Client)
+
+/** How to reach one upstream. */
+export interface UpstreamSpec {
+  /** The upstream server: a command, a URL, or a function that opens a new toolwire `Client` each time. */
+  readonly target: ProxyTarget
+  /** Options of the upstream client (timeouts, auth, budget …). */
+  readonly client?: ClientOptions
+  /** Backoff between restarts of a crashed stdio upstream. */
+  readonly restart?: RestartOptions
+  /** How the upstream is named in errors and warnings (default: its URL without query, or its command line). */
+  readonly label?: string
+  /** How long the upstream may take to answer `server/discover` at start (default 10 s). */
+  readonly startTimeoutMs?: number
+}
+
+export interface OpenUpstream {
+  readonly upstream: Upstream
+  readonly discovered: DiscoverResult
+  readonly label: string
+}
+
+function describe(target: ProxyTarget): string {
+  if (typeof target === 'function') return 'the upstream server'
+  if ('url' in target) return stripControls(target.url.replace(/[?#].*$/, ''))
+  return stripControls([target.command, ...(target.args ?? [])].join(' '))
+}
+
+function opener(target: ProxyTarget, options: ClientOptions): () => Client {
+  if (typeof target === 'function') return target
+  if ('url' in target)
+    return () => connect({ url: target.url, ...(target.headers && { headers: target.headers }) }, options)
+  return () =>
+    connect(
+      new StdioTransport({
+        command: target.command,
+        ...(target.args && { args: [...target.args] }),
+        ...(target.env && { env: { ...target.env } }),
+        ...(target.cwd !== undefined && { cwd: target.cwd }),
+        ...(target.stderr !== undefined && { stderr: target.stderr }),
+      }),
+      options,
+    )
+}
+
+/** Connects and discovers; fails (never hangs) when the upstream cannot be reached or stays silent. */
+export async function openUpstream(
+  spec: UpstreamSpec,
+  warn: (message: string) => void,
+): Promise<OpenUpstream> {
+  const label = spec.label === undefined ? describe(spec.target) : stripControls(spec.label)
+  const options: ClientOptions = {
+    ...spec.client,
+    warn: spec.client?.warn ?? warn,
+    discoverTimeoutMs: spec.startTimeoutMs ?? spec.client?.discoverTimeoutMs ?? 10_000,
+  }
+  const upstream = new Upstream(opener(spec.target, options), label, spec.restart)
+  try {
+    const discovered = await upstream.use((client) => client.discover())
+    return { upstream, discovered, label }
+  } catch (error) {
+    await upstream.close()
+    throw error
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Downstream definitions that mirror what an upstream server lists. Each handler forwards to the upstream
+ * through the shared `Upstream`, so the downstream server's guards (auth, rate limits, argument and output
+ * schema checks, output sanitising, size caps) run in front of it like in front of any local tool. What the
+ * upstream describes is untrusted text shown to a model and often a terminal: control characters and escape
+ * sequences are stripped from every descriptive string (server/tools §Security Considerations: clients
+ * should treat tool descriptions as untrusted unless the server is trusted).
+ */
+import type { PromptInfo, ResourceInfo, ResourceTemplateInfo } from '../client/catalogs.js'
+import { definePrompt, type PromptDefinition, type PromptMessage } from '../features/prompts/define.js'
+import {
+  defineResource,
+  defineResourceTemplate,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+} from '../features/resources/define.js'
+import { defineTool, type ToolDefinition } from '../features/tools/define.js'
+import { toolResult } from '../features/tools/result.js'
+import type { RequestContext } from '../protocol/context.js'
+import { stripControls } from '../security/sanitize.js'
+import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
+import type { JsonRpcNotification } from '../wire/jsonrpc.js'
+import type { Icon, Tool } from '../wire/types.js'
+import { baseProblems } from '../features/metadata.js'
+import type { Upstream } from './upstream.js'
+
+/** A copy of `value` with control characters and escape sequences removed from every string in it. */
+export function cleanStrings<T>(value: T): T {
+  if (typeof value === 'string') return stripControls(value) as T
+  if (Array.isArray(value)) return value.map((item: unknown) => cleanStrings(item)) as T
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [stripControls(key), cleanStrings(item)]),
+    ) as T
+  }
+  return value
+}
+
+/**
+ * The upstream's icons the downstream may publish: an icon with an unsafe source (`http:`, `javascript:`,
+ * `file:` …; basic §icons, Security considerations) is dropped on its own instead of costing the whole tool.
+ */
+function safeIcons(icons: unknown): Icon[] | undefined {
+  if (!Array.isArray(icons)) return undefined
+  const kept = icons.filter((icon: unknown) => baseProblems({ icons: [icon] }).length === 0) as Icon[]
+  return kept.length > 0 ? kept : undefined
+}
+
+const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
+  value === undefined ? {} : ({ [key]: value } as Record<K, V>)
+
+/** Upstream log messages of a call go to the downstream caller at the level it asked for. */
+function forwardLog(ctx: RequestContext): (notification: JsonRpcNotification) => void {
+  return (notification) => {
+    if (notification.method !== 'notifications/message') return
+    const params = notification.params ?? {}
+    const level = LOG_LEVELS.includes(params.level as LogLevel) ? (params.level as LogLevel) : 'info'
+    ctx.log[level](params.data, typeof params.logger === 'string' ? params.logger : undefined)
+  }
+}
+
+/**
+ * A downstream tool named `name` that calls the upstream tool `tool.name`. Progress is relayed only when the
+ * downstream caller asked for it (patterns/progress), and the caller's cancellation (`ctx.signal`) cancels
+ * the upstream request; an upstream `isError` result stays a tool error.
+ */
+export function mirrorTool(tool: Tool, upstream: Upstream, name = tool.name): ToolDefinition {
+  const clean = cleanStrings(tool)
+  return defineTool({
+    name,
+    ...optional('title', clean.title),
+    ...optional('description', clean.description),
+    ...optional('icons', safeIcons(clean.icons)),
+    ...optional('annotations', clean.annotations),
+    ...optional('_meta', clean._meta),
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+    ...optional('outputSchema', tool.outputSchema as Record<string, unknown> | undefined),
+    handler: async (args, ctx) => {
+      const wantsProgress = ctx.meta.progressToken !== undefined
+      const result = await upstream.use(
+        (client) =>
+          client.callTool(tool.name, args as Record<string, unknown>, {
+            signal: ctx.signal,
+            onNotification: forwardLog(ctx),
+            ...(wantsProgress && {
+              onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
+              resetTimeoutOnProgress: true,
+            }),
+          }),
+        ctx.signal,
+      )
+      return toolResult(result)
+    },
+  })
+}
+
+export function mirrorPrompt(prompt: PromptInfo, upstream: Upstream, name = prompt.name): PromptDefinition {
+  const clean = cleanStrings(prompt)
+  return definePrompt({
+    name,
+    ...optional('title', clean.title),
+    ...optional('description', clean.description),
+    arguments: (clean.arguments ?? []).map((argument) => ({
+      name: argument.name,
+      ...optional('title', argument.title),
+      ...optional('description', argument.description),
+      ...optional('required', argument.required),
+    })),
+    handler: async (args, ctx) => {
+      const given: Record<string, string> = {}
+      for (const [key, value] of Object.entries(args as Record<string, string | undefined>))
+        if (typeof value === 'string') given[key] = value
+      const result = await upstream.use(
+        (client) => client.getPrompt(prompt.name, given, { signal: ctx.signal }),
+        ctx.signal,
+      )
+      return {
+        ...optional('description', result.description),
+        messages: result.messages as PromptMessage[],
+      }
+    },
+  })
+}
+
+export function mirrorResource(resource: ResourceInfo, upstream: Upstream): ResourceDefinition {
+  const clean = cleanStrings(resource)
+  return defineResource({
+    uri: resource.uri,
+    name: clean.name,
+    ...optional('title', clean.title),
+    ...optional('description', clean.description),
+    ...optional('mimeType', clean.mimeType),
+    ...optional('size', resource.size),
+    read: async (ctx) =>
+      (await upstream.use((client) => client.readResource(resource.uri, { signal: ctx.signal }), ctx.signal))
+        .contents,
+  })
+}
+
+export function mirrorTemplate(
+  template: ResourceTemplateInfo,
+  upstream: Upstream,
+): ResourceTemplateDefinition {
+  const clean = cleanStrings(template)
+  return defineResourceTemplate({
+    uriTemplate: template.uriTemplate,
+    name: clean.name,
+    ...optional('title', clean.title),
+    ...optional('description', clean.description),
+    ...optional('mimeType', clean.mimeType),
+    read: async (uri, _variables, ctx) =>
+      (await upstream.use((client) => client.readResource(uri, { signal: ctx.signal }), ctx.signal)).contents,
+  })
+}
