@@ -1,8 +1,9 @@
 /**
- * The Bun, Deno and Hono rows of the README's "Where it runs" table, run as written in the real runtimes from
- * npm (Bun's and Deno's rows with `port: 0` for `port: 3000`; Hono's in an app served on loopback by Bun, Deno
- * and @hono/node-server): a normal request is answered, and a DNS-rebinding request (a foreign Host and Origin
- * reaching the loopback listener) gets 403 (basic/transports/streamable-http §Security Warning).
+ * The Bun, Deno and Hono rows of the "Where it runs" table (docs/transports.md), run as written in the real
+ * runtimes from npm (Bun's and Deno's rows with `port: 0` for `port: 3000`; Hono's in an app served on
+ * loopback by Bun, Deno and @hono/node-server): a normal request is answered, and a DNS-rebinding request (a
+ * foreign Host and Origin reaching the loopback listener) gets 403 (basic/transports/streamable-http
+ * §Security Warning).
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -16,12 +17,12 @@ import { startUrlProcess, type UrlProcess } from './helpers/process-url.js'
 
 const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name)
 
-/** The code spans of a row of the README's "Where it runs" table. */
+/** The code spans of a row of the "Where it runs" table (docs/transports.md). */
 function readmeRow(where: string): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const readme = readFileSync(join(ROOT, 'docs', 'transports.md'), 'utf8')
   const line = readme.split('\n').find((row) => row.startsWith(`| ${where} `))
   const spans = [...(line?.split('|')[2] ?? '').matchAll(/`([^`]+)`/g)].map((match) => match[1] as string)
-  if (spans.length === 0) throw new Error(`README has no "Where it runs" row for ${where}`)
+  if (spans.length === 0) throw new Error(`docs/transports.md has no "Where it runs" row for ${where}`)
   return spans
 }
 
