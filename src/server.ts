@@ -173,8 +173,7 @@ export interface ServerOptions {
   jsonSchemaValidator?: SchemaValidatorChoice
   logger?: ServerLogger
   /**
-   * Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see README
-   * §Security).
+   * Access control, rate limits, timeouts, output sanitising, input limits, secret redaction (see docs/security.md).
    */
   security?: SecurityOptions
   /**
@@ -183,7 +182,7 @@ export interface ServerOptions {
    */
   legacy?: LegacyOptions | false
   /**
-   * OpenTelemetry spans and metrics per request (README §Observability): `true` uses the globally registered
+   * OpenTelemetry spans and metrics per request (docs/observability.md): `true` uses the globally registered
    * providers, an object may pass its own. Needs the optional peer dependency `@opentelemetry/api`, which is
    * imported only when this is set.
    */

@@ -104,8 +104,7 @@ export interface ClientOptions {
    */
   readonly protocolVersion?: string
   /**
-   * OpenTelemetry client spans, metrics and trace context in every request's `_meta` (README
-   * §Observability): `true` uses the globally registered providers, an object may pass its own. Needs the
+   * OpenTelemetry client spans, metrics and trace context in every request's `_meta` (docs/observability.md): `true` uses the globally registered providers, an object may pass its own. Needs the
    * optional peer dependency `@opentelemetry/api`, imported only when this is set.
    */
   readonly telemetry?: TelemetryOption

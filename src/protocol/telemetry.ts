@@ -34,7 +34,7 @@ import {
 import { isRawJson, type ResultPayload } from './encode.js'
 import type { Exchange } from './exchange.js'
 
-/** The guard that refused a request (README §Security), the `toolwire.guard` attribute. */
+/** The guard that refused a request (docs/security.md), the `toolwire.guard` attribute. */
 export type RefusalGuard = 'auth' | 'rate_limit' | 'validation' | 'timeout' | 'output'
 
 /** Counted refusals: not in the MCP conventions, so named in toolwire's own namespace. */
