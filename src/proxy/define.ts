@@ -27,7 +27,17 @@ export type DownstreamOptions = Omit<
 
 export type ProxyOptions = UpstreamSpec & DownstreamOptions
 
-/** A `Server` mirroring an upstream; `close()` also ends the upstream connection (and its process). */
+/**
+ * A `Server` mirroring an upstream; `close()` also ends the upstream connection (and its process).
+ * `upstream` is the connection it forwards through (restarts, labels).
+ *
+ * @example
+ * ```ts
+ * const proxy: ProxyServer = await defineProxy({ target: { command: 'node', args: ['server.js'] } })
+ * console.log(proxy.upstream.label)
+ * await proxy.close()
+ * ```
+ */
 export class ProxyServer extends Server {
   readonly upstream: Upstream
   readonly #stop: () => Promise<void>

@@ -29,7 +29,17 @@ export type GatewayOptions = DownstreamOptions & {
 
 const NAMESPACE = /^[A-Za-z0-9-]{1,64}$/
 
-/** A glob over names: `*` any run of characters, `?` one character, everything else literal. */
+/**
+ * A glob over names: `*` any run of characters, `?` one character, everything else literal. The gateway's
+ * `include`/`exclude` lists use it.
+ *
+ * @example
+ * ```ts
+ * const offered = globMatcher(['read_*', 'list_?'])
+ * offered('read_file') // true
+ * offered('write_file') // false
+ * ```
+ */
 export function globMatcher(globs: readonly string[]): (name: string) => boolean {
   const patterns = globs.map(
     (glob) =>
@@ -47,7 +57,17 @@ function offers(member: GatewayMember): (name: string) => boolean {
   return (name) => included(name) && !excluded(name)
 }
 
-/** A gateway: the merged server; `member(name)` serves one member alone over the same upstream. */
+/**
+ * A gateway: the merged server; `member(name)` serves one member alone over the same upstream.
+ *
+ * @example
+ * ```ts
+ * const gateway: GatewayServer = await defineGateway({
+ *   members: { fs: { target: { command: 'npx', args: ['@modelcontextprotocol/server-filesystem', '.'] } } },
+ * })
+ * await serveNode(gateway.member('fs'), { port: 3001 }) // the fs member alone
+ * ```
+ */
 export class GatewayServer extends Server {
   readonly members: ReadonlyMap<string, Upstream>
   readonly #opened: ReadonlyMap<string, OpenUpstream>

@@ -29,8 +29,32 @@ export interface RestartOptions {
   readonly maxDelayMs?: number
 }
 
+/**
+ * How a crashed stdio upstream is restarted by default: the first restart at once, then 250 ms doubling up
+ * to 10 s while it keeps dying.
+ *
+ * @example
+ * ```ts
+ * const proxy = await defineProxy({
+ *   target: { command: 'node', args: ['server.js'] },
+ *   restart: { ...RESTART_DEFAULTS, maxDelayMs: 60_000 },
+ * })
+ * ```
+ */
 export const RESTART_DEFAULTS = { initialDelayMs: 250, maxDelayMs: 10_000 } as const
 
+/**
+ * One upstream connection shared by every downstream caller: opened on first use, reopened (with backoff)
+ * after a stdio upstream dies, and closed with the server. `use` runs a request on it and turns whatever
+ * fails into an error the downstream can be given.
+ *
+ * @example
+ * ```ts
+ * const upstream = new Upstream(() => connectStdio({ command: 'node', args: ['server.js'] }), 'my-server')
+ * const { tools } = await upstream.use((client) => client.listTools())
+ * await upstream.close()
+ * ```
+ */
 export class Upstream {
   readonly #open: () => Client
   readonly #label: string
