@@ -8,6 +8,7 @@ import type { OutputUnit, Schema, Validator } from '@cfworker/json-schema'
 import type { Format } from 'ajv'
 import { exportsOf, LazyModules } from '../wire/lazy-modules.js'
 import type { Dialect, ValidationOutcome } from './json-schema.js'
+import type { RegExpLike } from './regexp.js'
 
 export type ValidatorClass = typeof Validator
 
@@ -100,18 +101,48 @@ export function interpretedValidator(
   Validator: ValidatorClass,
   schema: Record<string, unknown>,
   dialect: Dialect,
+  linearPatterns?: ReadonlyMap<string, RegExpLike>,
 ): (value: unknown) => ValidationOutcome {
   // The validator annotates the schema it is given (`__absolute_uri__` …); toolwire's schemas are frozen.
   const validator = new Validator(structuredClone(schema) as Schema, DRAFTS[dialect], false)
+  const run =
+    linearPatterns && linearPatterns.size > 0
+      ? (value: unknown) => withLinearPatterns(linearPatterns, () => validator.validate(value))
+      : (value: unknown) => validator.validate(value)
   return (value) => {
     let result
     try {
-      result = validator.validate(value)
+      result = run(value)
     } catch (error) {
       // A `$ref` that resolves nowhere (remote documents are never fetched) throws here, not at compile.
       return { ok: false, issues: [`schema cannot be applied: ${(error as Error).message}`] }
     }
     return result.valid ? { ok: true, value } : { ok: false, issues: formatUnits(result.errors) }
+  }
+}
+
+/**
+ * Runs one synchronous validation with a peer's `pattern`s and `patternProperties` on RE2. The interpreter
+ * builds each pattern with the global `new RegExp(pattern, 'u')` as it validates (no hook, no pattern
+ * option), and a backtracking match of a hostile pattern (`^(a+)+$` against `aaaa…b`) never ends
+ * (server/tools §Output Schema: clients validate structured results; basic/security_best_practices: a
+ * server is untrusted). So, for the duration of this call only, `RegExp` answers with the RE2 matcher the
+ * schema scan compiled for that exact source, the one ajv uses too, so both validators reach one verdict.
+ * Any other source (an ajv-formats check) gets the native engine as before. Validation is synchronous:
+ * nothing else runs while the binding is swapped, and it is restored even if validation throws.
+ */
+function withLinearPatterns<T>(patterns: ReadonlyMap<string, RegExpLike>, run: () => T): T {
+  const global = globalThis as { RegExp: RegExpConstructor }
+  const Native = global.RegExp
+  const Linear = function (source: string | RegExp, flags?: string): RegExpLike {
+    const linear = typeof source === 'string' && flags === 'u' ? patterns.get(source) : undefined
+    return linear ?? new Native(source, flags)
+  } as unknown as RegExpConstructor
+  global.RegExp = Linear
+  try {
+    return run()
+  } finally {
+    global.RegExp = Native
   }
 }
 
