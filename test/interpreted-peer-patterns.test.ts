@@ -38,6 +38,10 @@ describe('peer patterns in the interpreting validator', () => {
       const a = ajv.compile(HOSTILE_OUTPUT, 'out').validate(value)
       const b = interpreted.compile(HOSTILE_OUTPUT, 'out').validate(value)
       expect(b.ok).toBe(a.ok)
+      // A failed pattern reads alike from both (other keywords keep each validator's own words).
+      const patternLines = (outcome: typeof a) =>
+        outcome.ok ? [] : outcome.issues.filter((line) => line.includes('match pattern'))
+      expect(patternLines(b)).toEqual(patternLines(a))
     })
   }
 

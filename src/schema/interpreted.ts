@@ -86,13 +86,45 @@ const WRAPPERS = new Set([
   'propertyNames',
 ])
 
+/**
+ * A failed `pattern` reads as ajv words it (`must match pattern "^[0-9]+$"`), so a model is told which pattern
+ * whichever validator judged; the interpreter's own line (`String does not match pattern.`) does not say.
+ */
+function errorOf(unit: OutputUnit, schema: Record<string, unknown>): string {
+  if (unit.keyword !== 'pattern') return unit.error
+  let pattern: unknown
+  try {
+    pattern = atPointer(schema, unit.keywordLocation)
+  } catch {
+    return unit.error // a `$ref` that is not a well-formed pointer
+  }
+  return typeof pattern === 'string' ? `must match pattern ${JSON.stringify(pattern)}` : unit.error
+}
+
+/**
+ * The schema value at a keyword location (`#/properties/a/$ref/pattern`: the path validation took, through
+ * local `$ref`s); undefined where it leads elsewhere (a reference to another `$id`).
+ */
+function atPointer(root: Record<string, unknown>, location: string, depth = 0): unknown {
+  if (!location.startsWith('#') || depth > 32) return undefined
+  let node: unknown = root
+  for (const raw of location.slice(2).split('/')) {
+    if (raw === '') continue
+    const token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~')
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return undefined
+    const next: unknown = (node as Record<string, unknown>)[token]
+    node = token === '$ref' && typeof next === 'string' ? atPointer(root, next, depth + 1) : next
+  }
+  return node
+}
+
 /** Renders @cfworker/json-schema's output units as short lines a model can act on, e.g. `a: …`. */
-function formatUnits(units: readonly OutputUnit[]): string[] {
+function formatUnits(units: readonly OutputUnit[], schema: Record<string, unknown>): string[] {
   const lines = new Set<string>()
   for (const unit of units) {
     if (WRAPPERS.has(unit.keyword)) continue
     const path = unit.instanceLocation.replace(/^#\/?/, '').replaceAll('/', '.')
-    lines.add(`${path ? `${path}: ` : 'value: '}${unit.error}`)
+    lines.add(`${path ? `${path}: ` : 'value: '}${errorOf(unit, schema)}`)
   }
   return lines.size > 0 ? [...lines] : ['value does not match the schema']
 }
@@ -117,7 +149,7 @@ export function interpretedValidator(
       // A `$ref` that resolves nowhere (remote documents are never fetched) throws here, not at compile.
       return { ok: false, issues: [`schema cannot be applied: ${(error as Error).message}`] }
     }
-    return result.valid ? { ok: true, value } : { ok: false, issues: formatUnits(result.errors) }
+    return result.valid ? { ok: true, value } : { ok: false, issues: formatUnits(result.errors, schema) }
   }
 }
 
