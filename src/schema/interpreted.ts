@@ -8,6 +8,7 @@ import type { OutputUnit, Schema, Validator } from '@cfworker/json-schema'
 import type { Format } from 'ajv'
 import { exportsOf, LazyModules } from '../wire/lazy-modules.js'
 import type { Dialect, ValidationOutcome } from './json-schema.js'
+import type { RegExpLike } from './regexp.js'
 
 export type ValidatorClass = typeof Validator
 
@@ -85,13 +86,45 @@ const WRAPPERS = new Set([
   'propertyNames',
 ])
 
+/**
+ * A failed `pattern` reads as ajv words it (`must match pattern "^[0-9]+$"`), so a model is told which pattern
+ * whichever validator judged; the interpreter's own line (`String does not match pattern.`) does not say.
+ */
+function errorOf(unit: OutputUnit, schema: Record<string, unknown>): string {
+  if (unit.keyword !== 'pattern') return unit.error
+  let pattern: unknown
+  try {
+    pattern = atPointer(schema, unit.keywordLocation)
+  } catch {
+    return unit.error // a `$ref` that is not a well-formed pointer
+  }
+  return typeof pattern === 'string' ? `must match pattern ${JSON.stringify(pattern)}` : unit.error
+}
+
+/**
+ * The schema value at a keyword location (`#/properties/a/$ref/pattern`: the path validation took, through
+ * local `$ref`s); undefined where it leads elsewhere (a reference to another `$id`).
+ */
+function atPointer(root: Record<string, unknown>, location: string, depth = 0): unknown {
+  if (!location.startsWith('#') || depth > 32) return undefined
+  let node: unknown = root
+  for (const raw of location.slice(2).split('/')) {
+    if (raw === '') continue
+    const token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~')
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return undefined
+    const next: unknown = (node as Record<string, unknown>)[token]
+    node = token === '$ref' && typeof next === 'string' ? atPointer(root, next, depth + 1) : next
+  }
+  return node
+}
+
 /** Renders @cfworker/json-schema's output units as short lines a model can act on, e.g. `a: …`. */
-function formatUnits(units: readonly OutputUnit[]): string[] {
+function formatUnits(units: readonly OutputUnit[], schema: Record<string, unknown>): string[] {
   const lines = new Set<string>()
   for (const unit of units) {
     if (WRAPPERS.has(unit.keyword)) continue
     const path = unit.instanceLocation.replace(/^#\/?/, '').replaceAll('/', '.')
-    lines.add(`${path ? `${path}: ` : 'value: '}${unit.error}`)
+    lines.add(`${path ? `${path}: ` : 'value: '}${errorOf(unit, schema)}`)
   }
   return lines.size > 0 ? [...lines] : ['value does not match the schema']
 }
@@ -100,18 +133,48 @@ export function interpretedValidator(
   Validator: ValidatorClass,
   schema: Record<string, unknown>,
   dialect: Dialect,
+  linearPatterns?: ReadonlyMap<string, RegExpLike>,
 ): (value: unknown) => ValidationOutcome {
   // The validator annotates the schema it is given (`__absolute_uri__` …); toolwire's schemas are frozen.
   const validator = new Validator(structuredClone(schema) as Schema, DRAFTS[dialect], false)
+  const run =
+    linearPatterns && linearPatterns.size > 0
+      ? (value: unknown) => withLinearPatterns(linearPatterns, () => validator.validate(value))
+      : (value: unknown) => validator.validate(value)
   return (value) => {
     let result
     try {
-      result = validator.validate(value)
+      result = run(value)
     } catch (error) {
       // A `$ref` that resolves nowhere (remote documents are never fetched) throws here, not at compile.
       return { ok: false, issues: [`schema cannot be applied: ${(error as Error).message}`] }
     }
-    return result.valid ? { ok: true, value } : { ok: false, issues: formatUnits(result.errors) }
+    return result.valid ? { ok: true, value } : { ok: false, issues: formatUnits(result.errors, schema) }
+  }
+}
+
+/**
+ * Runs one synchronous validation with a peer's `pattern`s and `patternProperties` on RE2. The interpreter
+ * builds each pattern with the global `new RegExp(pattern, 'u')` as it validates (no hook, no pattern
+ * option), and a backtracking match of a hostile pattern (`^(a+)+$` against `aaaa…b`) never ends
+ * (server/tools §Output Schema: clients validate structured results; basic/security_best_practices: a
+ * server is untrusted). So, for the duration of this call only, `RegExp` answers with the RE2 matcher the
+ * schema scan compiled for that exact source, the one ajv uses too, so both validators reach one verdict.
+ * Any other source (an ajv-formats check) gets the native engine as before. Validation is synchronous:
+ * nothing else runs while the binding is swapped, and it is restored even if validation throws.
+ */
+function withLinearPatterns<T>(patterns: ReadonlyMap<string, RegExpLike>, run: () => T): T {
+  const global = globalThis as { RegExp: RegExpConstructor }
+  const Native = global.RegExp
+  const Linear = function (source: string | RegExp, flags?: string): RegExpLike {
+    const linear = typeof source === 'string' && flags === 'u' ? patterns.get(source) : undefined
+    return linear ?? new Native(source, flags)
+  } as unknown as RegExpConstructor
+  global.RegExp = Linear
+  try {
+    return run()
+  } finally {
+    global.RegExp = Native
   }
 }
 

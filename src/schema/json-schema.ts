@@ -250,6 +250,7 @@ export class SchemaCompiler {
         eager: this.#choice === 'ajv' || this.#untrusted || dialect !== '2020-12' || scan.references,
         // Patterns and formats run on the native engine in the interpreting validator: wait for ajv.
         interimAllowed: !scan.nativeRegExps,
+        ...(this.#untrusted && { linearPatterns: scan.linearPatterns }),
       })
       const compiled: CompiledSchema = {
         dialect,

@@ -3,13 +3,15 @@
  * holds (so an unusable or catastrophic pattern fails when the server is defined, not at first use) and
  * reports what decides which validator may check the schema first (json-schema.ts).
  */
-import { trustedRegExp, untrustedRegExp } from './regexp.js'
+import { type RegExpLike, trustedRegExp, untrustedRegExp } from './regexp.js'
 
 export interface SchemaScan {
   /** `$ref`s, `$id`s or anchors: only ajv resolves them the way a compile-time error needs. */
   readonly references: boolean
   /** `pattern`, `patternProperties` or `format`: the interpreting validator runs these natively. */
   readonly nativeRegExps: boolean
+  /** An untrusted schema's patterns on RE2, by source, for the interpreting validator (interpreted.ts). */
+  readonly linearPatterns: ReadonlyMap<string, RegExpLike>
 }
 
 /** Keywords whose value is an object of subschemas keyed by name. */
@@ -33,8 +35,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 export function scanSchema(schema: Record<string, unknown>, untrusted: boolean): SchemaScan {
   let references = false
   let nativeRegExps = false
+  const linearPatterns = new Map<string, RegExpLike>()
   const check = (pattern: string): void => {
-    if (untrusted) untrustedRegExp(pattern)
+    if (untrusted) linearPatterns.set(pattern, untrustedRegExp(pattern))
     else trustedRegExp(pattern, 'u')
   }
   const visit = (node: unknown): void => {
@@ -60,5 +63,5 @@ export function scanSchema(schema: Record<string, unknown>, untrusted: boolean):
     }
   }
   visit(schema)
-  return { references, nativeRegExps }
+  return { references, nativeRegExps, linearPatterns }
 }

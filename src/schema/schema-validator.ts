@@ -10,6 +10,7 @@ import type { AjvEngine } from './ajv-engine.js'
 import { lazyAjv, lazyRegExp } from './engines.js'
 import { interpretedValidator, lazyInterpreter } from './interpreted.js'
 import { type Dialect, SchemaError, type ValidationOutcome } from './json-schema.js'
+import type { RegExpLike } from './regexp.js'
 
 type Validate = (value: unknown) => ValidationOutcome
 
@@ -22,6 +23,8 @@ export interface ValidatorPlan {
   readonly interimAllowed: boolean
   /** The compiler's ajv engine: loading ajv synchronously if `now`, else only if ajv is loaded already. */
   readonly ajv: (now: boolean) => AjvEngine | undefined
+  /** A peer's patterns on RE2: the interpreting validator runs these instead of native ones. */
+  readonly linearPatterns?: ReadonlyMap<string, RegExpLike>
 }
 
 export class SchemaValidator {
@@ -82,7 +85,8 @@ export class SchemaValidator {
   #interpreter(): Validate | undefined {
     if (this.#interim) return this.#interim
     const Validator = lazyInterpreter.now()
-    if (Validator) this.#interim = interpretedValidator(Validator, this.#schema, this.#dialect)
+    if (Validator)
+      this.#interim = interpretedValidator(Validator, this.#schema, this.#dialect, this.#plan.linearPatterns)
     return this.#interim
   }
 

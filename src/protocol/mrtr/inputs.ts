@@ -19,6 +19,7 @@ import type {
 } from '../../wire/types.js'
 import type { RequestContext } from '../context.js'
 import { ownerKey } from '../principal.js'
+import { elicitContentProblems } from './elicit-content.js'
 import { isValidResponse, missingCapabilityFor } from './responses.js'
 import { digest, type RequestStateCodec, type StateBinding, type StatePayload } from './state.js'
 
@@ -145,7 +146,14 @@ export class RequestInputs {
       const response = responses && Object.hasOwn(responses, key) ? responses[key] : undefined
       // An answer counts when it is well formed for the question asked now under its key; answers are
       // never trusted beyond what the client could have said anyway, so unsolicited ones are fine.
-      if (response !== undefined && isValidResponse(request, response)) this.#answers[key] = response
+      // A form answer whose content breaks the requestedSchema is refused the same way: the handler never
+      // sees it, and the question is asked again.
+      if (
+        response !== undefined &&
+        isValidResponse(request, response) &&
+        (await elicitContentProblems(request, response)).length === 0
+      )
+        this.#answers[key] = response
       else missing[key] = request
     }
     if (Object.keys(missing).length > 0) {
@@ -174,6 +182,12 @@ export class RequestInputs {
       const response = await send(request.method, request.params ?? {}, this.#ctx.signal)
       if (!isValidResponse(request, response))
         throw invalidParams(`The client answered ${request.method} with a malformed result`)
+      const problems = await elicitContentProblems(request, response)
+      if (problems.length > 0) {
+        throw invalidParams(
+          `The client's elicitation answer does not match the requestedSchema: ${problems.join('; ')}`,
+        )
+      }
       this.#answers[key] = response
       out[key] = response
     }
