@@ -30,6 +30,7 @@ import {
   type SendOptions,
   type ServerRequestHandler,
 } from './transport.js'
+import { pause } from './pause.js'
 
 /** The 2025-era session this transport speaks for, once `initialize` chose that era. */
 export interface LegacyHttpSession {
@@ -430,22 +431,6 @@ export class HttpTransport implements ClientTransport {
 /** How often a stream that ends early is resumed in a row, and the wait when the server gave no `retry`. */
 const MAX_RESUMES = 5
 const DEFAULT_RETRY_MS = 1_000
-
-/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
 
 function isServerRequest(value: unknown): value is JsonRpcRequest {
   return (

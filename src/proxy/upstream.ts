@@ -5,6 +5,7 @@
  * respawned in a tight loop). Errors are translated into the downstream's protocol errors here, once.
  */
 import type { Client } from '../client/client.js'
+import { pause } from '../client/pause.js'
 import {
   InvalidResponseError,
   ProtocolError,
@@ -107,7 +108,7 @@ export class Upstream {
 
   async #start(signal: AbortSignal | undefined): Promise<Client> {
     const wait = this.restartDelayMs - (Date.now() - this.#deadSince)
-    if (wait > 0) await abortableDelay(wait, signal)
+    if (wait > 0) await pause(wait, signal)
     if (this.#closed) throw upstreamUnavailable(`${this.#label}: the proxy is closed`)
     const client = this.#open()
     this.#client = client
@@ -175,18 +176,3 @@ export class Upstream {
 }
 
 const isMcpError = (error: unknown): error is McpError => error instanceof Error && error.name === 'McpError'
-
-function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
