@@ -10,7 +10,7 @@ export type Next = () => Promise<ResultPayload>
  * ```ts
  * const audit: Middleware = async (ctx, next) => {
  *   const result = await next()
- *   auditLog.write({ method: ctx.method, caller: ctx.auth?.subject })
+ *   auditLog.write({ method: ctx.method, caller: ctx.principal }) // { kind, id }: never a bare subject
  *   return result
  * }
  * const server = defineServer({ name: 'x', version: '1.0.0', middleware: [audit] })

@@ -8,20 +8,13 @@ import type { Client } from '../client/client.js'
 import { pause } from '../client/pause.js'
 import {
   InvalidResponseError,
-  ProtocolError,
   RequestCancelledError,
   RequestTimeoutError,
   TransportError,
   UnknownToolError,
 } from '../client/errors.js'
 import { stripControls } from '../security/sanitize.js'
-import {
-  internalError,
-  type McpError,
-  invalidParams,
-  upstreamError,
-  upstreamUnavailable,
-} from '../wire/errors.js'
+import { internalError, invalidParams, McpError, upstreamError, upstreamUnavailable } from '../wire/errors.js'
 
 export interface RestartOptions {
   /** Wait before the second restart in a row (default 250 ms); the first is immediate. */
@@ -145,7 +138,7 @@ export class Upstream {
     // The downstream caller cancelled: its answer is dropped anyway, so this only keeps the server's log
     // free of an "unexpected" failure.
     if (error instanceof RequestCancelledError) return internalError('Request cancelled')
-    if (error instanceof ProtocolError) {
+    if (error instanceof McpError) {
       return upstreamError(error.code, stripControls(error.message), error.data)
     }
     if (error instanceof TransportError) {
@@ -161,7 +154,6 @@ export class Upstream {
     if (error instanceof InvalidResponseError) {
       return upstreamUnavailable(`${this.#label} sent an invalid response: ${stripControls(error.message)}`)
     }
-    if (isMcpError(error)) return error
     return upstreamUnavailable(
       `${this.#label}: ${error instanceof Error ? stripControls(error.message) : 'failed'}`,
     )
@@ -174,5 +166,3 @@ export class Upstream {
     await client?.close()
   }
 }
-
-const isMcpError = (error: unknown): error is McpError => error instanceof Error && error.name === 'McpError'

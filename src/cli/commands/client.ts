@@ -7,7 +7,7 @@ import * as prompts from '@clack/prompts'
 import type { Command } from 'commander'
 import {
   InvalidResponseError,
-  ProtocolError,
+  McpError,
   type Client,
   type ClientOptions,
   type Tool,
@@ -333,14 +333,14 @@ export function describeFailure(error: unknown): string {
   const hint = loginHint(error)
   if (hint) return `${text((error as Error).message)}: ${hint}`
   if (
-    error instanceof ProtocolError &&
+    error instanceof McpError &&
     error.code === ErrorCode.MissingRequiredClientCapability &&
     JSON.stringify(error.data).includes('sampling')
   ) {
     return `${text(error.message)} (error ${error.code}): the server wants to sample a model, which the CLI declines; pass --sampling-command "<command>" to answer sampling requests`
   }
   if (
-    error instanceof ProtocolError &&
+    error instanceof McpError &&
     error.code === ErrorCode.MissingRequiredClientCapability &&
     JSON.stringify(error.data).includes('roots')
   ) {
@@ -353,7 +353,7 @@ export function describeFailure(error: unknown): string {
       (urls ? `: visit${urls}\nthen run the command again` : ': the server named no URL to visit')
     )
   }
-  if (error instanceof ProtocolError) return `${text(error.message)} (error ${error.code})`
+  if (error instanceof McpError) return `${text(error.message)} (error ${error.code})`
   if (error instanceof InvalidResponseError) return `invalid response: ${text(error.message)}`
   return text(error instanceof Error ? error.message : String(error))
 }
