@@ -10,17 +10,9 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { connectStdio } from '../src/client/stdio-entry.js'
-import { CLI, ROOT } from './helpers/paths.js'
+import { EVERYTHING_SERVER as EVERYTHING, CLI, ROOT } from './helpers/paths.js'
 import { until } from './helpers/wait.js'
 
-const EVERYTHING = join(
-  ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'server-everything',
-  'dist',
-  'index.js',
-)
 const MARK = 'TOOLWIRE_TEST_PROCESS_MARK'
 
 /** Pids of the processes whose environment carries `MARK=mark`. */
@@ -105,6 +97,8 @@ describe.skipIf(process.platform !== 'linux')('a stdio server behind a wrapper e
     const outcome = await exitWithin(run)
     expect(outcome.stdout).toContain('get-sum')
     expect(outcome.code).toBe(0)
+    // A SIGKILL is delivered, not instant: wait for the group to be gone, with a generous deadline.
+    await until(() => marked(run.mark).length === 0, 30_000, 'every process of the group ended')
     expect(marked(run.mark)).toEqual([])
   }, 60_000)
 
@@ -113,6 +107,8 @@ describe.skipIf(process.platform !== 'linux')('a stdio server behind a wrapper e
     const outcome = await exitWithin(run)
     expect(outcome.stdout).toContain('get-sum')
     expect(outcome.code).toBe(0)
+    // A SIGKILL is delivered, not instant: wait for the group to be gone, with a generous deadline.
+    await until(() => marked(run.mark).length === 0, 30_000, 'every process of the group ended')
     expect(marked(run.mark)).toEqual([])
   }, 60_000)
 
@@ -133,6 +129,8 @@ describe.skipIf(process.platform !== 'linux')('a stdio server behind a wrapper e
     run.cli.kill('SIGTERM')
     const outcome = await exitWithin(run)
     expect(outcome.code).toBe(143)
+    // A SIGKILL is delivered, not instant: wait for the group to be gone, with a generous deadline.
+    await until(() => marked(run.mark).length === 0, 30_000, 'every process of the group ended')
     expect(marked(run.mark)).toEqual([])
   }, 60_000)
 
@@ -153,6 +151,8 @@ describe.skipIf(process.platform !== 'linux')('a stdio server behind a wrapper e
     expect(tools.map((tool) => tool.name)).toContain('get-sum')
     expect(marked(mark).length).toBeGreaterThanOrEqual(2)
     await client.close()
+    // A SIGKILL is delivered, not instant: wait for the group to be gone, with a generous deadline.
+    await until(() => marked(mark).length === 0, 30_000, 'every process of the group ended')
     expect(marked(mark)).toEqual([])
   }, 60_000)
 
@@ -185,6 +185,8 @@ describe.skipIf(process.platform !== 'linux')('a stdio server behind a wrapper e
     expect(marked(mark).length).toBeGreaterThanOrEqual(2)
     app.kill('SIGINT')
     expect(await exited).toBe('SIGINT')
+    // A SIGKILL is delivered, not instant: wait for the group to be gone, with a generous deadline.
+    await until(() => marked(mark).length === 0, 30_000, 'every process of the group ended')
     expect(marked(mark)).toEqual([])
   }, 60_000)
 })
