@@ -16,16 +16,7 @@ import {
   StreamableHTTPClientTransport as HttpTransportV2,
 } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLI, ROOT, testServer } from './helpers/paths.js'
-
-const EVERYTHING = join(
-  ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'server-everything',
-  'dist',
-  'index.js',
-)
+import { EVERYTHING_SERVER as EVERYTHING, CLI, ROOT, testServer } from './helpers/paths.js'
 
 interface Bridge {
   readonly url: string

@@ -3,21 +3,12 @@
  * and calls a tool of an SDK v1 server with sessions over HTTP.
  */
 import { execFile } from 'node:child_process'
-import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSdkV1Http, type RunningSdkV1Http } from './fixtures/sdk-v1-server.mjs'
-import { CLI, ROOT } from './helpers/paths.js'
+import { EVERYTHING_SERVER as EVERYTHING, CLI, ROOT } from './helpers/paths.js'
 
 const run = promisify(execFile)
-const EVERYTHING = join(
-  ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'server-everything',
-  'dist',
-  'index.js',
-)
 
 function toolwire(...args: string[]): Promise<{ stdout: string; stderr: string }> {
   return run(process.execPath, [CLI, ...args], { timeout: 60_000, cwd: ROOT })

@@ -10,18 +10,10 @@ import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { UrlElicitationRequiredError } from '../src/client/index.js'
 import { connectStdio } from '../src/client/stdio-entry.js'
-import { CLI, ROOT } from './helpers/paths.js'
+import { EVERYTHING_SERVER as EVERYTHING, CLI, ROOT } from './helpers/paths.js'
 import { KEY, noTerminal, runInTerminal } from './helpers/pty.js'
 import { until } from './helpers/wait.js'
 
-const EVERYTHING = join(
-  ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'server-everything',
-  'dist',
-  'index.js',
-)
 const everything = ['--', process.execPath, EVERYTHING, 'stdio']
 const FILESYSTEM = join(
   ROOT,

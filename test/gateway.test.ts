@@ -3,7 +3,6 @@
  * over stdio, each under a namespace and filtered by globs; the official SDK v2 client and toolwire's client
  * downstream. Collisions are refused when the gateway is defined.
  */
-import { join } from 'node:path'
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as HttpTransportV2,
@@ -12,16 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect } from '../src/client/index.js'
 import { defineGateway, type GatewayServer, globMatcher } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
-import { ROOT, testServer } from './helpers/paths.js'
+import { EVERYTHING_SERVER as EVERYTHING, testServer } from './helpers/paths.js'
 
-const EVERYTHING = join(
-  ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'server-everything',
-  'dist',
-  'index.js',
-)
 const UPSTREAM = testServer('proxy-upstream.mjs')
 const everything = { command: process.execPath, args: [EVERYTHING], stderr: 'ignore' } as const
 const toolwireUpstream = { command: process.execPath, args: [UPSTREAM], stderr: 'ignore' } as const

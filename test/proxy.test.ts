@@ -20,16 +20,8 @@ import { defineServer } from '../src/server.js'
 import { connectStdio } from '../src/client/stdio-entry.js'
 import { defineProxy, type ProxyServer, Upstream } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
-import { ROOT, testServer } from './helpers/paths.js'
+import { EVERYTHING_SERVER as EVERYTHING, ROOT, testServer } from './helpers/paths.js'
 
-const EVERYTHING = join(
-  ROOT,
-  'node_modules',
-  '@modelcontextprotocol',
-  'server-everything',
-  'dist',
-  'index.js',
-)
 const UPSTREAM = testServer('proxy-upstream.mjs')
 
 /** Waits for `check` to hold, polling, with a generous deadline (no fixed sleeps). */
