@@ -87,18 +87,25 @@ export async function withClient(
   check?.(target) // before the server is started or connected to
   // The era is known once connected (the URL prompt's wording depends on it); asked only after open returns.
   const client: Client = target.open(clientOptions(target, flags, () => client.legacy))
-  const unhook = closeOnSignal(client)
+  const signals = closeOnSignal(client)
   let code: number
   try {
     code = await action(client, target)
   } catch (error) {
+    // A signal closed the client under the action: the call failed because of it, and the exit status is
+    // the signal's (128 + n), not that of an error.
+    const signalled = signals.status()
+    if (signalled !== undefined) {
+      await client.close()
+      process.exit(signalled)
+    }
     if (error instanceof UrlElicitationRequiredError) {
       await offerRequiredUrls(error.elicitations, interactive())
     }
     throw error
   } finally {
     await client.close()
-    unhook()
+    signals.unhook()
   }
   process.exitCode = code
 }
@@ -113,24 +120,27 @@ const runningCall: { cancel: (() => void) | undefined } = { cancel: undefined }
  * it started) ends with the CLI; a second signal exits at once (the client library's exit hook still kills
  * the server's process group). A SIGINT while `call` runs cancels the call first.
  */
-function closeOnSignal(client: Client): () => void {
-  let closing = false
+function closeOnSignal(client: Client): { unhook: () => void; status: () => number | undefined } {
+  let closing: number | undefined
   const handlers = Object.entries(SIGNALS).map(([signal, status]) => {
     const handler = (): void => {
-      const cancel = signal === 'SIGINT' && !closing ? runningCall.cancel : undefined
+      const cancel = signal === 'SIGINT' && closing === undefined ? runningCall.cancel : undefined
       if (cancel) {
         runningCall.cancel = undefined
         return cancel()
       }
-      if (closing) process.exit(status)
-      closing = true
+      if (closing !== undefined) process.exit(status)
+      closing = status
       void client.close().finally(() => process.exit(status))
     }
     process.on(signal, handler)
     return [signal, handler] as const
   })
-  return () => {
-    for (const [signal, handler] of handlers) process.off(signal, handler)
+  return {
+    unhook: () => {
+      for (const [signal, handler] of handlers) process.off(signal, handler)
+    },
+    status: () => closing,
   }
 }
 
