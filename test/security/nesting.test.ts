@@ -50,7 +50,6 @@ const postBody = async (body: string): Promise<{ status: number; message: Record
   return { status: response.status, message: (await response.json()) as Record<string, unknown> }
 }
 
-
 describe('nesting depth is checked before parsing', () => {
   it('agrees with the real nesting of any JSON value, strings full of brackets included', () => {
     const depthOf = (value: unknown): number =>
