@@ -26,6 +26,7 @@ export const UNIT_TESTS = [
   'test/http-errors.test.ts',
   'test/http-headers.test.ts',
   'test/install-footprint.test.ts',
+  'test/keep-alive.test.ts',
   'test/legacy-batch.test.ts',
   'test/legacy-header-params.test.ts',
   'test/legacy-http.test.ts',
