@@ -49,7 +49,7 @@ import { taskMethods } from './features/tasks/methods.js'
 import type { TaskStore } from './features/tasks/store.js'
 import { TASKS_EXTENSION } from './features/tasks/wire.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
-import type { TelemetryOption } from './wire/telemetry.js'
+import { processTelemetryDefault, type TelemetryOption } from './wire/telemetry.js'
 import { ServerTelemetry } from './protocol/telemetry.js'
 import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
 import { SessionCodec } from './legacy/session.js'
@@ -184,7 +184,8 @@ export interface ServerOptions {
   /**
    * OpenTelemetry spans and metrics per request (docs/observability.md): `true` uses the globally registered
    * providers, an object may pass its own. Needs the optional peer dependency `@opentelemetry/api`, which is
-   * imported only when this is set.
+   * imported only when this is set. Unset, it follows the CLI's `--otel` (`toolwire serve --otel`); `false`
+   * keeps it off even then.
    */
   telemetry?: TelemetryOption
 }
@@ -251,9 +252,10 @@ export class Server implements RequestHandler {
     this.logger = security.logger
     this.auth = security.auth
     this.maxParamsDepth = security.maxDepth
+    const telemetryOption = options.telemetry ?? processTelemetryDefault()
     const telemetry =
-      options.telemetry &&
-      new ServerTelemetry(options.telemetry, (error) =>
+      telemetryOption &&
+      new ServerTelemetry(telemetryOption, (error) =>
         this.logger.error('telemetry is off: @opentelemetry/api could not be loaded', {
           error: String(error),
         }),

@@ -29,7 +29,10 @@ export type ProxyTarget = StdioUpstream | HttpUpstream | (() => Client)
 export interface UpstreamSpec {
   /** The upstream server: a command, a URL, or a function that opens a new toolwire `Client` each time. */
   readonly target: ProxyTarget
-  /** Options of the upstream client (timeouts, auth, budget …); `telemetry` defaults to the downstream server's. */
+  /**
+   * Options of the upstream client (timeouts, auth, budget …); `telemetry` defaults to the downstream
+   * server's. A `target` function opens its client itself, with its own options.
+   */
   readonly client?: ClientOptions
   /** Backoff between restarts of a crashed stdio upstream. */
   readonly restart?: RestartOptions

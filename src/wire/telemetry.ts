@@ -24,6 +24,25 @@ export interface TelemetryOptions {
 
 export type TelemetryOption = boolean | TelemetryOptions
 
+/**
+ * The process-wide default of `defineServer({ telemetry })`, set by the CLI's `--otel` (which starts the
+ * OpenTelemetry SDK before it loads the served module): a server that leaves the option unset is then
+ * traced; `telemetry: false` keeps it off. A `Symbol.for` key on `globalThis`, so a module that resolves
+ * another copy of toolwire than the CLI's sees it too.
+ */
+const PROCESS_DEFAULT = Symbol.for('toolwire.telemetry.default')
+
+export function setProcessTelemetryDefault(option: TelemetryOption): void {
+  ;(globalThis as Record<symbol, unknown>)[PROCESS_DEFAULT] = option
+}
+
+export function processTelemetryDefault(): TelemetryOption | undefined {
+  const option = (globalThis as Record<symbol, unknown>)[PROCESS_DEFAULT]
+  return typeof option === 'boolean' || (typeof option === 'object' && option !== null)
+    ? (option as TelemetryOption)
+    : undefined
+}
+
 /** The instrumentation scope name of spans and metrics. */
 export const INSTRUMENTATION_NAME = 'toolwire'
 
