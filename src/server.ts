@@ -429,6 +429,10 @@ export class Server implements RequestHandler {
         {
           info,
           onError: (what, error) => this.logger.error(`${what} failed`, { error: String(error) }),
+          ...(telemetry && {
+            onSessionEnd: (startedAt: number, version: string, transport: string) =>
+              telemetry.sessionEnded(startedAt, version, transport),
+          }),
           capabilities,
           instructions: options.instructions,
           changes,

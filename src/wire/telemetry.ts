@@ -81,6 +81,9 @@ export const ATTR = {
 
 export const SERVER_DURATION = 'mcp.server.operation.duration'
 export const CLIENT_DURATION = 'mcp.client.operation.duration'
+/** gen-ai/mcp.md §Metric mcp.server.session.duration: "The duration of the MCP session as observed on the MCP server". */
+export const SERVER_SESSION_DURATION = 'mcp.server.session.duration'
+export const CLIENT_SESSION_DURATION = 'mcp.client.session.duration'
 /** gen-ai/mcp.md §Metrics: "ExplicitBucketBoundaries of [0.01, … 300]" seconds. */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
 /** gen-ai/mcp.md, error.type note: a `CallToolResult` with `isError: true`. */
