@@ -51,6 +51,7 @@ import { TASKS_EXTENSION } from './features/tasks/wire.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
 import { processTelemetryDefault, type TelemetryOption } from './wire/telemetry.js'
 import { ServerTelemetry } from './protocol/telemetry.js'
+import { TaskTelemetry } from './protocol/task-telemetry.js'
 import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
 import { SessionCodec } from './legacy/session.js'
 import { legacyResult } from './legacy/versions.js'
@@ -344,6 +345,7 @@ export class Server implements RequestHandler {
           watchIntervalMs: options.tasks?.watchIntervalMs ?? 1000,
           codec,
           logger: this.logger,
+          ...(telemetry && { telemetry: new TaskTelemetry(telemetry) }),
           call: async (ctx) => {
             if (!toolCall.current) throw new Error('tools/call is not ready')
             return (await toolCall.current.handler(ctx)) as Record<string, unknown>

@@ -179,6 +179,12 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
     instruments.sessionDuration.record(Math.max(0, Date.now() - startedAt) / 1000, attributes)
   }
 
+  /** The tracer and propagator, once `@opentelemetry/api` is loaded; null when it could not be. */
+  async tracing(): Promise<Pick<Instruments, 'api' | 'tracer' | 'propagator'> | null> {
+    await this.#ready
+    return this.#instruments ?? null
+  }
+
   /** An HTTP request the authenticator refused: it never reaches the dispatcher, so it has no span. */
   refusedAuth(): void {
     this.#instruments?.refusals.add(1, { [ATTR_GUARD]: 'auth' })
