@@ -1,7 +1,8 @@
 /**
- * `mcp.server.session.duration` (semantic-conventions, gen-ai/mcp.md §Metrics) with the real SDK's metric
- * reader: a 2025-era HTTP session ended with DELETE, a 2025-era stdio session ended with its input, and a
- * 2026-07-28 `subscriptions/listen` stream, the nearest thing that revision has to a session.
+ * `mcp.server.session.duration` and `mcp.client.session.duration` (semantic-conventions, gen-ai/mcp.md
+ * §Metrics) with the real SDK's metric reader: a 2025-era HTTP session ended with DELETE, a 2025-era stdio
+ * session ended with its input, and a 2026-07-28 `subscriptions/listen` stream, the nearest thing that
+ * revision has to a session; on the client, a 2025-era session from `initialize` to `close()`.
  */
 import { PassThrough } from 'node:stream'
 import {
@@ -39,11 +40,11 @@ afterAll(async () => {
   await running.close()
 })
 
-async function sessionPoints(): Promise<DataPoint<Histogram>[]> {
-  const { resourceMetrics }: { resourceMetrics: ResourceMetrics } = await reader.collect()
+async function sessionPoints(from = reader, name = SESSION): Promise<DataPoint<Histogram>[]> {
+  const { resourceMetrics }: { resourceMetrics: ResourceMetrics } = await from.collect()
   const metric = resourceMetrics.scopeMetrics
     .flatMap((scope) => scope.metrics)
-    .find((candidate) => candidate.descriptor.name === SESSION)
+    .find((candidate) => candidate.descriptor.name === name)
   if (!metric) return []
   expect(metric.descriptor.unit).toBe('s')
   return metric.dataPoints as DataPoint<Histogram>[]
@@ -116,5 +117,43 @@ describe('mcp.server.session.duration', () => {
     })
     expect(point.value.count).toBe(1)
     await client.close()
+  })
+})
+
+describe('mcp.client.session.duration', () => {
+  it('a 2025-era session, from initialize to close(): version and where the server is', async () => {
+    const clientReader = new TestReader()
+    const telemetry = { meterProvider: new MeterProvider({ readers: [clientReader] }) }
+    const opened = Date.now()
+    const legacy = connect({ url: running.url }, { protocolVersion: '2025-11-25', telemetry })
+    await legacy.callTool('add', { a: 1, b: 2 })
+    await legacy.close()
+    await legacy.close() // recorded once
+    const lived = (Date.now() - opened) / 1000
+    const points = await sessionPoints(clientReader, 'mcp.client.session.duration')
+    expect(points.map((point) => point.attributes)).toEqual([
+      {
+        'mcp.protocol.version': '2025-11-25',
+        'network.transport': 'tcp',
+        'network.protocol.name': 'http',
+        'server.address': '127.0.0.1',
+        'server.port': Number(new URL(running.url).port),
+      },
+    ])
+    expect(points[0]?.value.count).toBe(1)
+    expect(points[0]?.value.sum).toBeLessThanOrEqual(lived + 0.001)
+  })
+
+  it('a 2026-07-28 client has no session to record', async () => {
+    const clientReader = new TestReader()
+    const modern = connect(
+      { url: running.url },
+      { telemetry: { meterProvider: new MeterProvider({ readers: [clientReader] }) } },
+    )
+    await modern.callTool('add', { a: 1, b: 2 })
+    await modern.close()
+    expect(await sessionPoints(clientReader, 'mcp.client.session.duration')).toEqual([])
+    // The operation histogram is there: the reader works.
+    expect(await sessionPoints(clientReader, 'mcp.client.operation.duration')).not.toEqual([])
   })
 })
