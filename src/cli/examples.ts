@@ -11,10 +11,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     ['toolwire serve ./server.js', `serve its default export on ${URL}`],
     ['toolwire serve ./server.js --http 0.0.0.0:8080', 'another address (mind the Host/Origin policy)'],
     ['toolwire serve ./server.js --stdio', 'for a client that starts the server itself'],
-    [
-      'OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 toolwire serve ./server.js --otel',
-      'traces and metrics to an OTLP collector',
-    ],
+    ['toolwire serve ./server.js --otel', 'traces and metrics over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT …)'],
     ['toolwire serve ./server.js --otel console', 'spans and metrics printed on stderr'],
   ],
   demo: [
