@@ -1,9 +1,13 @@
 /**
- * Task runs in the trace of the call that created them, with the real SDK and a real redis-server: a task
- * created on one instance asks a question, the answer reaches another instance, which replays the handler.
+ * Task runs in the trace of the call that created them, with the real SDK, on a real redis-server and on a
+ * shared SQLite file: a task created on one instance asks a question, the answer reaches another instance,
+ * which replays the handler.
  * Both runs are `task <tool>` spans under the creating `tools/call` span (its context travels in the stored
  * task), the second links the `tasks/update` that resumed it, and the handler's own spans nest under each run.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { context, SpanKind, trace } from '@opentelemetry/api'
 import {
   BasicTracerProvider,
@@ -12,7 +16,8 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFetchHandler, defineServer, defineTool, type Server } from '../src/index.js'
+import { createFetchHandler, defineServer, defineTool, type Server, type TaskStore } from '../src/index.js'
+import { SqliteTaskStore } from '../src/handles/sqlite.js'
 import { RedisTaskStore } from '../src/stores/redis/index.js'
 import { registerOtelGlobals } from './fixtures/telemetry-server.js'
 import { resultOf, type Fetcher } from './helpers/http.js'
@@ -22,14 +27,21 @@ import { taskRequest, waitForStatus } from './helpers/tasks.js'
 const run = redisAvailable || requireRedis
 if (!run) console.warn('redis-server not found: Redis tests skipped (CI installs it)')
 
-describe.runIf(run)('task runs with telemetry, across instances sharing Redis', () => {
-  const exporter = new InMemorySpanExporter()
-  let redis: RedisProcess
-  const stores: RedisTaskStore[] = []
+const exporter = new InMemorySpanExporter()
+beforeAll(() => {
+  registerOtelGlobals()
+  trace.setGlobalTracerProvider(
+    new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+  )
+})
+
+/** The scenario, on instances whose task stores `connectStore` opens (one per instance, one shared backend). */
+function acrossInstances(connectStore: () => Promise<TaskStore>): void {
+  const stores: TaskStore[] = []
   const servers: Server[] = []
 
   async function instance(label: string): Promise<Fetcher> {
-    const store = await RedisTaskStore.connect({ url: redis.url, prefix: 'otel-tasks' })
+    const store = await connectStore()
     stores.push(store)
     const server = defineServer({
       name: `jobs-${label}`,
@@ -59,17 +71,9 @@ describe.runIf(run)('task runs with telemetry, across instances sharing Redis', 
     return createFetchHandler(server)
   }
 
-  beforeAll(async () => {
-    registerOtelGlobals()
-    trace.setGlobalTracerProvider(
-      new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
-    )
-    redis = await startRedis()
-  })
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()))
-    await Promise.all(stores.map((store) => store.close()))
-    await redis?.stop()
+    await Promise.all(stores.map((store) => store.close?.()))
   })
 
   it('both runs are children of the creating call; the second links the tasks/update that resumed it', async () => {
@@ -137,4 +141,21 @@ describe.runIf(run)('task runs with telemetry, across instances sharing Redis', 
       second.spanContext().spanId,
     ])
   })
+}
+
+describe.runIf(run)('task runs with telemetry, across instances sharing Redis', () => {
+  let redis: RedisProcess
+  beforeAll(async () => {
+    redis = await startRedis()
+  })
+  afterAll(async () => {
+    await redis?.stop()
+  })
+  acrossInstances(() => RedisTaskStore.connect({ url: redis.url, prefix: 'otel-tasks' }))
+})
+
+describe('task runs with telemetry, across instances sharing a SQLite file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolwire-otel-tasks-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  acrossInstances(() => Promise.resolve(new SqliteTaskStore(join(dir, 'tasks.db'))))
 })
