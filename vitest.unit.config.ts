@@ -65,6 +65,8 @@ export const UNIT_TESTS = [
   'test/stdio-batching.test.ts',
   'test/tasks-sqlite.test.ts',
   'test/tasks.test.ts',
+  'test/telemetry-proxy.test.ts',
+  'test/telemetry-sessions.test.ts',
   'test/tools-call.test.ts',
   'test/tools-list.test.ts',
   'test/types.test.ts',

@@ -7,6 +7,7 @@ import type { ChangeBus } from '../features/subscriptions/bus.js'
 import type { HandleStore } from '../handles/store.js'
 import type { RateLimitStore } from '../security/rate-limit.js'
 import type { SessionStateStore } from '../features/subscriptions/session-store.js'
+import { processTelemetryDefault } from '../wire/telemetry.js'
 
 export interface ClusterOptions {
   /** `--redis <url>`: share changes, handles and rate limits through this Redis. */
@@ -47,7 +48,8 @@ export async function joinCluster(options: ClusterOptions): Promise<ClusterMembe
   })
   const url = options.redis
   const [changes, handleStore, rateLimitStore, sessionStore] = await Promise.all([
-    redis.RedisChangeBus.connect({ url }),
+    // With --otel (started before this), changes carry the trace context of the request that made them.
+    redis.RedisChangeBus.connect({ url, ...(processTelemetryDefault() && { telemetry: true }) }),
     redis.RedisHandleStore.connect({ url }),
     redis.RedisRateLimitStore.connect({ url }),
     redis.RedisSessionStore.connect({ url }),

@@ -5,6 +5,7 @@
  * server-to-client requests (elicitation, sampling, roots) whose answers resume the waiting handler.
  * Transports own the framing; everything else about the legacy era lives here, off the current path.
  */
+import type { SessionObserver } from '../protocol/telemetry.js'
 import type { Reply } from '../protocol/dispatcher.js'
 import type { Exchange } from '../protocol/exchange.js'
 import type { ChangeBus, ChangeEvent, SessionEvent } from '../features/subscriptions/bus.js'
@@ -35,6 +36,8 @@ export interface LegacyHost {
   readonly info: Implementation
   /** Reports a failed publish on the change bus. */
   readonly onError: (what: string, error: unknown) => void
+  /** A session ended (telemetry on): DELETE over HTTP, the connection's end on stdio. */
+  readonly onSessionEnd?: SessionObserver['sessionEnded']
   readonly capabilities: ServerCapabilities
   readonly instructions: string | undefined
   readonly changes: ChangeBus
@@ -202,7 +205,13 @@ export class LegacyEngine {
    */
   async end(session: LegacySession): Promise<void> {
     this.share(session.id, { kind: 'ended', expiresAt: session.expiresAt })
+    this.#host.onSessionEnd?.(session.startedAt, session.version, 'http')
     await this.#persist((store) => store.end(session.id, session.expiresAt))
+  }
+
+  /** A stdio connection's 2025-era session ended with the connection. */
+  endConnection(startedAt: number, version: string): void {
+    this.#host.onSessionEnd?.(startedAt, version, 'stdio')
   }
 
   #end(sessionId: string, expiresAt: number): void {

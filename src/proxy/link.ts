@@ -3,6 +3,7 @@ import type { Client, ClientOptions } from '../client/client.js'
 import { connect } from '../client/connect.js'
 import { StdioTransport } from '../client/stdio.js'
 import { stripControls } from '../security/sanitize.js'
+import type { TelemetryOption } from '../wire/telemetry.js'
 import type { DiscoverResult } from '../wire/types.js'
 import { type RestartOptions, Upstream } from './upstream.js'
 
@@ -28,7 +29,10 @@ export type ProxyTarget = StdioUpstream | HttpUpstream | (() => Client)
 export interface UpstreamSpec {
   /** The upstream server: a command, a URL, or a function that opens a new toolwire `Client` each time. */
   readonly target: ProxyTarget
-  /** Options of the upstream client (timeouts, auth, budget …). */
+  /**
+   * Options of the upstream client (timeouts, auth, budget …); `telemetry` defaults to the downstream
+   * server's. A `target` function opens its client itself, with its own options.
+   */
   readonly client?: ClientOptions
   /** Backoff between restarts of a crashed stdio upstream. */
   readonly restart?: RestartOptions
@@ -67,13 +71,20 @@ function opener(target: ProxyTarget, options: ClientOptions): () => Client {
     )
 }
 
-/** Connects and discovers; fails (never hangs) when the upstream cannot be reached or stays silent. */
+/**
+ * Connects and discovers; fails (never hangs) when the upstream cannot be reached or stays silent.
+ * `telemetry`: the downstream server's option. The upstream client inherits it unless its own options say
+ * otherwise, so each upstream call is a CLIENT span under the downstream call's SERVER span (forwarding runs
+ * inside the handler, in that span's context) and the upstream continues the same trace from `_meta`.
+ */
 export async function openUpstream(
   spec: UpstreamSpec,
   warn: (message: string) => void,
+  telemetry?: TelemetryOption,
 ): Promise<OpenUpstream> {
   const label = spec.label === undefined ? describe(spec.target) : stripControls(spec.label)
   const options: ClientOptions = {
+    ...(telemetry !== undefined && telemetry !== false && { telemetry }),
     ...spec.client,
     warn: spec.client?.warn ?? warn,
     discoverTimeoutMs: spec.startTimeoutMs ?? spec.client?.discoverTimeoutMs ?? 10_000,

@@ -15,6 +15,7 @@ import { isLoopbackHost, loopbackPolicy } from '../../transports/http/guard.js'
 import { commandAuth } from '../auth/options.js'
 import { serversIn } from '../client/config.js'
 import { UsageError } from '../client/target.js'
+import { type OtelExporter, otelOption, startOtel } from '../otel.js'
 import { forTerminal } from '../terminal-text.js'
 import { parseHostPort } from './serve.js'
 
@@ -74,8 +75,10 @@ export function registerGateway(program: Command): void {
     )
     .argument('<config>', 'a JSON file with mcpServers (or servers), as .mcp.json')
     .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
-    .action(async (file: string, flags: { http?: string }) => {
+    .addOption(otelOption())
+    .action(async (file: string, flags: { http?: string; otel?: OtelExporter }) => {
       const members = membersOf(resolve(file))
+      const shutdownOtel = await startOtel(flags.otel, 'gateway')
       const secret = process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url')
       const gateway = await defineGateway({
         name: 'toolwire-gateway',
@@ -83,6 +86,8 @@ export function registerGateway(program: Command): void {
         members,
         logger,
         requestState: { secret },
+        // Downstream spans, and each member call as a child of the call that made it.
+        ...(shutdownOtel && { telemetry: true }),
       })
       const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
       const originPolicy = isLoopbackHost(host) ? loopbackPolicy() : {}
@@ -103,6 +108,7 @@ export function registerGateway(program: Command): void {
       const stop = (): void =>
         void Promise.all(alone.map((member) => member.close()))
           .then(() => running.close())
+          .then(() => shutdownOtel?.())
           .then(() => process.exit(0))
       process.on('SIGTERM', stop)
       process.on('SIGINT', stop)
