@@ -58,6 +58,21 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     ],
     [`toolwire bridge ${URL} --http 127.0.0.1:8080`, 'an HTTP server re-served'],
   ],
+  skills: [
+    [`toolwire skills ${URL}`, 'skills: name, description, files'],
+    ['toolwire skills -- node server.js', 'a stdio server'],
+  ],
+  'skills get': [
+    [`toolwire skills get ${URL} greeting`, 'print SKILL.md, verified against its digest'],
+    [
+      `toolwire skills get ${URL} greeting --out-dir ./skills`,
+      'save every file, verified, under ./skills/greeting',
+    ],
+  ],
+  card: [
+    [`toolwire card ${URL}`, "the server's card, from <url>/server-card, checked against the schema"],
+    ['toolwire card https://mcp.example.com/mcp --json', 'the card as JSON'],
+  ],
   gateway: [
     ['toolwire gateway .mcp.json --http 127.0.0.1:8080', 'every server of the file at /mcp, namespaced'],
   ],
@@ -73,7 +88,7 @@ export function examplesText(examples: readonly (readonly [string, string])[]): 
 /** Ends the help of every command (and subcommand) that has examples with them. */
 export function addExamples(command: Command): void {
   for (const sub of command.commands) {
-    const examples = COMMAND_EXAMPLES[sub.name()]
+    const examples = COMMAND_EXAMPLES[`${command.name()} ${sub.name()}`] ?? COMMAND_EXAMPLES[sub.name()]
     if (examples) sub.addHelpText('after', examplesText(examples))
     addExamples(sub)
   }
