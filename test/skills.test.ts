@@ -177,6 +177,17 @@ describe('skills over HTTP', () => {
       const { capabilities } = await client.discover()
       expect(capabilities.extensions?.['io.modelcontextprotocol/skills']).toEqual({ directoryRead: true })
       expect(capabilities.resources).toBeDefined()
+      // Public skills' SKILL.md are ordinary resources too, named from their front matter; the scoped one is not.
+      const resources = await client.listResources()
+      expect(resources).toContainEqual(
+        expect.objectContaining({
+          uri: 'skill://pdf-processing/SKILL.md',
+          name: 'pdf-processing',
+          description: 'Extract, fill, and assemble PDF documents',
+          mimeType: 'text/markdown',
+        }),
+      )
+      expect(resources.map((r) => r.uri)).not.toContain('skill://acme/ops/purge-prod/SKILL.md')
     } finally {
       await client.close()
     }
@@ -305,6 +316,8 @@ describe('a hostile server', () => {
   let url: string
   let served = TEXT
   let entryText = TEXT
+  /** When set, skills/list answers these entries instead. */
+  let listing: unknown[] | undefined
 
   beforeAll(async () => {
     http = createServer((req, res) => {
@@ -337,7 +350,7 @@ describe('a hostile server', () => {
             cacheScope: 'private',
           })
         if (request.method === 'skills/list')
-          return reply({ skills: [entry], ttlMs: 0, cacheScope: 'private' })
+          return reply({ skills: listing ?? [entry], ttlMs: 0, cacheScope: 'private' })
         if (request.method === 'resources/read')
           return reply({
             contents: [{ uri: request.params?.uri, mimeType: 'text/markdown', text: served }],
@@ -380,6 +393,43 @@ describe('a hostile server', () => {
       const file = await readSkillFile(client, fine as SkillEntry, (fine as SkillEntry).uri)
       expect(new TextDecoder().decode(file.bytes)).toBe(TEXT)
     } finally {
+      await client.close()
+    }
+  })
+
+  it('bounds what a server can make the client hold: entries, files, bytes, malformed entries', async () => {
+    const client = connect({ url })
+    const fileEntry = (index: number, size = 1) => ({
+      uri: `skill://big/file-${index}.md`,
+      digest: sha256(String(index)),
+      size,
+    })
+    const big = (resources: unknown[]) => ({
+      uri: 'skill://big/SKILL.md',
+      frontmatter: { name: 'big', description: 'Too big' },
+      resources: [{ uri: 'skill://big/SKILL.md', digest: sha256('x'), size: 1 }, ...resources],
+    })
+    try {
+      listing = Array.from({ length: 10_001 }, (_, i) => ({
+        ...big([]),
+        uri: `skill://s${i}/big/SKILL.md`,
+        resources: [{ uri: `skill://s${i}/big/SKILL.md`, digest: sha256('x'), size: 1 }],
+      }))
+      await expect(listSkills(client)).rejects.toThrow(/maxSkills 10000/)
+      listing = [big(Array.from({ length: 512 }, (_, i) => fileEntry(i)))] // 513 files with SKILL.md
+      await expect(listSkills(client)).rejects.toThrow(/over maxFiles 512/)
+      listing = [big([fileEntry(1, 16 * 1024 * 1024)])]
+      await expect(listSkills(client)).rejects.toThrow(/over maxTotalBytes/)
+      listing = [big([{ uri: 'skill://big/a.md', digest: 'md5:abc', size: 1 }])]
+      await expect(listSkills(client)).rejects.toThrow(/malformed digest/)
+      listing = [big([{ uri: 'skill://other/a.md', digest: sha256('a'), size: 1 }])]
+      await expect(listSkills(client)).rejects.toThrow(/outside the skill/)
+      listing = [{ ...big([]), frontmatter: { name: 'not-big', description: 'x' } }]
+      await expect(listSkills(client)).rejects.toThrow(/not the last segment/)
+      listing = [{ ...big([]), resources: 'sometimes' }]
+      await expect(listSkills(client)).rejects.toThrow(SkillVerificationError)
+    } finally {
+      listing = undefined
       await client.close()
     }
   })
