@@ -60,7 +60,7 @@ export type {
 export { compileUriTemplate, UriTemplateError } from './features/resources/uri-template.js'
 export type { UriTemplate } from './features/resources/uri-template.js'
 export { CatalogError } from './features/catalog.js'
-export { defineSkill, SKILL_LIMITS, SkillDefinitionError } from './features/skills/define.js'
+export { defineSkill, prepareSkills, SKILL_LIMITS, SkillDefinitionError } from './features/skills/define.js'
 export type { SkillConfig, SkillDefinition, SkillFile, SkillLimits } from './features/skills/define.js'
 export type { SkillFrontmatter } from './wire/skill-frontmatter.js'
 export { SKILLS_EXTENSION } from './wire/skill-digest.js'

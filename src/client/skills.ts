@@ -7,7 +7,7 @@
 import { base64ToBytes } from '../wire/base64.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import { DIGEST_PATTERN, skillDigest, SKILLS_EXTENSION } from '../wire/skill-digest.js'
-import { parseFrontmatter, type SkillFrontmatter } from '../wire/skill-frontmatter.js'
+import { lazyYaml, parseFrontmatter, type SkillFrontmatter } from '../wire/skill-frontmatter.js'
 import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 import type { Client } from './client.js'
 import { InvalidResponseError } from './errors.js'
@@ -253,7 +253,10 @@ export async function readSkillFile(
     if (digest !== listed.digest)
       throw new SkillVerificationError(`${uri}: digest ${digest} does not match the entry's ${listed.digest}`)
   }
-  if (uri === entry.uri) checkFrontmatter(entry, bytes)
+  if (uri === entry.uri) {
+    await lazyYaml.load()
+    checkFrontmatter(entry, bytes)
+  }
   const file: VerifiedSkillFile = {
     uri,
     path: decodeURIComponent(uri.slice(rootOf(entry.uri).length + 1)),

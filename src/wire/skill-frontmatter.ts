@@ -3,9 +3,19 @@
  * client (when a fetched `SKILL.md` is compared with its entry, extensions/skills §Frontmatter Verification).
  * The YAML itself is parsed by the `yaml` package; this module only finds the block and checks the result is
  * a JSON object, since the entry carries it "rendered verbatim as a JSON object" (extensions/skills
- * §Frontmatter).
+ * §Frontmatter). `yaml` is loaded on first need (wire/lazy-modules.ts), so a server or client that never
+ * touches a skill does not pay for it at start-up.
  */
-import { parseDocument } from 'yaml'
+import type * as YamlModule from 'yaml'
+import { LazyModules } from './lazy-modules.js'
+
+type Yaml = Pick<typeof YamlModule, 'parseDocument'>
+
+/** The YAML parser: `now()` on Node, Bun and Deno; `load()` where it can only be imported. */
+export const lazyYaml = new LazyModules<Yaml>(
+  (require) => require('yaml') as Yaml,
+  () => import('yaml'),
+)
 
 /** The front matter of a `SKILL.md`: `name` and `description` always, every other field as written. */
 export interface SkillFrontmatter {
@@ -45,11 +55,25 @@ function jsonProblem(value: unknown, where: string): string | undefined {
   return `${where} is not a JSON value`
 }
 
-/** Parses the front matter of a `SKILL.md` text; never throws. */
+/**
+ * Parses the front matter of a `SKILL.md` text; never throws. Needs the YAML parser loaded: synchronously
+ * where `require` reaches it, else after `await lazyYaml.load()`.
+ */
 export function parseFrontmatter(text: string): FrontmatterOutcome {
   const block = BLOCK.exec(text)
   if (!block) return { ok: false, problem: 'SKILL.md does not begin with a --- delimited YAML front matter' }
-  const document = parseDocument(block[1] ?? '', { uniqueKeys: true, schema: 'core', prettyErrors: false })
+  const yaml = lazyYaml.now()
+  if (!yaml)
+    return {
+      ok: false,
+      problem:
+        'the YAML parser is not loaded on this runtime yet: await prepareSkills() before defining skills',
+    }
+  const document = yaml.parseDocument(block[1] ?? '', {
+    uniqueKeys: true,
+    schema: 'core',
+    prettyErrors: false,
+  })
   const error = document.errors[0]
   if (error) return { ok: false, problem: `the front matter is not valid YAML: ${error.message}` }
   let value: unknown

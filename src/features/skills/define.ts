@@ -5,7 +5,12 @@
  */
 import type { RequestContext } from '../../protocol/context.js'
 import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
-import { parseFrontmatter, SKILL_NAME, type SkillFrontmatter } from '../../wire/skill-frontmatter.js'
+import {
+  lazyYaml,
+  parseFrontmatter,
+  SKILL_NAME,
+  type SkillFrontmatter,
+} from '../../wire/skill-frontmatter.js'
 
 /**
  * How large a skill may be. The file count and the total are the extension's own per-skill limits, which
@@ -245,6 +250,20 @@ export function defineSkill(config: SkillConfig): SkillDefinition {
     scopes: Object.freeze([...(config.scopes ?? [])]),
     visible: config.visible,
   })
+}
+
+/**
+ * Loads what `defineSkill` needs (the YAML parser) where it cannot be loaded on the spot: an application
+ * bundled for a runtime without `require` (a Worker). On Node, Bun and Deno there is no need to call it.
+ *
+ * @example
+ * ```ts
+ * await prepareSkills()
+ * const skill = defineSkill({ skillMd })
+ * ```
+ */
+export async function prepareSkills(): Promise<void> {
+  await lazyYaml.load()
 }
 
 /** Whether a value came from `defineSkill`. */
