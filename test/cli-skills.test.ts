@@ -1,7 +1,8 @@
 /**
  * `toolwire skills`, `toolwire skills get [--out-dir]` and `toolwire card`, run as users run them (the built
  * CLI in a child process) against a toolwire server on a real socket, and against a raw node:http server that
- * serves a skill whose bytes do not match its digest: the command fails and saves nothing.
+ * serves a skill whose bytes do not match its digest: the command fails and saves nothing. The demo's skill
+ * over stdio (`toolwire demo --stdio`) with toolwire's client.
  */
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -11,6 +12,8 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fetchSkill, listSkills } from '../src/client/index.js'
+import { connectStdio } from '../src/client/stdio-entry.js'
 import { defineServer, defineSkill } from '../src/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { CLI } from './helpers/paths.js'
@@ -132,6 +135,27 @@ describe('toolwire skills', () => {
   it('shows its own examples in --help', async () => {
     const run = await cli(['skills', 'get', '--help'])
     expect(run.stdout).toMatch(/--out-dir \.\/skills/)
+  })
+})
+
+describe('the demo over stdio', () => {
+  it('serves its skill: listed, fetched and verified through toolwire demo --stdio', async () => {
+    const client = connectStdio({ command: process.execPath, args: [CLI, 'demo', '--stdio'] })
+    try {
+      const skills = await listSkills(client)
+      expect(skills.map((skill) => skill.uri)).toEqual(['skill://notebook-workflow/SKILL.md'])
+      const files = await fetchSkill(client, skills[0] as (typeof skills)[number])
+      expect(files.map((file) => file.path)).toEqual(['SKILL.md', 'references/TAGS.md'])
+      expect(new TextDecoder().decode(files[0]?.bytes)).toContain('# Notebook workflow')
+      const directory = await client.request('resources/directory/read', { uri: 'skill://notebook-workflow' })
+      expect(directory.resources).toContainEqual({
+        uri: 'skill://notebook-workflow/references',
+        name: 'references',
+        mimeType: 'inode/directory',
+      })
+    } finally {
+      await client.close()
+    }
   })
 })
 

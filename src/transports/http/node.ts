@@ -113,7 +113,7 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
   const core = new HttpCore(server, options)
   const endpoint = options.path ?? '/mcp'
   const notFoundBody = `Not found: the MCP endpoint is ${endpoint}\n`
-  const cardPath = `${endpoint}${SERVER_CARD_SUFFIX}`
+  const cardPath = `${endpoint.replace(/\/$/, '')}${SERVER_CARD_SUFFIX}`
   return (req, res) => {
     const path = pathOf(req.url)
     if (path !== endpoint) {
