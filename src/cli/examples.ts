@@ -70,7 +70,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     ],
   ],
   card: [
-    [`toolwire card ${URL}`, "the server's card, from <url>/server-card, checked against the schema"],
+    ['toolwire card https://mcp.example.com/mcp', "the server's card, from <url>/server-card, schema-checked"],
     ['toolwire card https://mcp.example.com/mcp --json', 'the card as JSON'],
   ],
   gateway: [
