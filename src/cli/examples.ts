@@ -70,7 +70,10 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     ],
   ],
   card: [
-    ['toolwire card https://mcp.example.com/mcp', "the server's card, from <url>/server-card, schema-checked"],
+    [
+      'toolwire card https://mcp.example.com/mcp',
+      "the server's card, from <url>/server-card, schema-checked",
+    ],
     ['toolwire card https://mcp.example.com/mcp --json', 'the card as JSON'],
   ],
   gateway: [
