@@ -8,10 +8,12 @@ import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import express from 'express'
+import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkServerCard, connect, fetchServerCard, ServerCardError } from '../src/client/index.js'
 import { bearerAuth, createFetchHandler, defineServer, defineTool, InvalidTokenError } from '../src/index.js'
-import { type RunningServer, serveNode } from '../src/transports/http/node.js'
+import { createNodeHandler, type RunningServer, serveNode } from '../src/transports/http/node.js'
 
 const SECRET_TOOL = 'purge_all_customer_records'
 const TOKEN = 'admin-token'
@@ -156,6 +158,39 @@ describe('the fetch adapter', () => {
     expect(response.status).toBe(200)
     const card = checkServerCard(await response.json())
     expect(card.remotes?.[0]?.url).toBe('https://calc.example.com/api/mcp')
+  })
+})
+
+describe('framework adapters', () => {
+  const cardServer = () =>
+    defineServer({ name: 'io.example/calc', version: '1.0.0', description: 'Adds numbers', serverCard: {} })
+
+  it('Express: the card route goes to the same node handler', async () => {
+    const handler = createNodeHandler(cardServer())
+    const app = express()
+    app.all('/mcp', handler)
+    app.get('/mcp/server-card', handler)
+    const http = createServer(app)
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+    try {
+      const endpoint = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`
+      const card = await fetchServerCard(endpoint)
+      expect(card.remotes?.[0]?.url).toBe(endpoint)
+    } finally {
+      http.closeAllConnections()
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    }
+  })
+
+  it('Hono: the card route goes to the same fetch handler', async () => {
+    const handler = createFetchHandler(cardServer())
+    const app = new Hono()
+    app.all('/mcp', (c) => handler(c.req.raw))
+    app.get('/mcp/server-card', (c) => handler(c.req.raw))
+    const response = await app.request('http://calc.example.com/mcp/server-card')
+    expect(response.status).toBe(200)
+    expect(response.headers.get('etag')).toMatch(/^"/)
+    expect(checkServerCard(await response.json()).remotes?.[0]?.url).toBe('http://calc.example.com/mcp')
   })
 })
 
