@@ -31,6 +31,7 @@ import {
 } from '../src/client/index.js'
 import {
   bearerAuth,
+  createFetchHandler,
   defineServer,
   defineSkill,
   InvalidTokenError,
@@ -127,6 +128,55 @@ describe('skill definitions', () => {
     const big = skillFolder()
     writeFileSync(join(big, 'huge.bin'), new Uint8Array(SKILL_LIMITS.maxFileBytes + 1))
     expect(() => skillFromFolder(big)).toThrow(/maxFileBytes/)
+  })
+})
+
+describe('skills in one server', () => {
+  it('refuses two skills at one URI, and one file URI with two contents', () => {
+    const one = defineSkill({ skillMd: skillMd('dup') })
+    const two = defineSkill({ skillMd: skillMd('dup', 'Another description') })
+    expect(() => defineServer({ name: 's', version: '1.0.0', skills: [one, two] })).toThrow(/Duplicate skill/)
+    const outer = defineSkill({ skillMd: skillMd('outer'), files: { 'inner/SKILL.md': skillMd('inner') } })
+    const clash = defineSkill({ prefix: 'outer', skillMd: skillMd('inner', 'Not the same bytes') })
+    expect(() => defineServer({ name: 's', version: '1.0.0', skills: [outer, clash] })).toThrow(
+      /different contents/,
+    )
+    // The same bytes nested and on their own are one file of two skills (extensions/skills §Nested Skills).
+    const nested = defineSkill({ prefix: 'outer', skillMd: skillMd('inner') })
+    expect(() => defineServer({ name: 's', version: '1.0.0', skills: [outer, nested] })).not.toThrow()
+  })
+
+  it('lets visible() decide per request; a hidden skill is unknown everywhere', async () => {
+    const secret = defineSkill({
+      skillMd: skillMd('secret-skill'),
+      visible: (ctx) => ctx.meta.clientInfo?.name === 'trusted-client',
+    })
+    const handler = createFetchHandler(
+      defineServer({
+        name: 's',
+        version: '1.0.0',
+        skills: [secret, defineSkill({ skillMd: skillMd('open') })],
+      }),
+    )
+    const trusted = connect(
+      { url: 'http://localhost/mcp', fetch: handler },
+      { clientInfo: { name: 'trusted-client', version: '1' } },
+    )
+    const other = connect({ url: 'http://localhost/mcp', fetch: handler })
+    try {
+      expect((await listSkills(trusted)).map((s) => s.frontmatter.name)).toEqual(['secret-skill', 'open'])
+      expect((await listSkills(other)).map((s) => s.frontmatter.name)).toEqual(['open'])
+      const listed = await other.request('skills/list', {})
+      expect(listed.cacheScope).toBe('private')
+      await expect(getSkill(other, 'skill://secret-skill/SKILL.md')).rejects.toMatchObject({ code: -32602 })
+      await expect(other.readResource('skill://secret-skill/SKILL.md')).rejects.toMatchObject({
+        code: -32602,
+      })
+      expect((await other.listResources()).map((r) => r.uri)).toEqual(['skill://open/SKILL.md'])
+    } finally {
+      await trusted.close()
+      await other.close()
+    }
   })
 })
 

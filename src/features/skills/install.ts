@@ -7,7 +7,7 @@
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { SKILLS_EXTENSION } from '../../wire/skill-digest.js'
 import type { ServerCapabilities } from '../../wire/types.js'
-import type { SkillDefinition } from './define.js'
+import { SkillDefinitionError, type SkillDefinition } from './define.js'
 import { skillMethods, type SkillMethodOptions } from './methods.js'
 import { SkillSet } from './set.js'
 import { defineResource, type ResourceDefinition } from '../resources/define.js'
@@ -18,6 +18,11 @@ import { defineResource, type ResourceDefinition } from '../resources/define.js'
  * stay out: `resources/list` is the same for every caller.
  */
 export function skillManifestResources(skills: readonly SkillDefinition[]): ResourceDefinition[] {
+  const uris = new Set<string>()
+  for (const skill of skills) {
+    if (uris.has(skill.uri)) throw new SkillDefinitionError(`Duplicate skill ${skill.uri}`)
+    uris.add(skill.uri)
+  }
   return skills
     .filter((skill) => skill.scopes.length === 0 && skill.visible === undefined)
     .map((skill) => {
