@@ -61,6 +61,8 @@ export const UNIT_TESTS = [
   'test/security/redaction-protocol.test.ts',
   'test/security/slow-reader.test.ts',
   'test/security/token-cache.test.ts',
+  'test/server-card.test.ts',
+  'test/skills.test.ts',
   'test/start-script.test.ts',
   'test/stdio-batching.test.ts',
   'test/tasks-sqlite.test.ts',

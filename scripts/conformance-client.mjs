@@ -5,7 +5,7 @@
  * suite's mock server: it lists tools, makes the calls the context names (or calls every listed tool with
  * arguments built from its schema), answers elicitations, and visits resources and prompts when offered.
  */
-import { connect, ProtocolError } from '../dist/client/index.js'
+import { connect, fetchSkill, listSkills, ProtocolError } from '../dist/client/index.js'
 
 const url = process.argv[process.argv.length - 1]
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ''
@@ -137,6 +137,13 @@ async function main() {
           : sampleObject(tool.inputSchema)
       await attempt(`tools/call ${tool.name}`, () => client.callTool(tool.name, args))
     }
+  }
+  if (scenario.startsWith('sep-2640-client-')) {
+    // The Skills extension as a host uses it: list entries (reading nothing ahead of need); in the verify
+    // scenarios the host then loads each skill, SKILL.md first, and stops at the first verification failure.
+    const skills = (await attempt('skills/list', () => listSkills(client))) ?? []
+    if (scenario !== 'sep-2640-client-no-prefetch')
+      for (const skill of skills) await attempt(`load ${skill.uri}`, () => fetchSkill(client, skill))
   }
   if (scenario === 'http-standard-headers') {
     const resources = await attempt('resources/list', () => client.request('resources/list'))

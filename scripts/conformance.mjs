@@ -79,6 +79,21 @@ export const TASK_SCENARIOS = [
   'tasks-mrtr-composition',
 ]
 
+/** The Skills extension's server scenarios (unscored by the suite, so each is forced): all must pass. */
+export const SKILL_SCENARIOS = [
+  'sep-2640-skills-enumeration',
+  'sep-2640-skills-manifest',
+  'sep-2640-skills-directory',
+]
+
+/** The Skills extension's client scenarios (forced too): the client verifies what it reads. */
+export const SKILL_CLIENT_SCENARIOS = [
+  'sep-2640-client-no-prefetch',
+  'sep-2640-client-verify-digest',
+  'sep-2640-client-verify-size',
+  'sep-2640-client-verify-frontmatter',
+]
+
 /** Whole-suite runs made every time: the frozen required set (exit code = verdict) and every applicable scenario. */
 export const ALWAYS_RUNS = [
   { label: 'requirements 2026-07-28', args: ['--requirements', '2026-07-28'] },
@@ -203,7 +218,7 @@ async function main() {
       label: scenario,
       args: ['server', '--url', url, '--scenario', scenario, '--spec-version', '2026-07-28', '-o', OUT],
     }))
-    for (const scenario of TASK_SCENARIOS) {
+    for (const scenario of [...TASK_SCENARIOS, ...SKILL_SCENARIOS]) {
       runs.push({
         label: scenario,
         args: [
@@ -237,6 +252,23 @@ async function main() {
           scenario,
           '--spec-version',
           version,
+          '-o',
+          OUT,
+        ],
+      })
+    }
+    for (const scenario of SKILL_CLIENT_SCENARIOS) {
+      runs.push({
+        label: `client ${scenario}`,
+        args: [
+          'client',
+          '--command',
+          CLIENT_COMMAND,
+          '--scenario',
+          scenario,
+          '--spec-version',
+          '2026-07-28',
+          '--force',
           '-o',
           OUT,
         ],

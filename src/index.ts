@@ -60,6 +60,18 @@ export type {
 export { compileUriTemplate, UriTemplateError } from './features/resources/uri-template.js'
 export type { UriTemplate } from './features/resources/uri-template.js'
 export { CatalogError } from './features/catalog.js'
+export { defineSkill, prepareSkills, SKILL_LIMITS, SkillDefinitionError } from './features/skills/define.js'
+export type { SkillConfig, SkillDefinition, SkillFile, SkillLimits } from './features/skills/define.js'
+export type { SkillFrontmatter } from './wire/skill-frontmatter.js'
+export { SKILLS_EXTENSION } from './wire/skill-digest.js'
+export type { ServerCardOptions } from './features/server-card.js'
+export type {
+  ServerCard,
+  ServerCardHeader,
+  ServerCardInput,
+  ServerCardRemote,
+  ServerCardRepository,
+} from './wire/server-card.js'
 export { InProcessChangeBus } from './features/subscriptions/bus.js'
 export type { ChangeBus, ChangeEvent } from './features/subscriptions/bus.js'
 export type { ListenOptions } from './features/subscriptions/listen.js'
@@ -91,6 +103,7 @@ export type {
   HttpAuthenticator,
   HttpDocument,
   RequestHandler,
+  ServerCardSource,
 } from './protocol/handler.js'
 export type { OriginPolicy } from './transports/http/guard.js'
 export type {

@@ -14,7 +14,7 @@ import {
 import { rawJson } from './protocol/encode.js'
 import { warnOncePerProcess } from './protocol/warn-once.js'
 import type { Exchange } from './protocol/exchange.js'
-import type { AuthOutcome, HttpAuthenticator, RequestHandler } from './protocol/handler.js'
+import type { AuthOutcome, HttpAuthenticator, RequestHandler, ServerCardSource } from './protocol/handler.js'
 import type { MethodHandler, Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
 import { SchemaCompiler, type SchemaValidatorChoice } from './schema/json-schema.js'
@@ -48,13 +48,16 @@ import { MemoryTaskStore } from './features/tasks/memory-store.js'
 import { taskMethods } from './features/tasks/methods.js'
 import type { TaskStore } from './features/tasks/store.js'
 import { TASKS_EXTENSION } from './features/tasks/wire.js'
+import type { SkillDefinition } from './features/skills/define.js'
+import { installSkills, skillManifestResources } from './features/skills/install.js'
+import { compileServerCard, type ServerCardOptions } from './features/server-card.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
 import { processTelemetryDefault, type TelemetryOption } from './wire/telemetry.js'
 import { ServerTelemetry } from './protocol/telemetry.js'
 import { TaskTelemetry } from './protocol/task-telemetry.js'
 import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
 import { SessionCodec } from './legacy/session.js'
-import { legacyResult } from './legacy/versions.js'
+import { LEGACY_VERSIONS, legacyResult } from './legacy/versions.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from './wire/meta.js'
 import type { CacheScope, Icon, Implementation, RequestMeta, ServerCapabilities } from './wire/types.js'
 
@@ -139,6 +142,10 @@ export interface ServerOptions {
   prompts?: readonly PromptDefinition[]
   /** Resources and resource templates; declares the `resources` and `completions` capabilities. */
   resources?: readonly (ResourceDefinition | ResourceTemplateDefinition)[]
+  /** Skills (`defineSkill`, `skillFromFolder`): the Skills extension, with `resources` (docs/skills.md). */
+  skills?: readonly SkillDefinition[]
+  /** Publishes a Server Card at `<endpoint>/server-card` on HTTP (docs/server-card.md). */
+  serverCard?: ServerCardOptions
   /** Multi-round-trip `requestState` sealing: the shared HMAC secret and how long a retry may take. */
   requestState?: RequestStateOptions
   /** Where list changes and resource updates are published (default: in-process). */
@@ -229,6 +236,8 @@ export class Server implements RequestHandler {
   readonly legacy: LegacyEngine | undefined
   /** Seals and opens legacy `Mcp-Session-Id` tokens. */
   readonly sessions: SessionCodec | undefined
+  /** The Server Card the HTTP transports publish; undefined without `serverCard`. */
+  readonly serverCard: ServerCardSource | undefined
 
   constructor(options: ServerOptions) {
     if (!options.name || !options.version) throw new TypeError('defineServer needs a name and a version')
@@ -287,7 +296,8 @@ export class Server implements RequestHandler {
       serverInfo,
     }
     this.tools = new ToolRegistry(options.tools ?? [], compiler, listOptions)
-    const resourceDefs = options.resources ?? []
+    const skills = options.skills ?? []
+    const resourceDefs = [...(options.resources ?? []), ...skillManifestResources(skills)]
     this.prompts = new Catalog('prompts', options.prompts ?? [], compilePrompt, listOptions)
     this.resources = new Catalog(
       'resources',
@@ -312,12 +322,17 @@ export class Server implements RequestHandler {
       for (const [method, spec] of Object.entries(promptMethods(this.prompts, report)))
         methods.set(method, spec)
     }
-    if (options.resources) {
+    if (options.resources || skills.length > 0) {
       capabilities.resources = { subscribe: true, listChanged: true }
       const set = { resources: this.resources, templates: this.resourceTemplates }
       for (const [method, spec] of Object.entries(resourceMethods(set, cache, report)))
         methods.set(method, spec)
     }
+    if (skills.length > 0)
+      installSkills(skills, methods, capabilities, {
+        ...listOptions,
+        authenticates: authenticator !== undefined,
+      })
     if (options.prompts || options.resources) {
       capabilities.completions = {}
       for (const [method, spec] of Object.entries(completionMethods(this.prompts, this.resourceTemplates)))
@@ -403,6 +418,15 @@ export class Server implements RequestHandler {
     if (options.instructions !== undefined) discover.instructions = options.instructions
     if (serverInfo) discover._meta = { [META_SERVER_INFO]: serverInfo }
     const discoverJson = rawJson(JSON.stringify(discover))
+    // The card repeats what server/discover says (discovery §Consistency with Runtime Behavior).
+    this.serverCard =
+      options.serverCard &&
+      compileServerCard(
+        info,
+        options.serverCard,
+        options.legacy === false ? SUPPORTED_VERSIONS : [...SUPPORTED_VERSIONS, ...LEGACY_VERSIONS],
+        compiler,
+      )
     methods.set('server/discover', { handler: () => discoverJson })
 
     const stateCodec = codec

@@ -58,6 +58,7 @@ describe('package exports', () => {
         './node',
         './proxy',
         './redis',
+        './skills',
         './sqlite',
         './stdio',
         './wire',

@@ -12,6 +12,8 @@ const guide = [
   { text: 'Listen for changes', link: '/listen' },
   { text: 'Prompts and resources', link: '/prompts-resources' },
   { text: 'Long-running tasks', link: '/tasks' },
+  { text: 'Skills', link: '/skills' },
+  { text: 'Server Card', link: '/server-card' },
   { text: 'State handles', link: '/handles' },
   { text: 'Transports and where it runs', link: '/transports' },
   { text: '2025-era peers', link: '/protocol-versions' },

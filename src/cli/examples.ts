@@ -64,6 +64,24 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
       'traced: upstream calls are children of the downstream ones',
     ],
   ],
+  skills: [
+    [`toolwire skills ${URL}`, 'skills: name, description, files'],
+    ['toolwire skills -- node server.js', 'a stdio server'],
+  ],
+  'skills get': [
+    [`toolwire skills get ${URL} greeting`, 'print SKILL.md, verified against its digest'],
+    [
+      `toolwire skills get ${URL} greeting --out-dir ./skills`,
+      'save every file, verified, under ./skills/greeting',
+    ],
+  ],
+  card: [
+    [
+      'toolwire card https://mcp.example.com/mcp',
+      "the server's card, from <url>/server-card, schema-checked",
+    ],
+    ['toolwire card https://mcp.example.com/mcp --json', 'the card as JSON'],
+  ],
   gateway: [
     ['toolwire gateway .mcp.json --http 127.0.0.1:8080', 'every server of the file at /mcp, namespaced'],
     ['toolwire gateway .mcp.json --otel', 'traced, to the OTLP endpoint of OTEL_EXPORTER_OTLP_ENDPOINT'],
@@ -80,7 +98,7 @@ export function examplesText(examples: readonly (readonly [string, string])[]): 
 /** Ends the help of every command (and subcommand) that has examples with them. */
 export function addExamples(command: Command): void {
   for (const sub of command.commands) {
-    const examples = COMMAND_EXAMPLES[sub.name()]
+    const examples = COMMAND_EXAMPLES[`${command.name()} ${sub.name()}`] ?? COMMAND_EXAMPLES[sub.name()]
     if (examples) sub.addHelpText('after', examplesText(examples))
     addExamples(sub)
   }

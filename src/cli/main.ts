@@ -9,6 +9,7 @@ import { describeFailure, registerClientCommands } from './commands/client.js'
 import { registerCompletion } from './commands/completion.js'
 import { registerLogin } from './commands/login.js'
 import { registerServe } from './commands/serve.js'
+import { registerSkillCommands } from './commands/skills.js'
 import { addExamples } from './examples.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -45,6 +46,7 @@ const program = new Command()
 registerServe(program)
 registerClientCommands(program)
 registerCatalogCommands(program)
+registerSkillCommands(program)
 registerCompletion(program)
 registerLogin(program)
 registerBridge(program)

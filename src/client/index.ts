@@ -35,6 +35,39 @@ export { HttpTransport } from './http.js'
 export type { HeadersInput, HttpTransportOptions } from './http.js'
 export type { InputContext, InputHandlers } from './input.js'
 export { TaskHandle, TASKS_EXTENSION } from './tasks.js'
+export {
+  fetchSkill,
+  getSkill,
+  listSkills,
+  readSkillFile,
+  SKILL_CLIENT_LIMITS,
+  SKILLS_EXTENSION,
+  SkillVerificationError,
+} from './skills.js'
+export type {
+  SkillCallOptions,
+  SkillClientLimits,
+  SkillEntry,
+  SkillResource,
+  VerifiedSkillFile,
+} from './skills.js'
+export type { SkillFrontmatter } from '../wire/skill-frontmatter.js'
+export {
+  checkServerCard,
+  fetchServerCard,
+  SERVER_CARD_MAX_BYTES,
+  SERVER_CARD_MEDIA_TYPE,
+  ServerCardError,
+  serverCardUrl,
+} from './server-card.js'
+export type { FetchServerCardOptions } from './server-card.js'
+export type {
+  ServerCard,
+  ServerCardHeader,
+  ServerCardInput,
+  ServerCardRemote,
+  ServerCardRepository,
+} from '../wire/server-card.js'
 export type { TaskState, TaskStatus, WaitOptions } from './tasks.js'
 export type { SubscribeOptions, Subscription, SubscriptionEnd } from './subscription.js'
 export type { ClientTransport, SendOptions } from './transport.js'

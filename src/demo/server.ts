@@ -5,6 +5,7 @@ import type { SessionStateStore } from '../features/subscriptions/session-store.
 import type { RateLimitStore } from '../security/rate-limit.js'
 import { basketTools } from './basket.js'
 import { createNotebook } from './notes.js'
+import { notebookSkill } from './skills.js'
 import { demoTools } from './tools.js'
 
 export interface DemoOptions {
@@ -35,10 +36,12 @@ export function createDemoServer(options: DemoOptions = {}): Server {
       'Small utility tools (arithmetic, unit conversion, text statistics, time zones, a countdown), a ' +
       'notebook: add_note asks the user to fill in a form, delete_notes asks them to confirm; the notes are ' +
       'resources (notes://all, notes://note/{id}) and summarize_notes is a prompt over them; and a shopping ' +
-      'basket kept between calls by a handle (basket_create, basket_add, basket_view, basket_checkout).',
+      'basket kept between calls by a handle (basket_create, basket_add, basket_view, basket_checkout). ' +
+      'The skill skill://notebook-workflow/SKILL.md explains the notebook.',
     tools: [...demoTools, ...notebook.tools, ...basketTools(options.store)],
     resources: notebook.resources,
     prompts: notebook.prompts,
+    skills: [notebookSkill],
     // Set it when several demo instances share a load balancer; otherwise a per-process secret is used.
     requestState: { secret: options.requestStateSecret ?? process.env.TOOLWIRE_STATE_SECRET },
     ...(options.changes && { changes: options.changes }),

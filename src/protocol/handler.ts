@@ -45,6 +45,12 @@ export interface HttpAuthenticator {
   document?(method: string, path: string): HttpDocument | undefined
 }
 
+/** What the HTTP transports ask of a server that publishes a Server Card (discovery §Hosted Server Card Location). */
+export interface ServerCardSource {
+  /** The answer to `method` on the card's path; `endpointUrl` is the URL of the MCP endpoint it belongs to. */
+  document(method: string, endpointUrl: string, ifNoneMatch: string | undefined): HttpDocument
+}
+
 export interface RequestHandler {
   /** Answers one request; null when there is nothing to send (the request was cancelled). */
   handle(request: JsonRpcRequest, exchange: Exchange, check?: TransportCheck): Promise<Reply | null>
@@ -65,6 +71,8 @@ export interface RequestHandler {
    * `DEFAULT_MAX_DEPTH`, 64).
    */
   readonly maxParamsDepth?: number | undefined
+  /** Present when the server publishes a Server Card at `<endpoint>/server-card`. */
+  readonly serverCard?: ServerCardSource | undefined
   /** Ends every long-lived stream gracefully; transports call it before closing their connections. */
   close(): Promise<void>
 }

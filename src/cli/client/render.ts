@@ -46,6 +46,19 @@ function save(dir: string, stem: string, mimeType: string | undefined, base64: s
   }
 }
 
+/**
+ * Writes a file a server named by a relative path (`references/FORMS.md`) under `dir`: every segment goes
+ * through `safeFileStem`, so the path cannot leave `dir`, and an existing file is never overwritten.
+ */
+export function saveUnder(dir: string, segments: readonly string[], data: Uint8Array): string {
+  const safe = segments.map(safeFileStem)
+  const folder = join(dir, ...safe.slice(0, -1))
+  mkdirSync(folder, { recursive: true })
+  const path = join(folder, safe.at(-1) ?? 'result')
+  writeFileSync(path, data, { flag: 'wx' })
+  return path
+}
+
 /** The lines to print for a result; media blocks are written to `dir`. */
 export function renderResult(result: CallToolResult, dir: string, toolName: string): string[] {
   const lines: string[] = []

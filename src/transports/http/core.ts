@@ -152,6 +152,27 @@ export class HttpCore {
   }
 
   /**
+   * The server's Server Card, asked for at `<endpoint>/server-card` (discovery §Hosted Server Card Location), or
+   * undefined when it publishes none. No authentication: cards are public. The Host header is checked as on the
+   * endpoint (a card names its own URL), the Origin is not: any page may read a card (discovery §CORS).
+   */
+  serverCard(
+    view: Pick<HttpRequestView, 'method' | 'header' | 'localAddress'>,
+    endpointUrl: string,
+  ): HttpDocument | undefined {
+    const card = this.server.serverCard
+    if (!card) return undefined
+    const hostOnly = {
+      header: (name: string) => (name === 'origin' ? undefined : view.header(name)),
+      localAddress: view.localAddress,
+    }
+    const reason = this.#originRefusal(hostOnly)
+    if (reason)
+      return { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${reason}\n` }
+    return card.document(view.method, endpointUrl, view.header('if-none-match'))
+  }
+
+  /**
    * Checks that need no body. Returns false when it already answered (405, 403, 413, 415, 406).
    * `contentLength` is the declared length, when there is one.
    */
@@ -186,7 +207,7 @@ export class HttpCore {
    * DNS rebinding (basic/transports/streamable-http §Security & Endpoint): a loopback listener only answers
    * loopback names, however the handler was mounted. Returns why the request is refused, or undefined.
    */
-  #originRefusal(view: HttpRequestView): string | undefined {
+  #originRefusal(view: Pick<HttpRequestView, 'header' | 'localAddress'>): string | undefined {
     const policy = this.#policy ?? (isLoopbackAddress(view.localAddress) ? LOOPBACK_POLICY : OPEN_POLICY)
     return policy ? checkOrigin(policy, view.header('host'), view.header('origin')) : undefined
   }

@@ -1,5 +1,6 @@
 /** Web-standard adapter: `(Request) => Promise<Response>`, for Workers, Deno, Bun, Hono, Next … and tests. */
 import { readStreamCapped } from '../../wire/read-capped.js'
+import { SERVER_CARD_SUFFIX } from '../../wire/server-card.js'
 import type { RequestHandler } from '../../protocol/handler.js'
 import { answerConsumedBody } from './consumed-body.js'
 import { HttpCore, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
@@ -50,6 +51,22 @@ export function createFetchHandler(server: RequestHandler, options: FetchHandler
     if (checkAddress && context !== undefined) {
       checkAddress = false
       warnOncePerProcess(server.logger, 'fetch-client-address', NO_CLIENT_ADDRESS)
+    }
+    if (server.serverCard && request.url.includes(SERVER_CARD_SUFFIX)) {
+      const url = new URL(request.url)
+      if (url.pathname.endsWith(SERVER_CARD_SUFFIX)) {
+        const endpoint = `${url.origin}${url.pathname.slice(0, -SERVER_CARD_SUFFIX.length)}`
+        const view = {
+          method: request.method,
+          header: (name: string) => request.headers.get(name) ?? undefined,
+        }
+        const document = core.serverCard(view, endpoint)
+        if (document)
+          return new Response(
+            request.method === 'HEAD' || document.body === '' ? null : document.body,
+            document,
+          )
+      }
     }
     if (server.authenticator && request.url.includes('/.well-known/')) {
       const document = core.wellKnown(request.method, new URL(request.url).pathname)

@@ -10,6 +10,7 @@ import type { RequestHandler } from '../../protocol/handler.js'
 import { HttpCore, sendError, type HttpOptions, type HttpRequestView, type HttpResponseSink } from './core.js'
 import { payloadTooLarge } from '../../wire/errors.js'
 import { LazyAbort } from '../../wire/lazy-abort.js'
+import { SERVER_CARD_SUFFIX } from '../../wire/server-card.js'
 import { isLoopbackHost, loopbackPolicy } from './guard.js'
 import {
   type ConnectionLimitOptions,
@@ -112,10 +113,17 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
   const core = new HttpCore(server, options)
   const endpoint = options.path ?? '/mcp'
   const notFoundBody = `Not found: the MCP endpoint is ${endpoint}\n`
+  const cardPath = `${endpoint.replace(/\/$/, '')}${SERVER_CARD_SUFFIX}`
   return (req, res) => {
     const path = pathOf(req.url)
     if (path !== endpoint) {
-      const document = core.wellKnown(req.method ?? 'GET', path)
+      const document =
+        path === cardPath
+          ? core.serverCard(
+              cardRequest(req),
+              `${cardScheme(req)}://${req.headers.host ?? 'localhost'}${endpoint}`,
+            )
+          : core.wellKnown(req.method ?? 'GET', path)
       if (document) {
         res
           .writeHead(document.status, document.headers)
@@ -167,6 +175,22 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
     })
   }
 }
+
+/** The request as the card check reads it: method, headers, the address it arrived on. */
+function cardRequest(req: IncomingMessage): Pick<HttpRequestView, 'method' | 'header' | 'localAddress'> {
+  return {
+    method: req.method ?? 'GET',
+    header: (name) => {
+      const value = req.headers[name]
+      return Array.isArray(value) ? value.join(', ') : value
+    },
+    localAddress: req.socket.localAddress,
+  }
+}
+
+/** `https` when the connection is TLS (an `https.Server`), else `http`. */
+const cardScheme = (req: IncomingMessage): string =>
+  (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http'
 
 /** A body a framework already parsed (`req.body`): the same checks as a streamed one, no waiting. */
 function answerPreread(
