@@ -48,6 +48,8 @@ import { MemoryTaskStore } from './features/tasks/memory-store.js'
 import { taskMethods } from './features/tasks/methods.js'
 import type { TaskStore } from './features/tasks/store.js'
 import { TASKS_EXTENSION } from './features/tasks/wire.js'
+import { checkToolViews, viewsOfTools } from './features/apps/tool-ui.js'
+import { UI_EXTENSION } from './wire/apps.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
 import type { TelemetryOption } from './wire/telemetry.js'
 import { ServerTelemetry } from './protocol/telemetry.js'
@@ -284,7 +286,9 @@ export class Server implements RequestHandler {
       serverInfo,
     }
     this.tools = new ToolRegistry(options.tools ?? [], compiler, listOptions)
-    const resourceDefs = options.resources ?? []
+    // MCP Apps views a tool names by definition are served with the resources (docs/apps.md).
+    const views = viewsOfTools(options.tools ?? []).filter((view) => !options.resources?.includes(view))
+    const resourceDefs = [...(options.resources ?? []), ...views]
     this.prompts = new Catalog('prompts', options.prompts ?? [], compilePrompt, listOptions)
     this.resources = new Catalog(
       'resources',
@@ -309,13 +313,18 @@ export class Server implements RequestHandler {
       for (const [method, spec] of Object.entries(promptMethods(this.prompts, report)))
         methods.set(method, spec)
     }
-    if (options.resources) {
+    // Every ui:// view a tool names must be served (apps §Resource Discovery); using the extension declares it.
+    const servesView = (uri: string): boolean =>
+      this.resources.get(uri) !== undefined || findTemplate(this.resourceTemplates, uri) !== undefined
+    if (checkToolViews(this.tools.enabled(), servesView))
+      capabilities.extensions = { ...capabilities.extensions, [UI_EXTENSION]: {} }
+    if (resourceDefs.length > 0 || options.resources) {
       capabilities.resources = { subscribe: true, listChanged: true }
       const set = { resources: this.resources, templates: this.resourceTemplates }
       for (const [method, spec] of Object.entries(resourceMethods(set, cache, report)))
         methods.set(method, spec)
     }
-    if (options.prompts || options.resources) {
+    if (options.prompts || capabilities.resources) {
       capabilities.completions = {}
       for (const [method, spec] of Object.entries(completionMethods(this.prompts, this.resourceTemplates)))
         methods.set(method, spec)
