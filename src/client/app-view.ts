@@ -19,7 +19,14 @@ import type { ResourceContents, Tool } from '../wire/types.js'
 import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 import type { ReadResourceResult, ResourceInfo } from './catalogs.js'
 
-/** The bound `appFor` applies unless told otherwise. */
+/**
+ * The bound `appFor` applies unless told otherwise.
+ *
+ * @example
+ * ```ts
+ * const view = await client.appFor('dashboard', { maxViewBytes: APP_VIEW_DEFAULTS.maxViewBytes / 4 })
+ * ```
+ */
 export const APP_VIEW_DEFAULTS = {
   /** Largest view accepted, in bytes of HTML (4 MiB: a single-file bundle with its scripts inlined). */
   maxViewBytes: 4 * 1024 * 1024,

@@ -5,10 +5,24 @@
  */
 import { isRecord } from './jsonrpc.js'
 
-/** The extension's identifier in `capabilities.extensions` (apps §Extension Identifier). */
+/**
+ * The extension's identifier in `capabilities.extensions` (apps §Extension Identifier).
+ *
+ * @example
+ * ```ts
+ * const appsOn = UI_EXTENSION in ((await client.discover()).capabilities.extensions ?? {})
+ * ```
+ */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui'
 
-/** The one view type the extension defines so far (apps §UI Resource Format, Content Requirements). */
+/**
+ * The one view type the extension defines so far (apps §UI Resource Format, Content Requirements).
+ *
+ * @example
+ * ```ts
+ * const isView = contents.mimeType === UI_MIME_TYPE
+ * ```
+ */
 export const UI_MIME_TYPE = 'text/html;profile=mcp-app'
 
 /** The scheme every UI resource's URI uses (apps §UI Resource Format). */
