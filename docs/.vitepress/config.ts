@@ -12,6 +12,7 @@ const guide = [
   { text: 'Listen for changes', link: '/listen' },
   { text: 'Prompts and resources', link: '/prompts-resources' },
   { text: 'Long-running tasks', link: '/tasks' },
+  { text: 'MCP Apps', link: '/apps' },
   { text: 'State handles', link: '/handles' },
   { text: 'Transports and where it runs', link: '/transports' },
   { text: '2025-era peers', link: '/protocol-versions' },
