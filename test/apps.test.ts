@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { getToolUiResourceUri, isToolVisibilityAppOnly } from '@modelcontextprotocol/ext-apps/app-bridge'
 import { getUiCapability } from '@modelcontextprotocol/ext-apps/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AppViewError, connect } from '../src/client/index.js'
+import { appToolVisibility, AppViewError, connect } from '../src/client/index.js'
 import {
   AppDefinitionError,
   clientSupportsApps,
@@ -194,6 +194,8 @@ describe('the official SDK v1 client', () => {
     const transport = new StreamableHTTPClientTransport(new URL(running.url))
     await client.connect(transport)
     try {
+      // 2025-era hosts negotiate the extension in initialize too.
+      expect(client.getServerCapabilities()?.extensions).toEqual({ [UI_EXTENSION]: {} })
       const { tools } = await client.listTools()
       const tool = tools.find((t) => t.name === 'weather')
       expect(tool).toBeDefined()
@@ -225,6 +227,24 @@ describe('the official SDK v1 client', () => {
       // A client that declared nothing gets the text fallback (apps §Graceful Degradation).
       const result = await client.callTool({ name: 'weather', arguments: { city: 'Porto' } })
       expect(result.content).toEqual([{ type: 'text', text: 'Porto: sunny, 22 °C' }])
+    } finally {
+      await transport.terminateSession()
+      await client.close()
+    }
+  })
+})
+
+describe('a 2025-era host that declares the extension in initialize', () => {
+  it('is seen by clientSupportsApps', async () => {
+    const client = new SdkClient(
+      { name: 'sdk-v1-host', version: '1.0.0' },
+      { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } } },
+    )
+    const transport = new StreamableHTTPClientTransport(new URL(running.url))
+    await client.connect(transport)
+    try {
+      const result = await client.callTool({ name: 'weather', arguments: { city: 'Porto' } })
+      expect(result.content).toEqual([{ type: 'text', text: 'Shown in the dashboard: Porto' }])
     } finally {
       await transport.terminateSession()
       await client.close()
@@ -267,6 +287,10 @@ describe("toolwire's client", () => {
       expect(policy).toContain("frame-src 'none'")
       expect(policy).toContain("object-src 'none'")
       expect((await client.appFor('weather_refresh'))?.visibility).toEqual(['app'])
+      const { tools } = await client.listTools()
+      expect(tools.filter((tool) => appToolVisibility(tool).includes('model')).map((t) => t.name)).toEqual([
+        'weather',
+      ])
     } finally {
       await client.close()
     }

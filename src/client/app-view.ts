@@ -166,6 +166,20 @@ export function viewAllowAttribute(meta: UiResourceMeta): string {
     .join('; ')
 }
 
+/**
+ * Who may call a listed tool, from its `_meta.ui.visibility` (default `['model', 'app']`). A host keeps a
+ * tool without `'model'` out of the model's tool list (apps §Resource Discovery, Visibility).
+ *
+ * @example
+ * ```ts
+ * const { tools } = await client.listTools()
+ * const forModel = tools.filter((tool) => appToolVisibility(tool).includes('model'))
+ * ```
+ */
+export function appToolVisibility(tool: Tool): readonly UiVisibility[] {
+  return toolVisibility(tool._meta)
+}
+
 /** Reads and checks a listed tool's view; undefined when the tool names none. */
 export async function loadAppView(
   host: AppViewHost,

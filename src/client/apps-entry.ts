@@ -6,6 +6,12 @@
  */
 export { linkAppBridge } from './app-bridge.js'
 export type { AppBridgeLink, AppBridgeLinkOptions } from './app-bridge.js'
-export { APP_VIEW_DEFAULTS, AppViewError, viewAllowAttribute, viewContentSecurityPolicy } from './app-view.js'
+export {
+  APP_VIEW_DEFAULTS,
+  appToolVisibility,
+  AppViewError,
+  viewAllowAttribute,
+  viewContentSecurityPolicy,
+} from './app-view.js'
 export type { AppView, AppViewOptions } from './app-view.js'
 export { UI_EXTENSION, UI_MIME_TYPE } from '../wire/apps.js'

@@ -35,7 +35,13 @@ export { HttpTransport } from './http.js'
 export type { HeadersInput, HttpTransportOptions } from './http.js'
 export type { InputContext, InputHandlers } from './input.js'
 export { TaskHandle, TASKS_EXTENSION } from './tasks.js'
-export { APP_VIEW_DEFAULTS, AppViewError, viewAllowAttribute, viewContentSecurityPolicy } from './app-view.js'
+export {
+  APP_VIEW_DEFAULTS,
+  appToolVisibility,
+  AppViewError,
+  viewAllowAttribute,
+  viewContentSecurityPolicy,
+} from './app-view.js'
 export type { AppView, AppViewOptions } from './app-view.js'
 export { UI_EXTENSION, UI_MIME_TYPE } from '../wire/apps.js'
 export type {
