@@ -13,6 +13,7 @@ import { appToolVisibility, AppViewError, connect } from '../src/client/index.js
 import {
   AppDefinitionError,
   clientSupportsApps,
+  createFetchHandler,
   defineAppView,
   defineResource,
   defineResourceTemplate,
@@ -24,6 +25,7 @@ import {
   UI_MIME_TYPE,
 } from '../src/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
+import { recordingFetch } from './helpers/recording-fetch.js'
 
 const HTML = '<!doctype html><html><body><p id="out">waiting</p></body></html>'
 
@@ -272,6 +274,18 @@ describe("toolwire's client", () => {
     } finally {
       await plain.close()
     }
+  })
+
+  it('every server message of the exchange is valid per the MCP schema', async () => {
+    const recorder = recordingFetch(createFetchHandler(appServer()))
+    const client = connect({ url: 'http://127.0.0.1/mcp', fetch: recorder.fetch }, { apps: true })
+    await client.discover()
+    await client.listTools()
+    await client.listResources()
+    expect((await client.appFor('weather'))?.html).toBe(HTML)
+    await client.callTool('weather_refresh')
+    expect(recorder.requests.map((r) => r.body.method)).toContain('resources/read')
+    expect(recorder.problems).toEqual([])
   })
 
   it('appFor: the HTML, the metadata, the CSP and allow list to render it under', async () => {
