@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config'
 import base from './vitest.config.js'
 
 export const UNIT_TESTS = [
+  'test/apps-bridge.test.ts',
+  'test/apps.test.ts',
   'test/client-listen.test.ts',
   'test/client-node-http.test.ts',
   'test/client-oauth-hostile.test.ts',

@@ -57,6 +57,17 @@ export type {
   ResourceTemplateConfig,
   ResourceTemplateDefinition,
 } from './features/resources/define.js'
+export { AppDefinitionError, clientSupportsApps, defineAppView } from './features/apps/view.js'
+export type { AppViewConfig, AppViewDefinition, AppViewSource } from './features/apps/view.js'
+export type { ToolUi } from './features/apps/tool-ui.js'
+export { UI_EXTENSION, UI_MIME_TYPE } from './wire/apps.js'
+export type {
+  UiResourceCsp,
+  UiResourceMeta,
+  UiResourcePermissions,
+  UiToolMeta,
+  UiVisibility,
+} from './wire/apps.js'
 export { compileUriTemplate, UriTemplateError } from './features/resources/uri-template.js'
 export type { UriTemplate } from './features/resources/uri-template.js'
 export { CatalogError } from './features/catalog.js'

@@ -51,6 +51,8 @@ import { TASKS_EXTENSION } from './features/tasks/wire.js'
 import type { SkillDefinition } from './features/skills/define.js'
 import { installSkills, skillManifestResources } from './features/skills/install.js'
 import { compileServerCard, type ServerCardOptions } from './features/server-card.js'
+import { checkToolViews, viewsOfTools } from './features/apps/tool-ui.js'
+import { UI_EXTENSION } from './wire/apps.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
 import { processTelemetryDefault, type TelemetryOption } from './wire/telemetry.js'
 import { ServerTelemetry } from './protocol/telemetry.js'
@@ -297,7 +299,9 @@ export class Server implements RequestHandler {
     }
     this.tools = new ToolRegistry(options.tools ?? [], compiler, listOptions)
     const skills = options.skills ?? []
-    const resourceDefs = [...(options.resources ?? []), ...skillManifestResources(skills)]
+    // MCP Apps views a tool names by definition are served with the resources (docs/apps.md).
+    const views = viewsOfTools(options.tools ?? []).filter((view) => !options.resources?.includes(view))
+    const resourceDefs = [...(options.resources ?? []), ...views, ...skillManifestResources(skills)]
     this.prompts = new Catalog('prompts', options.prompts ?? [], compilePrompt, listOptions)
     this.resources = new Catalog(
       'resources',
@@ -322,7 +326,12 @@ export class Server implements RequestHandler {
       for (const [method, spec] of Object.entries(promptMethods(this.prompts, report)))
         methods.set(method, spec)
     }
-    if (options.resources || skills.length > 0) {
+    // Every ui:// view a tool names must be served (apps §Resource Discovery); using the extension declares it.
+    const servesView = (uri: string): boolean =>
+      this.resources.get(uri) !== undefined || findTemplate(this.resourceTemplates, uri) !== undefined
+    if (checkToolViews(this.tools.enabled(), servesView))
+      capabilities.extensions = { ...capabilities.extensions, [UI_EXTENSION]: {} }
+    if (resourceDefs.length > 0 || options.resources || skills.length > 0) {
       capabilities.resources = { subscribe: true, listChanged: true }
       const set = { resources: this.resources, templates: this.resourceTemplates }
       for (const [method, spec] of Object.entries(resourceMethods(set, cache, report)))
@@ -333,7 +342,7 @@ export class Server implements RequestHandler {
         ...listOptions,
         authenticates: authenticator !== undefined,
       })
-    if (options.prompts || options.resources) {
+    if (options.prompts || capabilities.resources) {
       capabilities.completions = {}
       for (const [method, spec] of Object.entries(completionMethods(this.prompts, this.resourceTemplates)))
         methods.set(method, spec)

@@ -53,6 +53,7 @@ describe('package exports', () => {
     expect(entries.map(([subpath]) => subpath).sort()).toEqual(
       [
         '.',
+        './apps',
         './client',
         './client/stdio',
         './node',
@@ -117,7 +118,7 @@ describe('the root entry', () => {
   })
 })
 
-describe.each(['.', './client', './wire'])('entry %s', (subpath) => {
+describe.each(['.', './apps', './client', './wire'])('entry %s', (subpath) => {
   const target = pkg.exports[subpath] as Target
 
   it('reaches no node:* module, directly or indirectly', () => {

@@ -1,5 +1,6 @@
 /** The demo `npm start` serves: each tool does its job and fails clearly on bad input. */
 import { spawn } from 'node:child_process'
+import { Script } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler } from '../src/index.js'
 import { createDemoServer } from '../src/demo/server.js'
@@ -69,6 +70,32 @@ describe('demo tools', () => {
     )
     expect(answer.messages.filter((m) => m.method === 'notifications/progress').length).toBe(2)
     expect(text(resultOf(answer))).toBe('Waited 1 s.')
+  })
+})
+
+describe('demo app (MCP Apps)', () => {
+  it('roll_dice rolls within bounds and names its ui:// view, which is served as an app view', async () => {
+    const result = await call('roll_dice', { sides: 20, count: 3 })
+    const { rolls, total } = result.structuredContent as { rolls: number[]; total: number }
+    expect(rolls).toHaveLength(3)
+    for (const value of rolls) expect(value >= 1 && value <= 20 && Number.isInteger(value)).toBe(true)
+    expect(total).toBe(rolls.reduce((sum, value) => sum + value, 0))
+    expect((await call('roll_dice', { sides: 1 })).isError).toBe(true)
+    const listed = resultOf(await post(fetcher, 'tools/list', {}, { meta: meta() }))
+    const tool = (listed.tools as { name: string; _meta?: Record<string, unknown> }[]).find(
+      (t) => t.name === 'roll_dice',
+    )
+    expect(tool?._meta?.ui).toEqual({ resourceUri: 'ui://demo/dice' })
+    const read = resultOf(await post(fetcher, 'resources/read', { uri: 'ui://demo/dice' }, { meta: meta() }))
+    const [contents] = read.contents as { mimeType: string; text: string; _meta: unknown }[]
+    expect(contents?.mimeType).toBe('text/html;profile=mcp-app')
+    expect(contents?.text).toMatch(/^<!doctype html>/)
+    expect(contents?.text).toContain("request('ui/initialize'")
+    expect(contents?._meta).toEqual({ ui: { prefersBorder: true } })
+    // The view's script compiles (it runs in a browser; here its syntax is all that can be checked).
+    const script = /<script>([\s\S]*)<\/script>/.exec(contents?.text ?? '')?.[1] ?? ''
+    expect(script).toContain('ui/notifications/initialized')
+    expect(() => new Script(script)).not.toThrow()
   })
 })
 

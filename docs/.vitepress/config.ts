@@ -12,6 +12,7 @@ const guide = [
   { text: 'Listen for changes', link: '/listen' },
   { text: 'Prompts and resources', link: '/prompts-resources' },
   { text: 'Long-running tasks', link: '/tasks' },
+  { text: 'MCP Apps', link: '/apps' },
   { text: 'Skills', link: '/skills' },
   { text: 'Server Card', link: '/server-card' },
   { text: 'State handles', link: '/handles' },

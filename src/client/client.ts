@@ -48,6 +48,8 @@ import type { ClientTransport } from './transport.js'
 import { ErrorCode } from '../wire/errors.js'
 import type { TelemetryOption } from '../wire/telemetry.js'
 import { ClientTelemetry } from './telemetry.js'
+import { type AppView, AppViewError, type AppViewOptions, loadAppView } from './app-view.js'
+import { UI_EXTENSION, UI_MIME_TYPE } from '../wire/apps.js'
 
 /**
  * What `connect` takes besides the target: identity, capabilities, input handlers, timeouts, budget, auth.
@@ -97,6 +99,11 @@ export interface ClientOptions {
   readonly auth?: OAuthOptions | OAuthProvider
   /** Declare the tasks extension, so long-running tools may answer with a task (default true). */
   readonly tasks?: boolean
+  /**
+   * Declare the MCP Apps extension (`io.modelcontextprotocol/ui` with `text/html;profile=mcp-app`): this
+   * client renders tool views, found with `appFor` (default false; docs/apps.md).
+   */
+  readonly apps?: boolean
   /**
    * Speak this revision and skip era discovery: `'2026-07-28'` sends no `initialize`; `'2025-11-25'`,
    * `'2025-06-18'` or `'2025-03-26'` open with `initialize` offering it and accept no other. For servers
@@ -215,10 +222,17 @@ export class Client {
     this.transport = isTransport(target) ? target : new HttpTransport(withAuth(target, options.auth))
     this.#handlers = options.handlers ?? {}
     const declared = capabilitiesFor(this.#handlers, options.capabilities)
-    this.#capabilities =
+    const withTasks =
       options.tasks === false
         ? declared
         : { ...declared, extensions: { [TASKS_EXTENSION]: {}, ...declared.extensions } }
+    // Extensions are opt-in (extensions overview §Negotiation): the UI one only when asked for.
+    this.#capabilities = options.apps
+      ? {
+          ...withTasks,
+          extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] }, ...withTasks.extensions },
+        }
+      : withTasks
     this.#limits = budgetLimits({
       ...options.budget,
       ...(options.maxInputRounds !== undefined && { maxInputRounds: options.maxInputRounds }),
@@ -674,6 +688,21 @@ export class Client {
       seen.add(next)
       cursor = next
     }
+  }
+
+  /**
+   * A tool's MCP Apps view: its `ui://` resource read and checked (type, metadata, size), with the CSP and
+   * `allow` list to render it under; undefined when the tool has no view. Throws `AppViewError` for a view
+   * that must not be rendered. Declare `apps: true` so the server knows this client renders views.
+   */
+  async appFor(tool: string | Tool, options: AppViewOptions = {}): Promise<AppView | undefined> {
+    let listed = typeof tool === 'string' ? this.#book.known(tool)?.tool : tool
+    if (listed === undefined) {
+      await this.listTools({ fresh: true, ...(options.signal && { signal: options.signal }) })
+      listed = this.#book.known(tool as string)?.tool
+    }
+    if (listed === undefined) throw new AppViewError(`appFor: the server lists no tool ${String(tool)}`)
+    return loadAppView(this, listed, options)
   }
 
   /** The definition of a tool as last listed (after filtering), if known. */

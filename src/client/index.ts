@@ -68,6 +68,22 @@ export type {
   ServerCardRemote,
   ServerCardRepository,
 } from '../wire/server-card.js'
+export {
+  APP_VIEW_DEFAULTS,
+  appToolVisibility,
+  AppViewError,
+  viewAllowAttribute,
+  viewContentSecurityPolicy,
+} from './app-view.js'
+export type { AppView, AppViewOptions } from './app-view.js'
+export { UI_EXTENSION, UI_MIME_TYPE } from '../wire/apps.js'
+export type {
+  UiResourceCsp,
+  UiResourceMeta,
+  UiResourcePermissions,
+  UiToolMeta,
+  UiVisibility,
+} from '../wire/apps.js'
 export type { TaskState, TaskStatus, WaitOptions } from './tasks.js'
 export type { SubscribeOptions, Subscription, SubscriptionEnd } from './subscription.js'
 export type { ClientTransport, SendOptions } from './transport.js'

@@ -4,6 +4,7 @@ import type { ChangeBus } from '../features/subscriptions/bus.js'
 import type { SessionStateStore } from '../features/subscriptions/session-store.js'
 import type { RateLimitStore } from '../security/rate-limit.js'
 import { basketTools } from './basket.js'
+import { rollDice } from './dice.js'
 import { createNotebook } from './notes.js'
 import { notebookSkill } from './skills.js'
 import { demoTools } from './tools.js'
@@ -36,9 +37,10 @@ export function createDemoServer(options: DemoOptions = {}): Server {
       'Small utility tools (arithmetic, unit conversion, text statistics, time zones, a countdown), a ' +
       'notebook: add_note asks the user to fill in a form, delete_notes asks them to confirm; the notes are ' +
       'resources (notes://all, notes://note/{id}) and summarize_notes is a prompt over them; and a shopping ' +
-      'basket kept between calls by a handle (basket_create, basket_add, basket_view, basket_checkout). ' +
+      'basket kept between calls by a handle (basket_create, basket_add, basket_view, basket_checkout); ' +
+      'roll_dice has an MCP Apps view (ui://demo/dice) that hosts rendering views show. ' +
       'The skill skill://notebook-workflow/SKILL.md explains the notebook.',
-    tools: [...demoTools, ...notebook.tools, ...basketTools(options.store)],
+    tools: [...demoTools, ...notebook.tools, ...basketTools(options.store), rollDice],
     resources: notebook.resources,
     prompts: notebook.prompts,
     skills: [notebookSkill],

@@ -2,6 +2,7 @@
  * The 2025-era revisions served beside the current one, and how their answers differ: version
  * negotiation at `initialize` and result shapes without the fields those revisions do not define.
  */
+import { UI_EXTENSION } from '../wire/apps.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import { META_PROTOCOL_VERSION, META_SERVER_INFO } from '../wire/meta.js'
 import type { ServerCapabilities } from '../wire/types.js'
@@ -31,6 +32,10 @@ export function legacyCapabilities(capabilities: ServerCapabilities): Record<str
   for (const key of ['experimental', 'logging', 'completions', 'prompts', 'resources', 'tools'] as const) {
     if (capabilities[key] !== undefined) out[key] = capabilities[key]
   }
+  // MCP Apps is negotiated in `initialize` by 2025-era hosts too (apps §Client<>Server Capability
+  // Negotiation); the tasks extension is not (2025-11-25 has its own `tasks` capability).
+  const ui = capabilities.extensions?.[UI_EXTENSION]
+  if (ui !== undefined) out.extensions = { [UI_EXTENSION]: ui }
   return out
 }
 

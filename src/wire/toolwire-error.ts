@@ -10,6 +10,8 @@
 
 /** Every `errorCode` a `ToolwireError` can carry. */
 export type ToolwireErrorCode =
+  | 'ERR_APP_DEFINITION'
+  | 'ERR_APP_VIEW'
   | 'ERR_AUTHORIZATION'
   | 'ERR_BUDGET_EXCEEDED'
   | 'ERR_CATALOG'

@@ -6,6 +6,7 @@ import type { Tool } from '../../wire/types.js'
 import { baseProblems, toolAnnotationProblems } from '../metadata.js'
 import type { TaskOptions, ToolConfig, ToolDefinition } from './define.js'
 import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
+import { toolMetaWithUi } from '../apps/tool-ui.js'
 
 /**
  * An invalid tool definition, thrown by `defineTool` and `defineServer`.
@@ -82,6 +83,7 @@ export function compileTool(definition: ToolDefinition, compiler: SchemaCompiler
   if (config.timeoutMs !== undefined && !(config.timeoutMs > 0)) {
     throw new ToolDefinitionError(`${label}: timeoutMs must be a positive number`)
   }
+  const meta = toolMetaWithUi(config.ui, config._meta, label)
 
   const wire = { name } as Tool
   if (config.title !== undefined) wire.title = config.title
@@ -90,7 +92,7 @@ export function compileTool(definition: ToolDefinition, compiler: SchemaCompiler
   wire.inputSchema = input.jsonSchema as Tool['inputSchema']
   if (output) wire.outputSchema = output.jsonSchema
   if (config.annotations !== undefined) wire.annotations = config.annotations
-  if (config._meta !== undefined) wire._meta = config._meta
+  if (meta !== undefined) wire._meta = meta
   return {
     key: name,
     name,

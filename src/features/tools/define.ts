@@ -3,6 +3,8 @@ import type { RequestContext } from '../../protocol/context.js'
 import type { InferSchema, SchemaInput } from '../../schema/standard.js'
 import type { CallToolResult, ContentBlock, Icon, MetaObject, ToolAnnotations } from '../../wire/types.js'
 import type { ToolResult } from './result.js'
+import type { ToolUi } from '../apps/tool-ui.js'
+import type { AppViewDefinition } from '../apps/view.js'
 
 /** What a handler may return: the structured value when an output schema is declared, else content sugar. */
 export type ToolReturn<O> = [O] extends [undefined]
@@ -87,6 +89,11 @@ export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaI
   timeoutMs?: number
   /** Lets calls run as tasks (the tasks extension): `'optional'`, `'required'`, or the details. */
   task?: TaskSupport | TaskOptions
+  /**
+   * MCP Apps: the view hosts render the tool's results in (a `defineAppView` definition, served by the server
+   * without listing it in `resources`), or `{ view, visibility }`; written to `_meta.ui` (docs/apps.md).
+   */
+  ui?: AppViewDefinition | ToolUi
   handler: (
     args: I extends undefined ? Record<string, never> : InferSchema<I>,
     ctx: ToolContext,
