@@ -56,6 +56,7 @@ describe('package exports', () => {
         './client',
         './client/stdio',
         './node',
+        './openapi',
         './proxy',
         './redis',
         './sqlite',
