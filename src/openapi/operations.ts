@@ -136,15 +136,17 @@ export function nameOperations(
   problems: OpenAPIProblem[],
 ): NamedOperation[] {
   const byId = new Map<string, Operation>()
+  const duplicates = new Set<Operation>()
   for (const operation of operations) {
     if (operation.operationId === undefined) continue
     const first = byId.get(operation.operationId)
-    if (first)
+    if (first) {
+      duplicates.add(operation)
       problems.push({
         operation: operation.label,
         reason: `operationId ${JSON.stringify(operation.operationId)} is also the operationId of ${first.method.toUpperCase()} ${first.path}; operationIds must be unique`,
       })
-    else byId.set(operation.operationId, operation)
+    } else byId.set(operation.operationId, operation)
   }
   const byName = new Map<string, Operation>()
   const named: NamedOperation[] = []
@@ -154,6 +156,7 @@ export function nameOperations(
       typeof rename === 'function'
         ? rename(operation)
         : (rename?.[operation.operationId ?? ''] ?? rename?.[route])
+    if (chosen === undefined && duplicates.has(operation)) continue // reported once, above
     const name =
       chosen ??
       toToolName(
