@@ -11,6 +11,10 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     ['toolwire serve ./server.js', `serve its default export on ${URL}`],
     ['toolwire serve ./server.js --http 0.0.0.0:8080', 'another address (mind the Host/Origin policy)'],
     ['toolwire serve ./server.js --stdio', 'for a client that starts the server itself'],
+    [
+      "toolwire serve --openapi ./api.yaml --header 'Authorization: Bearer …'",
+      "an HTTP API's operations as tools",
+    ],
   ],
   demo: [
     ['toolwire demo', `the demo on ${URL}`],
@@ -57,6 +61,10 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
       'a remote server for a host that spawns processes',
     ],
     [`toolwire bridge ${URL} --http 127.0.0.1:8080`, 'an HTTP server re-served'],
+  ],
+  openapi: [
+    ['toolwire openapi ./api.yaml', 'the tools it makes: name, operation, hints, title'],
+    ['toolwire openapi https://api.example.com/openapi.json --json', 'the tool definitions as JSON'],
   ],
   gateway: [
     ['toolwire gateway .mcp.json --http 127.0.0.1:8080', 'every server of the file at /mcp, namespaced'],

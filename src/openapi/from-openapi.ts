@@ -91,14 +91,22 @@ export async function fromOpenAPI(
   document: string | URL | object,
   options: OpenAPIOptions = {},
 ): Promise<ToolDefinition[]> {
-  return (await openAPITools(document, options)).map((entry) => entry.tool)
+  return (await openAPITools(document, options)).tools.map((entry) => entry.tool)
 }
 
-/** `fromOpenAPI` with each tool's operation beside it. */
+/** What `openAPITools` makes: the tools with their operations, and the document's title and version. */
+export interface OpenAPIBuild {
+  readonly tools: readonly OpenAPITool[]
+  readonly title: string | undefined
+  readonly version: string | undefined
+  readonly baseUrl: string | undefined
+}
+
+/** `fromOpenAPI` with each tool's operation beside it (for `toolwire openapi` and `serve --openapi`). */
 export async function openAPITools(
   source: string | URL | object,
   options: OpenAPIOptions = {},
-): Promise<OpenAPITool[]> {
+): Promise<OpenAPIBuild> {
   checkOptions(options)
   const loaded = await loadDocument(source)
   const { document, version } = loaded
@@ -134,7 +142,13 @@ export async function openAPITools(
     }
   }
   if (problems.length > 0) throw new OpenAPIError(problems)
-  return tools
+  const info = isNode(document.info) ? document.info : {}
+  return {
+    tools,
+    title: typeof info.title === 'string' ? info.title : undefined,
+    version: typeof info.version === 'string' ? info.version : undefined,
+    baseUrl,
+  }
 }
 
 function checkOptions(options: OpenAPIOptions): void {
