@@ -168,6 +168,42 @@ describe('parameter serialisation (OpenAPI 3)', () => {
   })
 })
 
+describe('arguments that would make another request', () => {
+  it('refuses a path parameter of "..", "." or nothing, and a header value with a line break, sending nothing', async () => {
+    const client = await serve({
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/files/{name}': {
+          get: {
+            operationId: 'file',
+            parameters: [
+              param('name', 'path', { type: 'string' }),
+              param('x-note', 'header', { type: 'string' }),
+            ],
+            responses: ok,
+          },
+        },
+      },
+    })
+    const before = seen.length
+    for (const name of ['..', '.', '']) {
+      const result = await client.callTool('file', { name })
+      expect(result).toMatchObject({
+        isError: true,
+        content: [{ text: 'path parameter name may not be empty, "." or ".."' }],
+      })
+    }
+    const header = await client.callTool('file', { name: 'a', 'x-note': 'one\r\nx-admin: yes' })
+    expect(header.isError).toBe(true)
+    expect((header.content[0] as { text: string }).text).toMatch(
+      /^Cannot make the request from these arguments/,
+    )
+    expect(seen.length).toBe(before)
+    expect((await sent(client, 'file', { name: '../etc/passwd' })).url).toBe('/files/..%2Fetc%2Fpasswd')
+  })
+})
+
 describe('Swagger 2.0 collection formats and form fields', () => {
   it('sends csv, multi and pipes arrays, and formData as a urlencoded body', async () => {
     const client = await serve({

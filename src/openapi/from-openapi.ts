@@ -4,6 +4,7 @@
  */
 import { defineTool, type ToolDefinition } from '../features/tools/define.js'
 import { compileTool } from '../features/tools/compile.js'
+import { ToolError } from '../features/tools/errors.js'
 import { SchemaCompiler } from '../schema/json-schema.js'
 import { jsonSchema } from '../schema/standard.js'
 import type { ToolAnnotations } from '../wire/types.js'
@@ -20,7 +21,7 @@ import {
   type OperationFilter,
   type Rename,
 } from './operations.js'
-import { buildRequest } from './request.js'
+import { type BuiltRequest, buildRequest } from './request.js'
 import { deref, OperationProblem, SchemaConverter } from './schema.js'
 
 /**
@@ -188,12 +189,23 @@ function makeTool(
       : { outputSchema: jsonSchema<Record<string, unknown>>(outputSchema) }),
     annotations: annotationsOf(operation.method),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    handler: (args, context) =>
-      callOperation(
-        settings,
-        buildRequest(serverUrl, operation.method, operation.path, plan, args as Record<string, unknown>),
-        context,
-      ),
+    handler: (args, context) => {
+      let request: BuiltRequest
+      try {
+        request = buildRequest(
+          serverUrl,
+          operation.method,
+          operation.path,
+          plan,
+          args as Record<string, unknown>,
+        )
+      } catch (error) {
+        // A header value with a line break, a URL that does not parse: the caller's arguments, said to the caller.
+        if (error instanceof ToolError || !(error instanceof TypeError)) throw error
+        throw new ToolError(`Cannot make the request from these arguments: ${error.message}`)
+      }
+      return callOperation(settings, request, context)
+    },
   })
 }
 

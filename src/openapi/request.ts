@@ -3,6 +3,7 @@
  * (OpenAPI 3.1 §Style Values, §Style Examples): `simple`, `label`, `matrix` in paths, `form`,
  * `spaceDelimited`, `pipeDelimited`, `deepObject` in queries, `simple` in headers, `form` in cookies.
  */
+import { ToolError } from '../features/tools/errors.js'
 import { isNode } from './document.js'
 import type { ParameterBinding, RequestPlan } from './input.js'
 import { isJsonMediaType } from './input.js'
@@ -115,9 +116,15 @@ export function buildRequest(
     const value = args[binding.arg]
     if (value === undefined) continue
     switch (binding.in) {
-      case 'path':
-        resolvedPath = resolvedPath.replaceAll(`{${binding.name}}`, pathValue(binding, value))
+      case 'path': {
+        const text = pathValue(binding, value)
+        // A `..` segment would climb out of the operation's path once the URL is normalised (RFC 3986
+        // §5.2.4), and URL parsers count `%2e%2e` as one too: such an argument reaches another endpoint.
+        if (/^(?:\.|%2e){1,2}$/i.test(text) || text === '')
+          throw new ToolError(`path parameter ${binding.name} may not be empty, "." or ".."`)
+        resolvedPath = resolvedPath.replaceAll(`{${binding.name}}`, text)
         break
+      }
       case 'query':
         query.push(...queryPairs(binding, value))
         break

@@ -228,9 +228,10 @@ export class SchemaConverter {
       } else if (key === 'required') {
         if (Array.isArray(value) && value.every((name) => typeof name === 'string')) out.required = value
       } else if (ONE.has(key)) {
-        out[key] = key === 'items' && Array.isArray(value) ? undefined : this.#convert(value, refs)
+        // Swagger 2.0 and draft-04 tuples (`items: [...]`) are `prefixItems` in 2020-12.
         if (key === 'items' && Array.isArray(value))
           out.prefixItems = value.map((item: unknown) => this.#convert(item, refs))
+        else out[key] = this.#convert(value, refs)
       } else if (MAP.has(key) && isNode(value)) {
         out[key] = Object.fromEntries(
           Object.entries(value).map(([name, schema]) => [name, this.#convert(schema, refs)]),
@@ -239,7 +240,6 @@ export class SchemaConverter {
         out[key] = value.map((schema: unknown) => this.#convert(schema, refs))
       }
     }
-    for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key]
     this.#legacySpellings(node, out)
     return out
   }
