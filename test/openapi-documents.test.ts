@@ -255,3 +255,61 @@ describe('documents that cannot become tools', () => {
     expect(noFile.message).toContain('nothing-here.yaml')
   })
 })
+
+describe('schemas a model can fill', () => {
+  it('request schemas leave out readOnly properties, answers writeOnly ones; 3.0 nullable becomes a null type', async () => {
+    const user = {
+      type: 'object',
+      required: ['id', 'name', 'password'],
+      properties: {
+        id: { type: 'integer', readOnly: true },
+        name: { type: 'string', nullable: true, maxLength: 40 },
+        password: { type: 'string', writeOnly: true },
+        role: {
+          type: 'string',
+          enum: ['admin', 'user'],
+          default: 'user',
+          example: 'admin',
+          'x-internal': true,
+        },
+      },
+    }
+    const [tool] = await fromOpenAPI(
+      doc(
+        {
+          '/users': {
+            post: {
+              operationId: 'createUser',
+              requestBody: {
+                required: true,
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/User' } } },
+              },
+              responses: {
+                201: {
+                  description: 'made',
+                  content: { 'application/json': { schema: { $ref: '#/components/schemas/User' } } },
+                },
+              },
+            },
+          },
+        },
+        { User: user },
+      ),
+      { baseUrl: 'http://127.0.0.1:1' },
+    )
+    const input = tool?.config.inputSchema as { $defs: { User: Record<string, unknown> }; required: string[] }
+    expect(input.required).toEqual(['body'])
+    expect(input.$defs.User).toEqual({
+      type: 'object',
+      required: ['name', 'password'],
+      properties: {
+        name: { type: ['string', 'null'], maxLength: 40 },
+        password: { type: 'string', writeOnly: true },
+        role: { type: 'string', enum: ['admin', 'user'], default: 'user' },
+      },
+    })
+    const output = tool?.config.outputSchema as Record<string, unknown>
+    expect(output.required).toEqual(['id', 'name'])
+    expect(Object.keys(output.properties as object)).toEqual(['id', 'name', 'role'])
+  })
+})

@@ -129,12 +129,15 @@ export async function openAPITools(
     maxRedirects: options.maxRedirects ?? OPENAPI_DEFAULTS.maxRedirects,
     fetch: options.fetch ?? ((request) => fetch(request)),
   }
-  const converter = new SchemaConverter(document, version)
+  const converters = {
+    request: new SchemaConverter(document, version, 'request'),
+    response: new SchemaConverter(document, version, 'response'),
+  }
   const compiler = new SchemaCompiler()
   const tools: OpenAPITool[] = []
   for (const { operation, name } of named) {
     try {
-      const tool = makeTool(loaded, operation, name, converter, settings, baseUrl ?? '', options)
+      const tool = makeTool(loaded, operation, name, converters, settings, baseUrl ?? '', options)
       compileTool(tool, compiler)
       tools.push({ tool, method: operation.method, path: operation.path, operationId: operation.operationId })
     } catch (error) {
@@ -165,18 +168,18 @@ function makeTool(
   loaded: LoadedDocument,
   operation: Operation,
   name: string,
-  converter: SchemaConverter,
+  converters: { readonly request: SchemaConverter; readonly response: SchemaConverter },
   settings: CallSettings,
   baseUrl: string,
   options: OpenAPIOptions,
 ): ToolDefinition {
   const { document, version } = loaded
-  const { inputSchema, plan } = buildInput(document, version, operation, converter)
+  const { inputSchema, plan } = buildInput(document, version, operation, converters.request)
   for (const match of operation.path.matchAll(/\{([^}]+)\}/g)) {
     if (!plan.parameters.some((binding) => binding.in === 'path' && binding.name === match[1]))
       throw new OperationProblem(`path parameter {${match[1]}} is not declared`)
   }
-  const outputSchema = outputSchemaOf(loaded, operation, converter)
+  const outputSchema = outputSchemaOf(loaded, operation, converters.response)
   const description = descriptionOf(operation)
   const serverUrl = options.baseUrl ?? operationBaseUrl(loaded, operation) ?? baseUrl
   return defineTool({

@@ -128,10 +128,18 @@ export class SchemaConverter {
   readonly #components = new Map<string, Converted>()
   readonly #names = new Map<string, string>()
   readonly #taken = new Set<string>()
+  /** The hint that hides a property in this direction: `readOnly` in requests, `writeOnly` in answers. */
+  readonly #hiding: 'readOnly' | 'writeOnly'
 
-  constructor(document: Node, version: OpenAPIVersion) {
+  /**
+   * `direction`: schemas of requests leave out `readOnly` properties, schemas of answers `writeOnly` ones
+   * (OpenAPI 3.1 §Fixed Fields of the Schema Object: a property marked so is not sent that way), so a model
+   * is never asked for an id the server assigns.
+   */
+  constructor(document: Node, version: OpenAPIVersion, direction: 'request' | 'response') {
     this.#document = document
     this.#version = version
+    this.#hiding = direction === 'request' ? 'readOnly' : 'writeOnly'
   }
 
   /**
@@ -232,6 +240,9 @@ export class SchemaConverter {
         if (key === 'items' && Array.isArray(value))
           out.prefixItems = value.map((item: unknown) => this.#convert(item, refs))
         else out[key] = this.#convert(value, refs)
+      } else if (key === 'properties' && isNode(value)) {
+        const kept = Object.entries(value).filter(([, schema]) => !this.#hidden(schema))
+        out.properties = Object.fromEntries(kept.map(([name, schema]) => [name, this.#convert(schema, refs)]))
       } else if (MAP.has(key) && isNode(value)) {
         out[key] = Object.fromEntries(
           Object.entries(value).map(([name, schema]) => [name, this.#convert(schema, refs)]),
@@ -240,8 +251,21 @@ export class SchemaConverter {
         out[key] = value.map((schema: unknown) => this.#convert(schema, refs))
       }
     }
+    if (Array.isArray(out.required) && isNode(node.properties)) {
+      const properties = node.properties
+      out.required = out.required.filter((name: string) => !this.#hidden(properties[name]))
+    }
     this.#legacySpellings(node, out)
     return out
+  }
+
+  /** Whether a property is left out in this direction, marked on itself or on the schema it refers to. */
+  #hidden(schema: unknown): boolean {
+    if (!isNode(schema)) return false
+    if (schema[this.#hiding] === true) return true
+    if (typeof schema.$ref !== 'string') return false
+    const target = resolvePointer(this.#document, schema.$ref)
+    return isNode(target) && target[this.#hiding] === true
   }
 
   /** OpenAPI 3.0 and Swagger 2.0 spellings, in their 2020-12 form. */
