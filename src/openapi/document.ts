@@ -30,11 +30,14 @@ export async function loadDocument(source: string | URL | object): Promise<Loade
   const location = source instanceof URL ? source.href : source
   // bundle works on the object it is given: a caller's object is copied first, never changed.
   const input = typeof location === 'string' ? location : structuredClone(location)
+  const options = { resolve: { http: { timeout: FETCH_TIMEOUT_MS } } }
+  type Input = Parameters<typeof SwaggerParser.parse>[0]
   let bundled: unknown
   try {
-    bundled = await SwaggerParser.bundle(input as Parameters<typeof SwaggerParser.bundle>[0], {
-      resolve: { http: { timeout: FETCH_TIMEOUT_MS } },
-    })
+    bundled = await SwaggerParser.parse(input as Input, options)
+    // Bundling walks every $ref of the document (seconds for one of 10 MB); only references into other
+    // files need it, local ones are followed where they are used (schema.ts).
+    if (hasExternalRef(bundled)) bundled = await SwaggerParser.bundle(input as Input, options)
   } catch (error) {
     throw new OpenAPIError([{ operation: 'document', reason: reasonOf(error) }], { cause: error })
   }
@@ -55,6 +58,24 @@ function versionOf(document: Node): OpenAPIVersion {
       reason: `is not Swagger 2.0 nor OpenAPI 3.0/3.1 (openapi: ${said})`,
     },
   ])
+}
+
+/** Whether any `$ref` points outside the document (another file or URL). Iterative: documents nest deep. */
+function hasExternalRef(root: unknown): boolean {
+  const stack: unknown[] = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (typeof node !== 'object' || node === null) continue
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item)
+      continue
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) return true
+      if (typeof value === 'object') stack.push(value)
+    }
+  }
+  return false
 }
 
 /** The parser's message without its stack, which names files of the parser itself. */
