@@ -114,7 +114,10 @@ export async function openAPITools(
   const problems: OpenAPIProblem[] = []
   const baseUrl = options.baseUrl ?? documentBaseUrl(loaded)
   if (baseUrl === undefined)
-    problems.push({ operation: 'document', reason: 'names no server URL: pass the baseUrl option' })
+    problems.push({
+      operation: 'document',
+      reason: 'names no server URL: pass the baseUrl option (--base-url on the command line)',
+    })
   const operations = listOperations(document).filter(
     (operation) =>
       (!options.include || matches(operation, options.include)) &&
