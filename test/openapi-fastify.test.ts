@@ -32,7 +32,7 @@ const pet = {
 } as const
 
 /** What the API saw: the slow request's life, and the headers the other origin received. */
-const seen = { slowStarted: false, slowClosed: false, elsewhere: [] as IncomingHttpHeaders[] }
+const seen = { slowStarted: 0, slowClosed: 0, elsewhere: [] as IncomingHttpHeaders[] }
 let api: FastifyInstance
 let elsewhere: HttpServer
 let mcp: RunningServer
@@ -117,8 +117,8 @@ async function startApi(elsewhereUrl: string): Promise<FastifyInstance> {
     reply.code(503).type('text/plain').send('the database is down'),
   )
   app.get('/slow', { schema: { operationId: 'slow' } }, (request, reply) => {
-    seen.slowStarted = true
-    request.raw.socket.on('close', () => (seen.slowClosed = true))
+    seen.slowStarted++
+    request.raw.socket.on('close', () => seen.slowClosed++)
     void reply // never answers: the caller must give up
   })
   app.get('/moved', { schema: { operationId: 'moved' } }, async (_request, reply) =>
@@ -255,10 +255,34 @@ describe('fromOpenAPI with a Fastify API', () => {
 
   it('aborts the API request when the client cancels the call', async () => {
     const controller = new AbortController()
+    const [started, closed] = [seen.slowStarted, seen.slowClosed]
     const call = client.callTool('slow', {}, { signal: controller.signal })
-    await until(() => seen.slowStarted, undefined, 'the API saw the slow request')
+    await until(() => seen.slowStarted > started, undefined, 'the API saw the slow request')
     controller.abort()
     await expect(call).rejects.toBeInstanceOf(RequestCancelledError)
-    await until(() => seen.slowClosed, undefined, 'the API request was aborted')
+    await until(() => seen.slowClosed > closed, undefined, 'the API request was aborted')
+  })
+
+  it('aborts the API request when the tool times out (timeoutMs)', async () => {
+    const baseUrl = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`
+    const tools = await fromOpenAPI(api.swagger(), {
+      baseUrl,
+      timeoutMs: 200,
+      include: { operationIds: ['slow'] },
+    })
+    const server = await serveNode(defineServer({ name: 'slow', version: '1.0.0', tools }), {
+      host: '127.0.0.1',
+      port: 0,
+    })
+    const timed = connect({ url: server.url })
+    try {
+      const closed = seen.slowClosed
+      const result = await timed.callTool('slow', {})
+      expect(result.isError).toBe(true)
+      await until(() => seen.slowClosed > closed, undefined, 'the API request was aborted')
+    } finally {
+      await timed.close()
+      await server.close()
+    }
   })
 })
