@@ -124,6 +124,9 @@ async function startApi(elsewhereUrl: string): Promise<FastifyInstance> {
   app.get('/moved', { schema: { operationId: 'moved' } }, async (_request, reply) =>
     reply.redirect(`${elsewhereUrl}/landing`, 302),
   )
+  app.get('/old-pet', { schema: { operationId: 'oldPet' } }, async (_request, reply) =>
+    reply.redirect('/pets/5', 301),
+  )
   app.get('/big', { schema: { operationId: 'big' } }, async () => ({ blob: 'x'.repeat(1_100_000) }))
   await app.listen({ host: '127.0.0.1', port: 0 })
   return app
@@ -166,7 +169,7 @@ describe('fromOpenAPI with a Fastify API', () => {
     const { tools } = await client.listTools()
     const byName = new Map(tools.map((tool) => [tool.name, tool]))
     expect([...byName.keys()].sort()).toEqual(
-      ['big', 'broken', 'createPet', 'deletePet', 'getPet', 'listPets', 'moved', 'slow'].sort(),
+      ['big', 'broken', 'createPet', 'deletePet', 'getPet', 'listPets', 'moved', 'oldPet', 'slow'].sort(),
     )
     const get = byName.get('getPet')!
     expect(get.title).toBe('Reads a pet')
@@ -242,6 +245,16 @@ describe('fromOpenAPI with a Fastify API', () => {
     const result = await client.callTool('big', {})
     expect(result.isError).toBe(true)
     expect((result.content[0] as { text: string }).text).toContain('larger than 1048576 bytes')
+  })
+
+  it('follows a redirect within the origin with the credentials', async () => {
+    const result = await client.callTool('oldPet', {})
+    expect(result.structuredContent).toEqual({
+      id: 5,
+      name: 'pet 5',
+      status: 'available',
+      tags: ['secret-key'],
+    })
   })
 
   it('follows a redirect to another origin without the credentials', async () => {
