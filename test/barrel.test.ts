@@ -135,3 +135,26 @@ describe('node-only entries', () => {
     expect(nodeImports(stdio)).toContain('node:child_process')
   })
 })
+
+/** What a built module loads when it is imported: its static imports, followed through the built files. */
+function loadedAtImport(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen
+  seen.add(file)
+  for (const match of readFileSync(file, 'utf8').matchAll(
+    /^(?:import|export)\s(?:[^'"]*?from\s*)?'([^']+)';?$/gm,
+  )) {
+    const spec = match[1] ?? ''
+    if (spec.startsWith('.')) loadedAtImport(join(dirname(file), spec), seen)
+    else seen.add(spec)
+  }
+  return seen
+}
+
+describe('the OpenAPI parser', () => {
+  it('loads with toolwire/openapi only: never with the root entry or at CLI start-up', () => {
+    const parser = '@apidevtools/swagger-parser'
+    expect(loadedAtImport(join(ROOT, 'dist/openapi/index.js'))).toContain(parser)
+    expect(loadedAtImport(join(ROOT, 'dist/index.js'))).not.toContain(parser)
+    expect(loadedAtImport(join(ROOT, 'dist/cli/main.js'))).not.toContain(parser)
+  })
+})
