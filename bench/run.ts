@@ -26,10 +26,11 @@ import {
 } from './harness.js'
 import { AUTH_KINDS, type AuthKind, authRounds } from './auth.js'
 import { clientBench } from './client.js'
+import { listenTable } from './listen.js'
 import { legacyCallMessage, legacyCallProblem, openLegacySession, parseAnswer } from './legacy.js'
 
 const quick = process.argv.includes('--quick')
-/** `--only=cold,http,legacy,stdio,auth,client` runs a subset (for tuning); the table then shows what was measured. */
+/** `--only=cold,http,legacy,stdio,auth,client,listen` runs a subset (for tuning); the table then shows what was measured. */
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice(7)
@@ -275,6 +276,13 @@ async function main(): Promise<void> {
 
   if (!only || only.some((part) => part !== 'client')) report(samples, get)
   // The client side: toolwire's client, SDK v2's and bare loops against one toolwire server (bench/client.ts).
+  if (runs('listen')) {
+    const table = await listenTable(quick ? 2_000 : 10_000)
+    console.log(`\n${table}\n`)
+    mkdirSync('results', { recursive: true })
+    writeFileSync(`results/bench-listen-${new Date().toISOString().replace(/[:.]/g, '-')}.md`, `${table}\n`)
+  }
+
   if (runs('client')) {
     const table = await clientBench({ rounds: ROUNDS, seconds: quick ? 2 : 4, warmupSeconds: quick ? 1 : 2 })
     console.log(`\n${table}\n`)
