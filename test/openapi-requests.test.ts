@@ -294,6 +294,34 @@ describe('request bodies and answers', () => {
   })
 })
 
+describe('structured answers', () => {
+  it('are checked against the outputSchema: an answer the document does not describe is a tool error', async () => {
+    const answer = (schema: object): object => ({
+      200: { description: 'ok', content: { 'application/json': { schema } } },
+    })
+    const client = await serve({
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/kept': { get: { operationId: 'kept', responses: answer({ type: 'object', required: ['ok'] }) } },
+        '/broken': {
+          get: { operationId: 'broken', responses: answer({ type: 'object', required: ['name'] }) },
+        },
+      },
+    })
+    expect((await client.callTool('kept', {})).structuredContent).toEqual({ ok: true })
+    const broken = await client.callTool('broken', {})
+    expect(broken).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: "HTTP 200 OK: the answer does not match the API's documented schema: missing required property 'name'",
+        },
+      ],
+    })
+  })
+})
+
 describe('credentials', () => {
   const document = {
     openapi: '3.0.3',

@@ -8,6 +8,7 @@
 import type { ToolContext } from '../features/tools/define.js'
 import { ToolError } from '../features/tools/errors.js'
 import { type ToolResult, toolResult } from '../features/tools/result.js'
+import type { ValidationOutcome } from '../schema/json-schema.js'
 import { bytesToBase64 } from '../wire/base64.js'
 import { readStreamCapped } from '../wire/read-capped.js'
 import type { CallToolResult } from '../wire/types.js'
@@ -35,10 +36,14 @@ const isJson = (type: string): boolean => /^application\/(?:[\w.+-]+\+)?json\b/i
 
 const failure = (text: string): ToolResult => toolResult({ content: [{ type: 'text', text }], isError: true })
 
+/** Checks a structured answer against the tool's `outputSchema`. */
+export type OutputCheck = (value: unknown) => ValidationOutcome | Promise<ValidationOutcome>
+
 export async function callOperation(
   settings: CallSettings,
   built: BuiltRequest,
   context: ToolContext,
+  checkOutput: OutputCheck | undefined,
 ): Promise<ToolResult> {
   const origin = built.url.origin
   let method = built.method
@@ -71,7 +76,7 @@ export async function callOperation(
       body = undefined
     }
   }
-  return answer(settings, response, url)
+  return answer(settings, response, url, checkOutput)
 }
 
 async function send(
@@ -116,7 +121,12 @@ function withoutCredentials(headers: Headers): Headers {
   return kept
 }
 
-async function answer(settings: CallSettings, response: Response, url: URL): Promise<ToolResult> {
+async function answer(
+  settings: CallSettings,
+  response: Response,
+  url: URL,
+  checkOutput: OutputCheck | undefined,
+): Promise<ToolResult> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN)
   const tooLarge = `HTTP ${response.status}: the response is larger than ${settings.maxResponseBytes} bytes (maxResponseBytes)`
   if (declared > settings.maxResponseBytes) {
@@ -144,8 +154,16 @@ async function answer(settings: CallSettings, response: Response, url: URL): Pro
       return failure(`${status}: the response says ${type} but is not JSON`)
     }
     const textContent = { type: 'text' as const, text: JSON.stringify(value) }
-    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      // An answer the document does not describe is the API's doing, not a bug of this server: the caller
+      // gets a tool error saying so, not an internal error (server/tools §Output Schema: results must conform).
+      const outcome = checkOutput && (await checkOutput(value))
+      if (outcome && !outcome.ok)
+        return failure(
+          `${status}: the answer does not match the API's documented schema: ${outcome.issues.slice(0, 5).join('; ')}`,
+        )
       return toolResult({ content: [textContent], structuredContent: value as Record<string, unknown> })
+    }
     return toolResult({ content: [textContent] })
   }
   const mimeType = type.split(';')[0]?.trim() || 'application/octet-stream'

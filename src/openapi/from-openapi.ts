@@ -9,7 +9,7 @@ import { SchemaCompiler } from '../schema/json-schema.js'
 import { jsonSchema } from '../schema/standard.js'
 import type { ToolAnnotations } from '../wire/types.js'
 import type { OpenAPIAuth } from './auth.js'
-import { callOperation, type CallSettings } from './call.js'
+import { callOperation, type CallSettings, type OutputCheck } from './call.js'
 import { isNode, loadDocument, type LoadedDocument, type Node } from './document.js'
 import { OpenAPIError, type OpenAPIProblem } from './errors.js'
 import { buildInput, isJsonMediaType } from './input.js'
@@ -140,8 +140,11 @@ export async function openAPITools(
   const tools: OpenAPITool[] = []
   for (const { operation, name } of named) {
     try {
-      const tool = makeTool(loaded, operation, name, converters, settings, baseUrl ?? '', options)
-      compileTool(tool, compiler)
+      const output: { check?: OutputCheck } = {}
+      const tool = makeTool(loaded, operation, name, converters, settings, baseUrl ?? '', options, output)
+      const compiled = compileTool(tool, compiler)
+      const validator = compiled.output
+      if (validator) output.check = (value) => validator.validateAsync(value)
       tools.push({ tool, method: operation.method, path: operation.path, operationId: operation.operationId })
     } catch (error) {
       if (!(error instanceof Error)) throw error
@@ -175,6 +178,7 @@ function makeTool(
   settings: CallSettings,
   baseUrl: string,
   options: OpenAPIOptions,
+  output: { readonly check?: OutputCheck },
 ): ToolDefinition {
   const { document, version } = loaded
   const { inputSchema, plan } = buildInput(document, version, operation, converters.request)
@@ -210,7 +214,7 @@ function makeTool(
         if (error instanceof ToolError || !(error instanceof TypeError)) throw error
         throw new ToolError(`Cannot make the request from these arguments: ${error.message}`)
       }
-      return callOperation(settings, request, context)
+      return callOperation(settings, request, context, output.check)
     },
   })
 }
