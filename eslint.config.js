@@ -56,6 +56,8 @@ const LAYERS = {
   transports: ['features', 'security', 'handles', 'stores', 'client', 'proxy', 'cli', 'demo'],
   stores: ['legacy', 'transports', 'client', 'proxy', 'cli', 'demo'],
   legacy: ['security', 'handles', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
+  // fromOpenAPI makes tool definitions: it sits on features, beside the server assembly, never in it.
+  openapi: ['security', 'handles', 'legacy', 'transports', 'stores', 'client', 'proxy', 'cli', 'demo'],
   client: [
     'protocol',
     'features',

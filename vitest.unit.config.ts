@@ -36,6 +36,8 @@ export const UNIT_TESTS = [
   'test/message-schema.test.ts',
   'test/mrtr-properties.test.ts',
   'test/mrtr.test.ts',
+  'test/openapi-fastify.test.ts',
+  'test/openapi-requests.test.ts',
   'test/pagination.test.ts',
   'test/pattern-validation.test.ts',
   'test/prompts-resources.test.ts',

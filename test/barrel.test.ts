@@ -57,6 +57,7 @@ describe('package exports', () => {
         './client',
         './client/stdio',
         './node',
+        './openapi',
         './proxy',
         './redis',
         './skills',
@@ -134,5 +135,28 @@ describe('node-only entries', () => {
     expect([...client].some((file) => file.endsWith('client/stdio.ts'))).toBe(false)
     const stdio = importGraph(sourceOf(pkg.exports['./client/stdio'] as Target))
     expect(nodeImports(stdio)).toContain('node:child_process')
+  })
+})
+
+/** What a built module loads when it is imported: its static imports, followed through the built files. */
+function loadedAtImport(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen
+  seen.add(file)
+  for (const match of readFileSync(file, 'utf8').matchAll(
+    /^(?:import|export)\s(?:[^'"]*?from\s*)?'([^']+)';?$/gm,
+  )) {
+    const spec = match[1] ?? ''
+    if (spec.startsWith('.')) loadedAtImport(join(dirname(file), spec), seen)
+    else seen.add(spec)
+  }
+  return seen
+}
+
+describe('the OpenAPI parser', () => {
+  it('loads with toolwire/openapi only: never with the root entry or at CLI start-up', () => {
+    const parser = '@apidevtools/swagger-parser'
+    expect(loadedAtImport(join(ROOT, 'dist/openapi/index.js'))).toContain(parser)
+    expect(loadedAtImport(join(ROOT, 'dist/index.js'))).not.toContain(parser)
+    expect(loadedAtImport(join(ROOT, 'dist/cli/main.js'))).not.toContain(parser)
   })
 })

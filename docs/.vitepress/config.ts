@@ -23,6 +23,7 @@ const use = [
   { text: 'Client', link: '/client' },
   { text: 'CLI', link: '/cli' },
   { text: 'Bridge and gateway', link: '/bridge' },
+  { text: 'HTTP APIs (OpenAPI)', link: '/openapi' },
   { text: 'Examples', link: '/examples' },
 ]
 const operate = [

@@ -13,6 +13,10 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     ['toolwire serve ./server.js --stdio', 'for a client that starts the server itself'],
     ['toolwire serve ./server.js --otel', 'traces and metrics over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT …)'],
     ['toolwire serve ./server.js --otel console', 'spans and metrics printed on stderr'],
+    [
+      "toolwire serve --openapi ./api.yaml --header 'Authorization: Bearer …'",
+      "an HTTP API's operations as tools",
+    ],
   ],
   demo: [
     ['toolwire demo', `the demo on ${URL}`],
@@ -81,6 +85,10 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
       "the server's card, from <url>/server-card, schema-checked",
     ],
     ['toolwire card https://mcp.example.com/mcp --json', 'the card as JSON'],
+  ],
+  openapi: [
+    ['toolwire openapi ./api.yaml', 'the tools it makes: name, operation, hints, title'],
+    ['toolwire openapi https://api.example.com/openapi.json --json', 'the tool definitions as JSON'],
   ],
   gateway: [
     ['toolwire gateway .mcp.json --http 127.0.0.1:8080', 'every server of the file at /mcp, namespaced'],

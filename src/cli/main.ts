@@ -8,6 +8,7 @@ import { registerCatalogCommands } from './commands/catalog.js'
 import { describeFailure, registerClientCommands } from './commands/client.js'
 import { registerCompletion } from './commands/completion.js'
 import { registerLogin } from './commands/login.js'
+import { registerOpenAPI } from './commands/openapi.js'
 import { registerServe } from './commands/serve.js'
 import { registerSkillCommands } from './commands/skills.js'
 import { addExamples } from './examples.js'
@@ -29,6 +30,7 @@ Examples:
   toolwire list --env API_KEY=… -- node server.js       a stdio server with an extra variable
   toolwire bridge --http 127.0.0.1:8080 -- node server.js   a stdio server as Streamable HTTP
   toolwire gateway .mcp.json --http 127.0.0.1:8080      every server of the file at /mcp, namespaced
+  toolwire serve --openapi ./api.yaml --http 127.0.0.1:3000   an HTTP API's operations as tools
   eval "$(toolwire completion bash)"                    shell completion (bash, zsh, fish)
 `
 
@@ -51,6 +53,7 @@ registerCompletion(program)
 registerLogin(program)
 registerBridge(program)
 registerGateway(program)
+registerOpenAPI(program)
 addExamples(program)
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -13,6 +13,7 @@ import { LEGACY_VERSIONS } from '../../legacy/versions.js'
 import { PROTOCOL_VERSION } from '../../wire/meta.js'
 import { type ClusterMember, type ClusterOptions, joinCluster } from '../cluster.js'
 import { type OtelExporter, otelOption, startOtel } from '../otel.js'
+import { collect, type OpenAPIFlags, openAPIServer } from './openapi.js'
 
 const isServer = (value: unknown): value is Server =>
   value instanceof Server ||
@@ -59,10 +60,11 @@ export function parseHostPort(value: string): { host: string; port: number } {
   return { host: (match[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1'), port }
 }
 
-interface ServeFlags extends ClusterOptions {
+interface ServeFlags extends ClusterOptions, OpenAPIFlags {
   readonly http?: string
   readonly stdio?: boolean
   readonly otel?: OtelExporter
+  readonly openapi?: string
 }
 
 /** Joins the cluster the flags name; a cluster member needs the shared secret, or multi-round calls break. */
@@ -140,14 +142,25 @@ export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('serve the MCP server a JS module exports (default export or `server`)')
-    .argument('<module>', 'path to the module')
+    .argument('[module]', 'path to the module')
     .option('--http <host:port>', 'serve Streamable HTTP (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
     .option('--stdio', 'serve over stdin/stdout')
     .option('--redis <url>', 'cluster member: share list changes, handles and rate limits through Redis')
     .option('--secret-env <name>', 'environment variable holding the requestState secret all members share')
     .addOption(otelOption())
-    .action(async (modulePath: string, options: ServeFlags) => {
+    .option('--openapi <document>', "serve an HTTP API's operations as tools (OpenAPI 3.0, 3.1, Swagger 2.0)")
+    .option('--base-url <url>', "with --openapi: where calls go (default: the document's servers)")
+    .option('--header <line>', "with --openapi: 'Name: value' sent with every call (repeatable)", collect)
+    .action(async (modulePath: string | undefined, options: ServeFlags) => {
       if (options.http && options.stdio) throw new Error('choose one of --http and --stdio')
+      if (options.openapi !== undefined) {
+        if (modulePath !== undefined) throw new Error('give a module or --openapi, not both')
+        if (options.redis !== undefined) throw new Error('--redis is for module servers, not --openapi')
+        const shutdownOtel = await startOtel(options.otel, 'serve')
+        return run(await openAPIServer(options.openapi, options), options, undefined, undefined, shutdownOtel)
+      }
+      if (modulePath === undefined)
+        throw new Error("missing required argument 'module' (or --openapi <document>)")
       // Before the module loads: its server (telemetry unset) and its own instrumentation see the SDK.
       const shutdownOtel = await startOtel(options.otel, 'serve')
       const member = await cluster(options)

@@ -27,7 +27,8 @@ export class ToolDefinitionError extends ToolwireError {
   }
 }
 
-const NAME = /^[A-Za-z0-9_.-]{1,128}$/
+/** The tool-name rule (server/tools §Tool Names): 1-128 characters of A-Z a-z 0-9 _ - . */
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const NO_HEADER_PARAMS = { params: [], problems: [] } as const
 
 /** A tool with no parameters accepts only an empty object (server/tools §Tool with no parameters). */
@@ -53,7 +54,7 @@ export interface CompiledTool {
 export function compileTool(definition: ToolDefinition, compiler: SchemaCompiler): CompiledTool {
   const config = definition.config
   const name = config.name
-  if (typeof name !== 'string' || !NAME.test(name)) {
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw new ToolDefinitionError(
       `Tool name ${JSON.stringify(name)} is invalid: use 1-128 characters from A-Z a-z 0-9 _ - .`,
     )

@@ -1,0 +1,185 @@
+/**
+ * One tool call as one HTTP exchange with the API (server/tools §Security Considerations: a tool that
+ * reaches the network must bound what it reads and not leak credentials). The call's signal aborts the
+ * request; the answer is read up to a size cap; redirects are followed by hand, and one to another origin
+ * goes without the credentials and headers this side added; a non-2xx answer is a tool error with its
+ * status and the start of its body.
+ */
+import type { ToolContext } from '../features/tools/define.js'
+import { ToolError } from '../features/tools/errors.js'
+import { type ToolResult, toolResult } from '../features/tools/result.js'
+import type { ValidationOutcome } from '../schema/json-schema.js'
+import { bytesToBase64 } from '../wire/base64.js'
+import { readStreamCapped } from '../wire/read-capped.js'
+import type { CallToolResult } from '../wire/types.js'
+import { applyAuth, type OpenAPIAuth } from './auth.js'
+import type { BuiltRequest } from './request.js'
+
+export interface CallSettings {
+  readonly headers: Readonly<Record<string, string>>
+  readonly auth: OpenAPIAuth | undefined
+  readonly maxResponseBytes: number
+  readonly maxErrorBodyChars: number
+  readonly maxRedirects: number
+  readonly fetch: typeof fetch
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+
+const isText = (type: string): boolean =>
+  /^text\//i.test(type) ||
+  /^application\/(?:xml|javascript|x-yaml|yaml|x-www-form-urlencoded)\b/i.test(type) ||
+  /\+xml\b/i.test(type) ||
+  /charset=/i.test(type)
+
+const isJson = (type: string): boolean => /^application\/(?:[\w.+-]+\+)?json\b/i.test(type)
+
+const failure = (text: string): ToolResult => toolResult({ content: [{ type: 'text', text }], isError: true })
+
+/** Checks a structured answer against the tool's `outputSchema`. */
+export type OutputCheck = (value: unknown) => ValidationOutcome | Promise<ValidationOutcome>
+
+export async function callOperation(
+  settings: CallSettings,
+  built: BuiltRequest,
+  context: ToolContext,
+  checkOutput: OutputCheck | undefined,
+): Promise<ToolResult> {
+  const origin = built.url.origin
+  let method = built.method
+  let url = built.url
+  let body = built.body
+  let response: Response | undefined
+  for (let hop = 0; ; hop++) {
+    response = await send(
+      settings,
+      { method, url, headers: built.headers, body },
+      url.origin === origin,
+      context,
+    )
+    const location = response.headers.get('location')
+    if (!REDIRECTS.has(response.status) || location === null) break
+    await response.body?.cancel()
+    if (hop >= settings.maxRedirects)
+      return failure(
+        `HTTP ${response.status}: more than ${settings.maxRedirects} redirects; not followed further`,
+      )
+    url = new URL(location, url)
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      return failure(`HTTP ${response.status}: redirected to a ${url.protocol} URL; not followed`)
+    // RFC 9110 §15.4: a 303, and in practice a 301 or 302 after a POST, is followed by a GET without the body.
+    if (
+      response.status === 303 ||
+      ((response.status === 301 || response.status === 302) && method === 'POST')
+    ) {
+      if (method !== 'HEAD') method = 'GET'
+      body = undefined
+    }
+  }
+  return answer(settings, response, url, checkOutput)
+}
+
+async function send(
+  settings: CallSettings,
+  request: { method: string; url: URL; headers: Headers; body: string | FormData | undefined },
+  sameOrigin: boolean,
+  context: ToolContext,
+): Promise<Response> {
+  const url = new URL(request.url)
+  // Another origin gets the request's own headers (content type, parameters) but nothing this side adds.
+  const headers = new Headers(sameOrigin ? request.headers : withoutCredentials(request.headers))
+  if (sameOrigin) {
+    for (const [name, value] of Object.entries(settings.headers)) headers.set(name, value)
+    await applyAuth(settings.auth, { method: request.method, url, headers, context })
+  }
+  if (!headers.has('accept')) headers.set('accept', 'application/json, */*;q=0.8')
+  const init: RequestInit = {
+    method: request.method,
+    headers,
+    redirect: 'manual',
+    signal: context.signal,
+    ...(request.body === undefined ? {} : { body: request.body }),
+  }
+  const send = (req: Request): Promise<Response> => settings.fetch(req)
+  try {
+    const auth = settings.auth
+    if (sameOrigin && typeof auth === 'object' && auth.type === 'oauth')
+      return await auth.provider.fetch(new Request(url, init), send)
+    return await send(new Request(url, init))
+  } catch (error) {
+    if (context.signal.aborted) throw error
+    throw new ToolError(`Cannot reach ${url.origin}: ${messageOf(error)}`, { cause: error })
+  }
+}
+
+/** Cookies and authorization never follow a redirect to another origin. */
+function withoutCredentials(headers: Headers): Headers {
+  const kept = new Headers(headers)
+  kept.delete('authorization')
+  kept.delete('cookie')
+  kept.delete('proxy-authorization')
+  return kept
+}
+
+async function answer(
+  settings: CallSettings,
+  response: Response,
+  url: URL,
+  checkOutput: OutputCheck | undefined,
+): Promise<ToolResult> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
+  const tooLarge = `HTTP ${response.status}: the response is larger than ${settings.maxResponseBytes} bytes (maxResponseBytes)`
+  if (declared > settings.maxResponseBytes) {
+    await response.body?.cancel()
+    return failure(tooLarge)
+  }
+  const bytes = await readStreamCapped(response.body, settings.maxResponseBytes)
+  if (bytes === undefined) return failure(tooLarge)
+  const type = response.headers.get('content-type') ?? ''
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`
+  if (!response.ok) {
+    const textBody = new TextDecoder().decode(bytes)
+    const excerpt =
+      textBody.length > settings.maxErrorBodyChars
+        ? `${textBody.slice(0, settings.maxErrorBodyChars)}… (${textBody.length - settings.maxErrorBodyChars} more characters)`
+        : textBody
+    return failure(excerpt.trim() ? `${status}: ${excerpt}` : status)
+  }
+  if (bytes.length === 0) return toolResult({ content: [{ type: 'text', text: status }] })
+  if (isJson(type)) {
+    let value: unknown
+    try {
+      value = JSON.parse(new TextDecoder().decode(bytes))
+    } catch {
+      return failure(`${status}: the response says ${type} but is not JSON`)
+    }
+    const textContent = { type: 'text' as const, text: JSON.stringify(value) }
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      // An answer the document does not describe is the API's doing, not a bug of this server: the caller
+      // gets a tool error saying so, not an internal error (server/tools §Output Schema: results must conform).
+      const outcome = checkOutput && (await checkOutput(value))
+      if (outcome && !outcome.ok)
+        return failure(
+          `${status}: the answer does not match the API's documented schema: ${outcome.issues.slice(0, 5).join('; ')}`,
+        )
+      return toolResult({ content: [textContent], structuredContent: value as Record<string, unknown> })
+    }
+    return toolResult({ content: [textContent] })
+  }
+  const mimeType = type.split(';')[0]?.trim() || 'application/octet-stream'
+  if (isText(type) || type === '')
+    return toolResult({ content: [{ type: 'text', text: new TextDecoder().decode(bytes) }] })
+  const data = bytesToBase64(bytes)
+  const content: CallToolResult['content'] = mimeType.startsWith('image/')
+    ? [{ type: 'image', data, mimeType }]
+    : mimeType.startsWith('audio/')
+      ? [{ type: 'audio', data, mimeType }]
+      : [{ type: 'resource', resource: { uri: url.href, mimeType, blob: data } }]
+  return toolResult({ content })
+}
+
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const cause = (error as { cause?: unknown }).cause
+  return cause instanceof Error && cause.message ? `${error.message} (${cause.message})` : error.message
+}

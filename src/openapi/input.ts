@@ -1,0 +1,220 @@
+/**
+ * An operation's `inputSchema`: one argument per path, query, header and cookie parameter (Swagger 2.0 form
+ * fields too) and `body` for the request body, with the plan that turns the arguments back into a request.
+ * An argument keeps its parameter's name; a second parameter of that name in another place is prefixed with
+ * the place (`query_id`), and a parameter named `body` moves the body to `requestBody`.
+ */
+import { isNode, type Node, type OpenAPIVersion } from './document.js'
+import type { Operation } from './operations.js'
+import { deref, OperationProblem, type SchemaConverter } from './schema.js'
+
+export type ParameterPlace = 'path' | 'query' | 'header' | 'cookie' | 'formData'
+
+export interface ParameterBinding {
+  readonly arg: string
+  readonly name: string
+  readonly in: ParameterPlace
+  /** OpenAPI 3 `style` (Swagger 2.0 `collectionFormat` mapped to it; `tabDelimited` for `tsv`). */
+  readonly style: string
+  readonly explode: boolean
+  readonly allowReserved: boolean
+  /** A parameter described by `content` (not `schema`): its value is sent as JSON text. */
+  readonly json: boolean
+}
+
+export interface BodyBinding {
+  readonly arg: string
+  readonly mediaType: string
+}
+
+export interface RequestPlan {
+  readonly parameters: readonly ParameterBinding[]
+  readonly body: BodyBinding | undefined
+  /** Swagger 2.0 form fields go as this media type. */
+  readonly formMediaType: string | undefined
+}
+
+const PLACES: readonly ParameterPlace[] = ['path', 'query', 'header', 'cookie', 'formData']
+/** OpenAPI 3 §Parameter Object: header parameters with these names are ignored (they come from elsewhere). */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
+
+export const isJsonMediaType = (type: string): boolean =>
+  /^application\/(?:[\w.+-]+\+)?json\b/i.test(type) || type === '*/*'
+
+/** The media type a body is sent as: JSON first, then forms, then text, then whatever is first. */
+export function pickMediaType(types: readonly string[]): string | undefined {
+  return (
+    types.find((type) => /^application\/json\b/i.test(type)) ??
+    types.find(isJsonMediaType) ??
+    types.find((type) => type === 'application/x-www-form-urlencoded') ??
+    types.find((type) => type === 'multipart/form-data') ??
+    types.find((type) => type.startsWith('text/')) ??
+    types[0]
+  )
+}
+
+/** Swagger 2.0 `collectionFormat` as an OpenAPI 3 style. */
+function styleOf2(place: ParameterPlace, format: unknown): { style: string; explode: boolean } {
+  switch (format) {
+    case 'multi':
+      return { style: 'form', explode: true }
+    case 'ssv':
+      return { style: 'spaceDelimited', explode: false }
+    case 'pipes':
+      return { style: 'pipeDelimited', explode: false }
+    case 'tsv':
+      return { style: 'tabDelimited', explode: false }
+    default:
+      return { style: place === 'query' || place === 'formData' ? 'form' : 'simple', explode: false }
+  }
+}
+
+interface Built {
+  readonly inputSchema: Node
+  readonly plan: RequestPlan
+}
+
+export function buildInput(
+  document: Node,
+  version: OpenAPIVersion,
+  operation: Operation,
+  converter: SchemaConverter,
+): Built {
+  const refs = new Set<string>()
+  const properties: Node = {}
+  const required: string[] = []
+  const parameters: ParameterBinding[] = []
+  const taken = new Set<string>()
+  const argName = (name: string, place: string): string => {
+    let arg = taken.has(name) ? `${place}_${name}` : name
+    for (let n = 2; taken.has(arg); n++) arg = `${place}_${name}_${n}`
+    taken.add(arg)
+    return arg
+  }
+
+  const declared = mergeParameters(document, operation)
+  let body2: Node | undefined
+  declared.sort((a, b) => PLACES.indexOf(a.in as ParameterPlace) - PLACES.indexOf(b.in as ParameterPlace))
+  for (const parameter of declared) {
+    const place = parameter.in as string
+    const name = parameter.name as string
+    if (place === 'body') {
+      body2 = parameter
+      continue
+    }
+    if (!PLACES.includes(place as ParameterPlace))
+      throw new OperationProblem(
+        `parameter ${name} is in ${JSON.stringify(place)}, not a place OpenAPI knows`,
+      )
+    if (place === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) continue
+    let schema: unknown
+    let json = false
+    let style: { style: string; explode: boolean }
+    if (version === '2.0') {
+      const { name: _n, in: _i, required: _r, description: _d, collectionFormat, ...rest } = parameter
+      schema = rest
+      style = styleOf2(place as ParameterPlace, collectionFormat)
+    } else {
+      const defaultStyle = place === 'query' || place === 'cookie' ? 'form' : 'simple'
+      const chosen = typeof parameter.style === 'string' ? parameter.style : defaultStyle
+      style = {
+        style: chosen,
+        explode: typeof parameter.explode === 'boolean' ? parameter.explode : chosen === 'form',
+      }
+      if (parameter.schema !== undefined) schema = parameter.schema
+      else if (isNode(parameter.content)) {
+        const [first] = Object.values(parameter.content)
+        schema = isNode(first) ? first.schema : undefined
+        json = true
+      }
+    }
+    const converted = converter.convert(schema ?? {}, refs)
+    const property: unknown =
+      isNode(converted) && typeof parameter.description === 'string' && converted.description === undefined
+        ? { ...converted, description: parameter.description }
+        : converted
+    const arg = argName(name, place)
+    properties[arg] = property
+    if (place === 'path' || parameter.required === true) required.push(arg)
+    parameters.push({
+      arg,
+      name,
+      in: place as ParameterPlace,
+      ...style,
+      allowReserved: parameter.allowReserved === true,
+      json,
+    })
+  }
+
+  let body: BodyBinding | undefined
+  const bodyArg = (): string => (taken.has('body') ? argName('requestBody', 'body') : argName('body', 'body'))
+  if (version === '2.0') {
+    if (body2) {
+      const arg = bodyArg()
+      const consumes = consumesOf(document, operation)
+      body = { arg, mediaType: pickMediaType(consumes) ?? 'application/json' }
+      properties[arg] = describe(converter.convert(body2.schema ?? {}, refs), body2.description)
+      if (body2.required === true) required.push(arg)
+    }
+  } else if (operation.node.requestBody !== undefined) {
+    const requestBody = deref(document, operation.node.requestBody, 'requestBody')
+    const content = isNode(requestBody.content) ? requestBody.content : {}
+    const mediaType = pickMediaType(Object.keys(content))
+    if (mediaType !== undefined) {
+      const media = content[mediaType]
+      const arg = bodyArg()
+      body = { arg, mediaType }
+      const schema =
+        isNode(media) && media.schema !== undefined
+          ? media.schema
+          : isJsonMediaType(mediaType)
+            ? {}
+            : { type: 'string' }
+      properties[arg] = describe(converter.convert(schema, refs), requestBody.description)
+      if (requestBody.required === true) required.push(arg)
+    }
+  }
+  const formFields = parameters.some((parameter) => parameter.in === 'formData')
+  const root: Node = { type: 'object', properties }
+  if (required.length > 0) root.required = required
+  root.additionalProperties = false
+  return {
+    inputSchema: converter.withDefs(root, refs),
+    plan: {
+      parameters,
+      body,
+      formMediaType: formFields
+        ? consumesOf(document, operation).includes('multipart/form-data') &&
+          !consumesOf(document, operation).includes('application/x-www-form-urlencoded')
+          ? 'multipart/form-data'
+          : 'application/x-www-form-urlencoded'
+        : undefined,
+    },
+  }
+}
+
+function describe(schema: unknown, description: unknown): unknown {
+  if (!isNode(schema) || typeof description !== 'string' || schema.description !== undefined) return schema
+  return { ...schema, description }
+}
+
+function consumesOf(document: Node, operation: Operation): string[] {
+  const list = operation.node.consumes ?? document.consumes
+  return Array.isArray(list) ? list.filter((type): type is string => typeof type === 'string') : []
+}
+
+/** Path-level parameters, overridden by operation-level ones of the same name and place. */
+function mergeParameters(document: Node, operation: Operation): Node[] {
+  const merged = new Map<string, Node>()
+  for (const list of [operation.pathItem.parameters, operation.node.parameters]) {
+    if (list === undefined) continue
+    if (!Array.isArray(list)) throw new OperationProblem('parameters is not a list')
+    for (const entry of list) {
+      const parameter = deref(document, entry, 'a parameter')
+      if (typeof parameter.name !== 'string' || typeof parameter.in !== 'string')
+        throw new OperationProblem('a parameter has no name or no in')
+      merged.set(`${parameter.in}:${parameter.name}`, parameter)
+    }
+  }
+  return [...merged.values()]
+}

@@ -1,0 +1,184 @@
+/**
+ * `toolwire openapi` and `toolwire serve --openapi` as a user runs them (built dist/cli/main.js, child
+ * processes): the listing, and a call from the CLI through the served tools to a real HTTP API, over
+ * Streamable HTTP and over stdio.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CLI, ROOT } from './helpers/paths.js'
+
+const DOCUMENT = `
+openapi: 3.0.3
+info: { title: Pets, version: 2.1.0 }
+servers: [{ url: "http://127.0.0.1:9/unused" }]
+paths:
+  /pets/{petId}:
+    get:
+      operationId: getPet
+      summary: Reads a pet
+      parameters:
+        - { name: petId, in: path, required: true, schema: { type: integer } }
+        - { name: fields, in: query, schema: { type: array, items: { type: string } }, style: form, explode: false }
+      responses:
+        "200":
+          description: the pet
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Pet" }
+    delete:
+      operationId: deletePet
+      parameters: [{ name: petId, in: path, required: true, schema: { type: integer } }]
+      responses: { "204": { description: gone } }
+components:
+  schemas:
+    Pet:
+      type: object
+      required: [id, name]
+      properties: { id: { type: integer }, name: { type: string }, fields: { type: string } }
+`
+
+function toolwire(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr })
+    })
+  })
+}
+
+const seen: { url: string; headers: IncomingHttpHeaders }[] = []
+let api: Server
+let apiUrl: string
+let dir: string
+let file: string
+
+beforeAll(async () => {
+  api = createServer((request, response) => {
+    seen.push({ url: request.url ?? '', headers: request.headers })
+    const url = new URL(request.url ?? '/', 'http://x')
+    const id = Number(url.pathname.split('/').at(-1))
+    response.setHeader('content-type', 'application/json')
+    response.end(JSON.stringify({ id, name: `pet ${id}`, fields: url.searchParams.get('fields') ?? '' }))
+  })
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve))
+  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}/v1`
+  dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-openapi-'))
+  file = join(dir, 'api.yaml')
+  writeFileSync(file, DOCUMENT)
+})
+
+afterAll(async () => {
+  api.closeAllConnections()
+  await new Promise((resolve) => api.close(resolve))
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('toolwire openapi', () => {
+  it('prints one line per tool: name, operation, hint, title', async () => {
+    const result = await toolwire(['openapi', file])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^getPet\s+GET \/pets\/\{petId\}\s+read-only\s+Reads a pet$/m)
+    expect(result.stdout).toMatch(/^deletePet\s+DELETE \/pets\/\{petId\}\s+destructive$/m)
+    expect(result.stdout).toContain('2 tools from Pets, calling http://127.0.0.1:9/unused')
+  })
+
+  it('--json prints the definitions', async () => {
+    const result = await toolwire(['openapi', file, '--json', '--base-url', apiUrl])
+    const tools = JSON.parse(result.stdout) as { name: string; outputSchema?: { required?: string[] } }[]
+    expect(tools.map((tool) => tool.name)).toEqual(['getPet', 'deletePet'])
+    expect(tools[0]?.outputSchema?.required).toEqual(['id', 'name'])
+  })
+
+  it('a broken document exits 2 with the problems', async () => {
+    const broken = join(dir, 'broken.yaml')
+    writeFileSync(broken, DOCUMENT.replace('#/components/schemas/Pet', '#/components/schemas/Cat'))
+    const result = await toolwire(['openapi', broken])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('#/components/schemas/Cat')
+  })
+})
+
+describe('toolwire serve --openapi', () => {
+  let child: ChildProcess | undefined
+  afterAll(async () => {
+    if (!child || child.exitCode !== null) return
+    await new Promise((resolve) => {
+      child?.once('exit', resolve)
+      child?.kill('SIGTERM')
+    })
+  })
+
+  it('serves the tools over HTTP; a call from the CLI reaches the API with the headers given', async () => {
+    child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'serve',
+        '--openapi',
+        file,
+        '--base-url',
+        apiUrl,
+        '--header',
+        'X-Api-Key: k:1',
+        '--http',
+        '127.0.0.1:0',
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    let stderr = ''
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const banner = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000)
+      createInterface({ input: child!.stdout! }).once('line', (line) => {
+        clearTimeout(timer)
+        resolve(line)
+      })
+    })
+    expect(banner).toMatch(/^Serving Pets on http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    const url = banner.split(' on ')[1] as string
+    const result = await toolwire([
+      'call',
+      url,
+      'getPet',
+      '--yes',
+      '--json-args',
+      '{"petId":7,"fields":["a","b"]}',
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain('"name": "pet 7"')
+    expect(seen.at(-1)?.url).toBe('/v1/pets/7?fields=a,b')
+    expect(seen.at(-1)?.headers['x-api-key']).toBe('k:1')
+  })
+
+  it('serves the tools over stdio', async () => {
+    const result = await toolwire([
+      'call',
+      'getPet',
+      'petId=3',
+      '--yes',
+      '--',
+      process.execPath,
+      CLI,
+      'serve',
+      '--openapi',
+      file,
+      '--base-url',
+      apiUrl,
+      '--stdio',
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain('"name": "pet 3"')
+  })
+
+  it('needs a module or --openapi', async () => {
+    const result = await toolwire(['serve'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/missing required argument 'module' \(or --openapi <document>\)/)
+  })
+})
