@@ -9,7 +9,14 @@ import type { VNode } from 'preact'
 
 const marked = new Marked({ async: false, gfm: true, breaks: false })
 
+/** Images in markdown only from data: URLs of raster types; a remote one would tell the server who looks. */
+const DATA_IMAGE = /^data:image\/(png|jpeg|gif|webp);base64,/i
+
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName === 'IMG' && !DATA_IMAGE.test(node.getAttribute('src') ?? '')) {
+    node.remove()
+    return
+  }
   // Links leave the page in a new tab, without the page's URL (which holds the token) as referrer.
   if (node.tagName === 'A') {
     node.setAttribute('target', '_blank')
@@ -20,6 +27,7 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 export function safeHtml(markdown: string): string {
   const rendered = marked.parse(markdown) as string
   return DOMPurify.sanitize(rendered, {
+    USE_PROFILES: { html: true }, // no SVG or MathML from a server
     FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed'],
     FORBID_ATTR: ['style'],
   })
