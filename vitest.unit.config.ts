@@ -25,6 +25,7 @@ export const UNIT_TESTS = [
   'test/http-basics.test.ts',
   'test/http-errors.test.ts',
   'test/http-headers.test.ts',
+  'test/inspector-bounds.test.ts',
   'test/legacy-batch.test.ts',
   'test/legacy-header-params.test.ts',
   'test/legacy-http.test.ts',

@@ -111,7 +111,8 @@ function App(): VNode {
   const refresh = useCallback(async () => {
     const next = await api('state')
     setState(next)
-    if (next.connected === true) setLists(await api('lists'))
+    // A server that went away (a dev reload that failed) lists nothing rather than what it once had.
+    setLists(next.connected === true ? await api('lists') : {})
   }, [])
 
   useEffect(() => {
