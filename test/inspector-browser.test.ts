@@ -98,6 +98,10 @@ describeBrowser('toolwire inspect in Chromium', () => {
         .toContain('Matches the outputSchema')
       expect(await result(page).innerText()).toContain('5')
       await screenshot(page, 'inspector-demo-call')
+      await page.getByRole('button', { name: 'Dark theme' }).click()
+      await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
+      await screenshot(page, 'inspector-demo-call-dark')
+      await page.getByRole('button', { name: 'Light theme' }).click()
     })
 
     it('shows validation errors from toolwire’s validator instead of calling', async () => {

@@ -107,6 +107,11 @@ function App(): VNode {
       (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'),
   )
   const callIds = useRef<Record<string, string>>({})
+  /** A notice once, however often a server repeats it (some announce list changes in bursts). */
+  const notice = useCallback(
+    (text: string) => setNotices((old) => (old.includes(text) ? old : [...old.slice(-4), text])),
+    [],
+  )
 
   const refresh = useCallback(async () => {
     const next = await api('state')
@@ -137,10 +142,7 @@ function App(): VNode {
         if (timer) clearTimeout(timer)
         timer = setTimeout(() => void refresh(), 50)
         if (event.type === 'changed')
-          setNotices((old) => [
-            ...old.slice(-4),
-            `The server's ${str(event.list)} changed; the list was refreshed.`,
-          ])
+          notice(`The server's ${str(event.list)} changed; the list was refreshed.`)
       } else if (event.type === 'input') setInputs((old) => [...old, event.input as PendingInput])
       else if (event.type === 'input-done') setInputs((old) => old.filter((input) => input.id !== event.id))
       else if (event.type === 'progress' || event.type === 'task' || event.type === 'log') {
@@ -156,9 +158,9 @@ function App(): VNode {
                 : { ...current, logs: [...current.logs, event.params].slice(-200) }
           return { ...old, [tool]: next }
         })
-      } else if (event.type === 'warning') setNotices((old) => [...old.slice(-4), str(event.message)])
+      } else if (event.type === 'warning') notice(str(event.message))
     })
-  }, [refresh])
+  }, [refresh, notice])
 
   const tools = (Array.isArray(lists.tools) ? lists.tools : []).filter(
     (t): t is Tool => isObject(t) && typeof t.name === 'string',
@@ -205,7 +207,14 @@ function App(): VNode {
       </button>
     </header>
     ${state.problem ? html`<pre class="error problem" role="alert" aria-label="Server problem">${str(state.problem)}</pre>` : ''}
-    ${notices.length ? html`<div class="notices" role="status">${notices.map((n) => html`<div>${n}</div>`)}</div>` : ''}
+    ${
+      notices.length
+        ? html`<div class="notices" role="status">
+            ${notices.map((n) => html`<div>${n}</div>`)}
+            <button type="button" class="small" onClick=${() => setNotices([])}>Dismiss</button>
+          </div>`
+        : ''
+    }
     <${PendingInputs} inputs=${inputs} />
     ${state.connected === false && !state.problem ? html`<${Connect} />` : ''}
     <nav class="tabs" aria-label="Sections">
