@@ -19,6 +19,7 @@ const guide = [
 const use = [
   { text: 'Client', link: '/client' },
   { text: 'CLI', link: '/cli' },
+  { text: 'Inspector', link: '/inspector' },
   { text: 'Bridge and gateway', link: '/bridge' },
   { text: 'Examples', link: '/examples' },
 ]
