@@ -208,6 +208,34 @@ describeBrowser('toolwire inspect in Chromium', () => {
       await expect.poll(() => result(page).innerText(), { timeout: UI_MS }).toMatch(/completed/i)
     })
 
+    it('asks before sending the user to a URL (URL elicitation), naming its host', async () => {
+      const { page } = opened
+      await toolButton(page, 'trigger-url-elicitation').click()
+      await page.getByLabel('url', { exact: true }).fill('https://auth.example.com/start?x=1')
+      await page.getByRole('button', { name: 'Call', exact: true }).click()
+      const dialog = page.getByRole('dialog', { name: 'Elicitation request' })
+      await dialog.waitFor()
+      expect(await dialog.innerText()).toContain('https://auth.example.com/start?x=1')
+      expect(await dialog.locator('strong').innerText()).toBe('auth.example.com')
+      expect(await dialog.getByRole('link').getAttribute('rel')).toBe('noopener noreferrer')
+      await dialog.getByRole('button', { name: 'Decline' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      await expect.poll(() => result(page).innerText(), { timeout: UI_MS }).toMatch(/decline/i)
+    })
+
+    it('offers the roots set on the page to the server', async () => {
+      const { page } = opened
+      await page.getByRole('tab', { name: 'Server' }).click()
+      await page.getByLabel('Roots (one URI a line)').fill('file:///tmp/inspector-root')
+      await page.getByRole('button', { name: 'Set roots' }).click()
+      await page.getByRole('tab', { name: 'Tools' }).click()
+      await toolButton(page, 'get-roots-list').click()
+      await page.getByRole('button', { name: 'Call', exact: true }).click()
+      await expect
+        .poll(() => result(page).innerText(), { timeout: UI_MS })
+        .toContain('file:///tmp/inspector-root')
+    })
+
     it('runs a tool that needs a task, with its status shown while it runs', async () => {
       const { page } = opened
       await toolButton(page, 'simulate-research-query').click()
@@ -217,6 +245,24 @@ describeBrowser('toolwire inspect in Chromium', () => {
         .poll(() => page.getByRole('status').allInnerTexts(), { timeout: UI_MS })
         .toEqual(expect.arrayContaining([expect.stringMatching(/^Task \S+: working/)]))
       await expect.poll(() => result(page).innerText(), { timeout: 40_000 }).toMatch(/inspectors/i)
+    }, 60_000)
+
+    it('cancels a running task', async () => {
+      const { page } = opened
+      await toolButton(page, 'simulate-research-query').click()
+      await page.getByLabel('topic', { exact: true }).fill('cancelled research')
+      await page.getByRole('button', { name: 'Call', exact: true }).click()
+      await expect
+        .poll(() => page.getByRole('status').allInnerTexts(), { timeout: UI_MS })
+        .toEqual(expect.arrayContaining([expect.stringMatching(/^Task \S+: working/)]))
+      await page.getByRole('button', { name: 'Cancel', exact: true }).click()
+      await expect.poll(() => result(page).innerText(), { timeout: UI_MS }).toMatch(/cancel/i)
+      // tasks/cancel went to the server, not only an abandoned poll.
+      await page.getByRole('tab', { name: /^Messages/ }).click()
+      await expect
+        .poll(() => page.getByRole('region', { name: 'Messages' }).innerText())
+        .toContain('tasks/cancel')
+      await page.getByRole('tab', { name: 'Tools' }).click()
     }, 60_000)
   })
 
