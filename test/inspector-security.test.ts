@@ -4,9 +4,12 @@
  * for the page and the API, serves the page under a strict Content-Security-Policy, and bounds the body it
  * reads. Real CLI process, real sockets; no browser needed.
  */
+import { type ChildProcess, spawn } from 'node:child_process'
 import { request } from 'node:http'
+import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startInspector, type Inspector } from './helpers/inspector.js'
+import { CLI, ROOT } from './helpers/paths.js'
 
 interface Answer {
   readonly status: number
@@ -136,4 +139,47 @@ describe('toolwire inspect: the local page', () => {
     ) as { issues: string[] }
     expect(valid.issues).toEqual([])
   })
+})
+
+describe('toolwire inspect without a target', () => {
+  let inspector: Inspector
+  let demo: ChildProcess | undefined
+  beforeAll(async () => {
+    inspector = await startInspector(['inspect', '--no-open'])
+  }, 60_000)
+  afterAll(async () => {
+    demo?.kill('SIGTERM')
+    await inspector?.stop()
+  })
+
+  it('serves a page that asks for a server, and connects to the one typed in', async () => {
+    const url = new URL(inspector.url)
+    const headers = { 'x-inspector-token': url.searchParams.get('token') ?? '', host: url.host }
+    const post = async (operation: string, body: unknown): Promise<Record<string, unknown>> => {
+      const answer = await send(url, `/api/${operation}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      return JSON.parse(answer.body) as Record<string, unknown>
+    }
+    expect(await post('state', {})).toMatchObject({ connected: false, target: null })
+    expect(String((await post('connect', { target: 'not-a-configured-server' })).error)).toContain(
+      'neither an http(s) URL nor a server configured',
+    )
+    demo = spawn(process.execPath, [CLI, 'demo', '--http', '127.0.0.1:0'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const demoUrl = await new Promise<string>((resolve) => {
+      createInterface({ input: demo!.stdout! }).on('line', (line) => {
+        const match = /on (http\S+)/.exec(line)
+        if (match?.[1]) resolve(match[1])
+      })
+    })
+    expect(await post('connect', { target: demoUrl })).toEqual({ ok: true })
+    expect(await post('state', {})).toMatchObject({ connected: true, era: '2026-07-28', target: demoUrl })
+    const called = await post('call', { callId: 'c1', tool: 'arithmetic', args: { op: 'add', a: 2, b: 3 } })
+    expect(called).toMatchObject({ result: { structuredContent: { result: 5 } }, outputIssues: [] })
+  }, 60_000)
 })
