@@ -88,3 +88,46 @@ const toolButton = (page: Page, name: string) =>
       .toContain('third runs')
   }, 120_000)
 })
+
+describe('toolwire dev with a TypeScript module', () => {
+  let dir: string
+  let inspector: Inspector
+
+  /** The local API the page uses, with the token of the printed URL. */
+  async function api(operation: string): Promise<Record<string, unknown>> {
+    const url = new URL(inspector.url)
+    const response = await fetch(new URL(`/api/${operation}`, url), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-inspector-token': url.searchParams.get('token') ?? '',
+      },
+      body: '{}',
+    })
+    return (await response.json()) as Record<string, unknown>
+  }
+  const toolNames = async (): Promise<string[]> => {
+    const state = await api('state')
+    if (state.connected !== true) return []
+    const { tools } = await api('lists')
+    return Array.isArray(tools) ? tools.map((tool: { name: string }) => tool.name) : []
+  }
+  const typed = (tool: string): string =>
+    `${moduleWith(tool)}\nexport const greeting: string = ${JSON.stringify(tool)} satisfies string\n`
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'toolwire-dev-ts-'))
+    writeFileSync(join(dir, 'server.ts'), typed('typed_first'))
+    inspector = await startInspector(['dev', join(dir, 'server.ts'), '--no-open'])
+  }, 60_000)
+  afterAll(async () => {
+    await inspector?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('runs the module through tsx and reloads it on a save', async () => {
+    await expect.poll(toolNames, { timeout: UI_MS }).toEqual(['typed_first'])
+    writeFileSync(join(dir, 'server.ts'), typed('typed_second'))
+    await expect.poll(toolNames, { timeout: UI_MS }).toEqual(['typed_second'])
+  }, 90_000)
+})

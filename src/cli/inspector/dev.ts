@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { watch, type FSWatcher } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
-import { dirname, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { parseTarget } from '../client/target.js'
 import { parseHostPort } from '../commands/serve.js'
 import { forTerminal } from '../terminal-text.js'
@@ -38,17 +38,22 @@ async function freePort(host: string): Promise<number> {
 }
 
 /**
- * How to run a TypeScript module: through tsx when the project has it, Node's own type stripping (22.6+)
- * otherwise. JavaScript needs nothing.
+ * How to run a TypeScript module: through tsx when the project has it (`--import tsx` is resolved from the
+ * working directory, so the server runs where tsx is found: here, else in the module's folder), else Node's
+ * own type stripping (22.6+). JavaScript needs nothing.
  */
-function loaderArgs(file: string): string[] {
-  if (!/\.[cm]?tsx?$/.test(file)) return []
-  try {
-    createRequire(file).resolve('tsx')
-    return ['--import', 'tsx']
-  } catch {
-    return ['--experimental-strip-types']
+function howToRun(file: string): { args: string[]; cwd: string } {
+  const here = process.cwd()
+  if (!/\.[cm]?tsx?$/.test(file)) return { args: [], cwd: here }
+  for (const cwd of [here, dirname(file)]) {
+    try {
+      createRequire(join(cwd, 'noop.js')).resolve('tsx/package.json')
+      return { args: ['--import', 'tsx'], cwd }
+    } catch {
+      // not installed there
+    }
   }
+  return { args: ['--experimental-strip-types'], cwd: here }
 }
 
 export async function runDev(modulePath: string, flags: DevFlags): Promise<void> {
@@ -64,11 +69,11 @@ export async function runDev(modulePath: string, flags: DevFlags): Promise<void>
     const mine = ++generation
     let output = ''
     let served = false
-    const proc = spawn(
-      process.execPath,
-      [...loaderArgs(file), cli, 'serve', file, '--http', `${host}:${port}`],
-      { stdio: ['ignore', 'pipe', 'pipe'], cwd: process.cwd() },
-    )
+    const run = howToRun(file)
+    const proc = spawn(process.execPath, [...run.args, cli, 'serve', file, '--http', `${host}:${port}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: run.cwd,
+    })
     child = proc
     const keep = (chunk: Buffer): void => {
       output = `${output}${chunk.toString()}`.slice(-MAX_FAILURE_CHARS)

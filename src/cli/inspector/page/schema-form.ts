@@ -59,8 +59,11 @@ const label = (props: FieldProps): VNode =>
     >${props.required ? html`<span aria-hidden="true" class="required">*</span>` : ''}
   </div>`
 
-const description = (schema: Schema): VNode | string =>
-  typeof schema.description === 'string' ? html`<div class="hint">${schema.description}</div>` : ''
+/** The schema's own title and description, as text under the field. */
+const description = (schema: Schema): VNode | string => {
+  const text = [schema.title, schema.description].filter((part) => typeof part === 'string').join(' — ')
+  return text ? html`<div class="hint">${text}</div>` : ''
+}
 
 function JsonField(props: FieldProps): VNode {
   const text = props.value === undefined ? '' : JSON.stringify(props.value, null, 2)

@@ -40,6 +40,10 @@ const shellWord = (text: string): string =>
 export function callCommand(target: string | null, stdio: boolean, tool: string, args: JsonObject): string {
   const json = `--json-args ${shellWord(JSON.stringify(args))}`
   if (!target) return `toolwire call <target> ${shellWord(tool)} ${json}`
+  // A configured server is described as "name (from file)": the name is what the CLI takes.
+  const configured = / \(from .+\)$/.exec(target)
+  if (configured)
+    return `toolwire call ${shellWord(target.slice(0, configured.index))} ${shellWord(tool)} ${json}`
   return stdio
     ? `toolwire call ${shellWord(tool)} ${json} -- ${target}`
     : `toolwire call ${shellWord(target)} ${shellWord(tool)} ${json}`
