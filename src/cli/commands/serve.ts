@@ -22,7 +22,7 @@ const isServer = (value: unknown): value is Server =>
 
 /**
  * Finds the server a module exports: `default` or `server` (a Server, a factory, or an array of tools).
- * A factory is called with the cluster pieces (`changes`, `handleStore`, `rateLimitStore`,
+ * A factory is called with the cluster pieces (`changes`, `handleStore`, `rateLimitStore`, `sessionStore`,
  * `requestStateSecret`) so the server it builds can join a cluster.
  */
 export async function loadServer(modulePath: string, member?: ClusterMember): Promise<Server> {
@@ -167,6 +167,7 @@ export function registerServe(program: Command): void {
         ...(store && { store }),
         ...(member.changes && { changes: member.changes }),
         ...(member.rateLimitStore && { rateLimitStore: member.rateLimitStore }),
+        ...(member.sessionStore && { sessionStore: member.sessionStore }),
         // One demo process needs no shared secret, so it takes a random one of its own and the server's
         // warning about a per-process secret (meant for several instances) stays silent.
         requestStateSecret:
