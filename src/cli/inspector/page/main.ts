@@ -217,7 +217,7 @@ function App(): VNode {
     }
     <${PendingInputs} inputs=${inputs} />
     ${state.connected === false && !state.problem ? html`<${Connect} />` : ''}
-    <nav class="tabs" aria-label="Sections">
+    <div class="tabs" role="tablist" aria-label="Sections">
       ${TABS.map(
         (name) =>
           html`<button
@@ -230,7 +230,7 @@ function App(): VNode {
             ${name}${name === 'Messages' ? ` (${messages.length})` : ''}
           </button>`,
       )}
-    </nav>
+    </div>
     <main>
       ${
         tab === 'Tools'
