@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connect } from '../src/client/index.js'
 import {
   hasChromium,
   launchChromium,
@@ -125,9 +126,26 @@ describe('toolwire dev with a TypeScript module', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('runs the module through tsx and reloads it on a save', async () => {
+  it('runs the module through tsx, reloads it on a save and tells every connected client', async () => {
     await expect.poll(toolNames, { timeout: UI_MS }).toEqual(['typed_first'])
-    writeFileSync(join(dir, 'server.ts'), typed('typed_second'))
-    await expect.poll(toolNames, { timeout: UI_MS }).toEqual(['typed_second'])
+    // Another client of the served address, listening for changes as any MCP client may.
+    const served = /is served on (http\S+)/.exec(inspector.stderr())?.[1]
+    expect(served).toBeDefined()
+    const client = connect({ url: served! }, { warn: () => {} })
+    const changes: string[] = []
+    const subscription = await client.subscribe(
+      { toolsListChanged: true },
+      { onNotification: (notification) => changes.push(notification.method) },
+    )
+    try {
+      writeFileSync(join(dir, 'server.ts'), typed('typed_second'))
+      await expect.poll(toolNames, { timeout: UI_MS }).toEqual(['typed_second'])
+      await expect.poll(() => changes, { timeout: UI_MS }).toContain('notifications/tools/list_changed')
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toEqual(['typed_second'])
+    } finally {
+      await subscription.close()
+      await client.close()
+    }
   }, 90_000)
 })
