@@ -27,6 +27,7 @@ export const UNIT_TESTS = [
   'test/http-basics.test.ts',
   'test/http-errors.test.ts',
   'test/http-headers.test.ts',
+  'test/inspector-bounds.test.ts',
   'test/install-footprint.test.ts',
   'test/keep-alive.test.ts',
   'test/legacy-batch.test.ts',

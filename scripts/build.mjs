@@ -6,10 +6,10 @@
  * once). Dependencies stay external: they are installed and updated as packages, never copied into the build.
  */
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { transform } from 'esbuild'
+import { build, transform } from 'esbuild'
 import { rollup } from 'rollup'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -87,3 +87,22 @@ await bundle.write({
 await bundle.close()
 // The bin entries are run directly (`npx toolwire`, a global install's link): the shebang needs the exec bit.
 for (const built of Object.values(pkg.bin)) chmodSync(new URL(`../${built}`, import.meta.url), 0o755)
+
+// The inspector's page (`toolwire inspect`, `toolwire dev`): a browser bundle, built here so a user runs no
+// bundler. Unlike the Node entries it includes its dependencies (Preact, htm, marked, DOMPurify): a browser
+// has no node_modules to load them from.
+const page = `${root}src/cli/inspector/page/`
+const pageOut = `${root}dist/inspector-page/`
+mkdirSync(pageOut, { recursive: true })
+await build({
+  entryPoints: [`${page}main.ts`],
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'none',
+  outfile: `${pageOut}app.js`,
+  logLevel: 'warning',
+})
+for (const file of ['index.html', 'app.css']) copyFileSync(`${page}${file}`, `${pageOut}${file}`)

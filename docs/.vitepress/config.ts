@@ -22,6 +22,7 @@ const guide = [
 const use = [
   { text: 'Client', link: '/client' },
   { text: 'CLI', link: '/cli' },
+  { text: 'Inspector', link: '/inspector' },
   { text: 'Bridge and gateway', link: '/bridge' },
   { text: 'HTTP APIs (OpenAPI)', link: '/openapi' },
   { text: 'Examples', link: '/examples' },

@@ -37,6 +37,15 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     [`toolwire call ${URL} arithmetic --json-args '{"op":"add","a":2,"b":3}'`, 'arguments as JSON'],
     ['toolwire call echo text=hi -- node server.js', 'a stdio server'],
   ],
+  inspect: [
+    [`toolwire inspect ${URL}`, 'open the inspector page on a server'],
+    ['toolwire inspect -- npx -y @modelcontextprotocol/server-everything', 'a stdio server'],
+    ['toolwire inspect --no-open --port 6274', 'print the URL only; the page asks for a server'],
+  ],
+  dev: [
+    ['toolwire dev ./server.ts', 'serve it, reload on every save, inspect it'],
+    ['toolwire dev ./server.js --http 127.0.0.1:3000 --no-open', 'a fixed address, no browser'],
+  ],
   resources: [[`toolwire resources ${URL}`, 'resources and templates']],
   read: [[`toolwire read ${URL} notes://all`, 'one resource']],
   prompts: [[`toolwire prompts ${URL}`, 'prompts and their arguments']],

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import { registerBridge } from './commands/bridge.js'
 import { registerGateway } from './commands/gateway.js'
+import { registerInspect } from './commands/inspect.js'
 import { registerCatalogCommands } from './commands/catalog.js'
 import { describeFailure, registerClientCommands } from './commands/client.js'
 import { registerCompletion } from './commands/completion.js'
@@ -31,6 +32,8 @@ Examples:
   toolwire bridge --http 127.0.0.1:8080 -- node server.js   a stdio server as Streamable HTTP
   toolwire gateway .mcp.json --http 127.0.0.1:8080      every server of the file at /mcp, namespaced
   toolwire serve --openapi ./api.yaml --http 127.0.0.1:3000   an HTTP API's operations as tools
+  toolwire inspect http://127.0.0.1:3000/mcp            explore and call it in a web page
+  toolwire dev ./server.ts                              serve a module, reload on save, inspect it
   eval "$(toolwire completion bash)"                    shell completion (bash, zsh, fish)
 `
 
@@ -54,6 +57,7 @@ registerLogin(program)
 registerBridge(program)
 registerGateway(program)
 registerOpenAPI(program)
+registerInspect(program)
 addExamples(program)
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -3,7 +3,8 @@
  * Claude Desktop's), or (after `--`) a command it spawns and talks to over stdio.
  */
 import { connect, type Client, type ClientOptions } from '../../client/index.js'
-import { connectStdio } from '../../client/stdio-entry.js'
+import { StdioTransport } from '../../client/stdio-entry.js'
+import type { ClientTransport } from '../../client/transport.js'
 import { commandAuth } from '../auth/options.js'
 import { jsonForTerminal } from '../terminal-text.js'
 import { configFiles, configuredNames, findConfiguredServer } from './config.js'
@@ -14,7 +15,25 @@ export interface Target {
   readonly describe: string
   /** The stdio server's command line, when it was given after `--`. */
   readonly command?: readonly string[]
-  open(options: ClientOptions): Client
+  open(options: ClientOptions, recorder?: Recorder): Client
+}
+
+/**
+ * Lets a caller see every message (the inspector's message log): a fetch for HTTP targets, a transport
+ * wrapper for stdio ones.
+ */
+export interface Recorder {
+  fetch(): (request: Request) => Promise<Response>
+  transport(inner: ClientTransport): ClientTransport
+}
+
+function stdioClient(
+  target: { command: string; args: readonly string[]; env: Record<string, string> },
+  options: ClientOptions,
+  recorder: Recorder | undefined,
+): Client {
+  const transport = new StdioTransport(target)
+  return connect(recorder ? recorder.transport(transport) : transport, options)
 }
 
 /**
@@ -54,7 +73,7 @@ export function parseTarget(
       rest,
       describe: command.join(' '),
       command,
-      open: (options) => connectStdio({ command: program, args, env }, options),
+      open: (options, recorder) => stdioClient({ command: program, args, env }, options, recorder),
     }
   }
   const [first, ...rest] = operands
@@ -85,14 +104,23 @@ export function parseTarget(
   const command = configured.command as string
   const args = configured.args ?? []
   const mergedEnv = { ...configured.env, ...env }
-  return { rest, describe, open: (options) => connectStdio({ command, args, env: mergedEnv }, options) }
+  return {
+    rest,
+    describe,
+    open: (options, recorder) => stdioClient({ command, args, env: mergedEnv }, options, recorder),
+  }
 }
 
 function httpTarget(rest: string[], describe: string, url: string, headers: Record<string, string>): Target {
   // An explicit Authorization header wins; otherwise the stored OAuth tokens are used (toolwire login).
   const explicit = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')
   const auth = explicit ? {} : { auth: commandAuth() }
-  return { rest, describe, open: (options) => connect({ url, headers }, { ...options, ...auth }) }
+  return {
+    rest,
+    describe,
+    open: (options, recorder) =>
+      connect({ url, headers, ...(recorder && { fetch: recorder.fetch() }) }, { ...options, ...auth }),
+  }
 }
 
 function parseHeaders(headers: readonly string[]): Record<string, string> {
