@@ -39,7 +39,21 @@ export class ServerRequestGate {
       return
     }
     this.#inFlight++
-    void answerServerRequest(this.#session, request, origin, this.#handlers).finally(() => this.#inFlight--)
+    void answerServerRequest(this.#session, request, origin, this.#handlersFor(origin)).finally(
+      () => this.#inFlight--,
+    )
+  }
+
+  /**
+   * The handlers of the call that asked: the one the request names, or (stdio names none) the only call in
+   * flight that has handlers of its own. When that is unclear, the client's handlers answer.
+   */
+  #handlersFor(origin: JsonRpcRequest | undefined): InputHandlers {
+    if (origin) return this.#session.budgetOf(origin.id)?.handlers ?? this.#handlers
+    const own = new Set<InputHandlers>()
+    for (const budget of this.#session.activeBudgets()) if (budget.handlers) own.add(budget.handlers)
+    const [only] = own
+    return own.size === 1 && only ? only : this.#handlers
   }
 
   #admit(origin: JsonRpcRequest | undefined): string | undefined {

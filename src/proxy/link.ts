@@ -3,7 +3,7 @@ import type { Client, ClientOptions } from '../client/client.js'
 import { connect } from '../client/connect.js'
 import { StdioTransport } from '../client/stdio.js'
 import { stripControls } from '../security/sanitize.js'
-import type { DiscoverResult } from '../wire/types.js'
+import type { ClientCapabilities, DiscoverResult } from '../wire/types.js'
 import { type RestartOptions, Upstream } from './upstream.js'
 
 /** A stdio server to spawn (one process shared by every downstream caller). */
@@ -44,6 +44,12 @@ export interface OpenUpstream {
   readonly label: string
 }
 
+const RELAYED_CAPABILITIES: ClientCapabilities = {
+  elicitation: { form: {}, url: {} },
+  sampling: {},
+  roots: {},
+}
+
 function describe(target: ProxyTarget): string {
   if (typeof target === 'function') return 'the upstream server'
   if ('url' in target) return stripControls(target.url.replace(/[?#].*$/, ''))
@@ -75,6 +81,9 @@ export async function openUpstream(
   const label = spec.label === undefined ? describe(spec.target) : stripControls(spec.label)
   const options: ClientOptions = {
     ...spec.client,
+    // What the upstream may ask is relayed to each call's downstream caller (input-relay.ts), so the
+    // proxy declares it all; a caller that cannot answer gets the upstream's question refused.
+    capabilities: { ...RELAYED_CAPABILITIES, ...spec.client?.capabilities },
     warn: spec.client?.warn ?? warn,
     discoverTimeoutMs: spec.startTimeoutMs ?? spec.client?.discoverTimeoutMs ?? 10_000,
   }

@@ -22,6 +22,8 @@ import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import type { Icon, Tool } from '../wire/types.js'
 import { baseProblems } from '../features/metadata.js'
+import type { ReadResourceResult } from '../client/catalogs.js'
+import { InputRelay } from './input-relay.js'
 import type { Upstream } from './upstream.js'
 
 /** A copy of `value` with control characters and escape sequences removed from every string in it. */
@@ -77,17 +79,20 @@ export function mirrorTool(tool: Tool, upstream: Upstream, name = tool.name): To
     ...optional('outputSchema', tool.outputSchema as Record<string, unknown> | undefined),
     handler: async (args, ctx) => {
       const wantsProgress = ctx.meta.progressToken !== undefined
-      const result = await upstream.use(
-        (client) =>
-          client.callTool(tool.name, args as Record<string, unknown>, {
-            signal: ctx.signal,
-            onNotification: forwardLog(ctx),
-            ...(wantsProgress && {
-              onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
-              resetTimeoutOnProgress: true,
+      const result = await new InputRelay(ctx).run((relay) =>
+        upstream.use(
+          (client) =>
+            client.callTool(tool.name, args as Record<string, unknown>, {
+              signal: relay.signal,
+              handlers: relay.handlers,
+              onNotification: forwardLog(ctx),
+              ...(wantsProgress && {
+                onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
+                resetTimeoutOnProgress: true,
+              }),
             }),
-          }),
-        ctx.signal,
+          ctx.signal,
+        ),
       )
       return toolResult(result)
     },
@@ -110,9 +115,12 @@ export function mirrorPrompt(prompt: PromptInfo, upstream: Upstream, name = prom
       const given: Record<string, string> = {}
       for (const [key, value] of Object.entries(args as Record<string, string | undefined>))
         if (typeof value === 'string') given[key] = value
-      const result = await upstream.use(
-        (client) => client.getPrompt(prompt.name, given, { signal: ctx.signal }),
-        ctx.signal,
+      const result = await new InputRelay(ctx).run((relay) =>
+        upstream.use(
+          (client) =>
+            client.getPrompt(prompt.name, given, { signal: relay.signal, handlers: relay.handlers }),
+          ctx.signal,
+        ),
       )
       return {
         ...optional('description', result.description),
@@ -120,6 +128,16 @@ export function mirrorPrompt(prompt: PromptInfo, upstream: Upstream, name = prom
       }
     },
   })
+}
+
+/** Reads `uri` upstream, relaying what the upstream asks on the way. */
+function readThrough(upstream: Upstream, uri: string, ctx: RequestContext): Promise<ReadResourceResult> {
+  return new InputRelay(ctx).run((relay) =>
+    upstream.use(
+      (client) => client.readResource(uri, { signal: relay.signal, handlers: relay.handlers }),
+      ctx.signal,
+    ),
+  )
 }
 
 export function mirrorResource(resource: ResourceInfo, upstream: Upstream): ResourceDefinition {
@@ -131,9 +149,7 @@ export function mirrorResource(resource: ResourceInfo, upstream: Upstream): Reso
     ...optional('description', clean.description),
     ...optional('mimeType', clean.mimeType),
     ...optional('size', resource.size),
-    read: async (ctx) =>
-      (await upstream.use((client) => client.readResource(resource.uri, { signal: ctx.signal }), ctx.signal))
-        .contents,
+    read: async (ctx) => (await readThrough(upstream, resource.uri, ctx)).contents,
   })
 }
 
@@ -148,7 +164,6 @@ export function mirrorTemplate(
     ...optional('title', clean.title),
     ...optional('description', clean.description),
     ...optional('mimeType', clean.mimeType),
-    read: async (uri, _variables, ctx) =>
-      (await upstream.use((client) => client.readResource(uri, { signal: ctx.signal }), ctx.signal)).contents,
+    read: async (uri, _variables, ctx) => (await readThrough(upstream, uri, ctx)).contents,
   })
 }
