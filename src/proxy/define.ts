@@ -65,9 +65,10 @@ export class ProxyServer extends Server {
  * ```
  */
 export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
-  const { target, client, restart, startTimeoutMs, label, ...downstream } = options
+  const { target, client, restart, startTimeoutMs, label, maxResourceSubscriptions, ...downstream } = options
   const spec: UpstreamSpec = {
     target,
+    ...(maxResourceSubscriptions !== undefined && { maxResourceSubscriptions }),
     ...(client && { client }),
     ...(restart && { restart }),
     ...(startTimeoutMs !== undefined && { startTimeoutMs }),
@@ -121,7 +122,11 @@ export async function proxyOf(
       if (owns) await upstream.close()
     },
   )
-  const mirror = new UpstreamMirror(server, upstream, capabilities, label, scope)
+  const max = opened.maxResourceSubscriptions
+  const mirror = new UpstreamMirror(server, upstream, capabilities, label, {
+    ...scope,
+    ...(max !== undefined && { maxResourceSubscriptions: max }),
+  })
   try {
     await mirror.refresh()
   } catch (error) {

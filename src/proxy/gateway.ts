@@ -180,6 +180,9 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
         new UpstreamMirror(server, open.upstream, open.discovered.capabilities, `${name} (${open.label})`, {
           rename: (tool) => `${name}${separator}${tool}`,
           offers: offers(member),
+          ...(open.maxResourceSubscriptions !== undefined && {
+            maxResourceSubscriptions: open.maxResourceSubscriptions,
+          }),
         }),
       )
     }

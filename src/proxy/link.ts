@@ -36,12 +36,18 @@ export interface UpstreamSpec {
   readonly label?: string
   /** How long the upstream may take to answer `server/discover` at start (default 10 s). */
   readonly startTimeoutMs?: number
+  /**
+   * Listed resources whose updates are followed upstream, for downstream subscribers (default 64; the
+   * rest are listed and read but not followed, with a warning).
+   */
+  readonly maxResourceSubscriptions?: number
 }
 
 export interface OpenUpstream {
   readonly upstream: Upstream
   readonly discovered: DiscoverResult
   readonly label: string
+  readonly maxResourceSubscriptions?: number
 }
 
 const RELAYED_CAPABILITIES: ClientCapabilities = {
@@ -90,7 +96,8 @@ export async function openUpstream(
   const upstream = new Upstream(opener(spec.target, options), label, spec.restart)
   try {
     const discovered = await upstream.use((client) => client.discover())
-    return { upstream, discovered, label }
+    const max = spec.maxResourceSubscriptions
+    return { upstream, discovered, label, ...(max !== undefined && { maxResourceSubscriptions: max }) }
   } catch (error) {
     await upstream.close()
     throw error

@@ -23,7 +23,10 @@ import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import type { Icon, Tool } from '../wire/types.js'
 import { baseProblems } from '../features/metadata.js'
 import type { ReadResourceResult } from '../client/catalogs.js'
+import { type CompletionRef, upstreamCompleter } from './completion-relay.js'
 import { InputRelay } from './input-relay.js'
+import type { Completer } from '../features/prompts/define.js'
+import { compileUriTemplate } from '../features/resources/uri-template.js'
 import type { Upstream } from './upstream.js'
 
 /** A copy of `value` with control characters and escape sequences removed from every string in it. */
@@ -99,8 +102,18 @@ export function mirrorTool(tool: Tool, upstream: Upstream, name = tool.name): To
   })
 }
 
-export function mirrorPrompt(prompt: PromptInfo, upstream: Upstream, name = prompt.name): PromptDefinition {
+/**
+ * A downstream prompt named `name` that gets the upstream prompt `prompt.name`; with `completes` (the
+ * upstream declared `completions`) its arguments complete through the upstream.
+ */
+export function mirrorPrompt(
+  prompt: PromptInfo,
+  upstream: Upstream,
+  name = prompt.name,
+  completes = false,
+): PromptDefinition {
   const clean = cleanStrings(prompt)
+  const ref = { type: 'ref/prompt', name: prompt.name } as const
   return definePrompt({
     name,
     ...optional('title', clean.title),
@@ -110,6 +123,7 @@ export function mirrorPrompt(prompt: PromptInfo, upstream: Upstream, name = prom
       ...optional('title', argument.title),
       ...optional('description', argument.description),
       ...optional('required', argument.required),
+      ...(completes && { complete: upstreamCompleter(upstream, ref, argument.name) }),
     })),
     handler: async (args, ctx) => {
       const given: Record<string, string> = {}
@@ -156,14 +170,35 @@ export function mirrorResource(resource: ResourceInfo, upstream: Upstream): Reso
 export function mirrorTemplate(
   template: ResourceTemplateInfo,
   upstream: Upstream,
+  completes = false,
 ): ResourceTemplateDefinition {
   const clean = cleanStrings(template)
+  const ref = { type: 'ref/resource', uri: template.uriTemplate } as const
+  const complete = completes ? completersOf(template.uriTemplate, upstream, ref) : undefined
   return defineResourceTemplate({
     uriTemplate: template.uriTemplate,
     name: clean.name,
     ...optional('title', clean.title),
     ...optional('description', clean.description),
     ...optional('mimeType', clean.mimeType),
+    ...optional('complete', complete),
     read: async (uri, _variables, ctx) => (await readThrough(upstream, uri, ctx)).contents,
   })
+}
+
+/** One completer per variable of the template (none when it does not compile: the definition says why). */
+function completersOf(
+  uriTemplate: string,
+  upstream: Upstream,
+  ref: CompletionRef,
+): Record<string, Completer> | undefined {
+  let variables: readonly string[]
+  try {
+    variables = compileUriTemplate(uriTemplate).variables
+  } catch {
+    return undefined
+  }
+  return Object.fromEntries(
+    variables.map((variable) => [variable, upstreamCompleter(upstream, ref, variable)]),
+  )
 }

@@ -18,7 +18,15 @@ export interface MirrorScope {
   readonly rename?: (name: string) => string
   /** Whether an upstream tool or prompt (by its upstream name) is offered downstream. */
   readonly offers?: (name: string) => boolean
+  /** Listed resources whose upstream updates are followed (default `DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS`). */
+  readonly maxResourceSubscriptions?: number
 }
+
+/**
+ * Listed resources a proxy follows upstream at most, by default: as many as a toolwire server lets one
+ * 2025-era session subscribe to, so the upstream does not refuse the subscription.
+ */
+export const DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS = 64
 
 /** Sees a downstream name before it is offered; throws to refuse it. */
 export type NameCheck = (kind: 'tool' | 'prompt', name: string) => void
@@ -33,9 +41,20 @@ export class UpstreamMirror {
   readonly #prompts
   readonly #resources
   readonly #templates
+  readonly #server: Server
+  readonly #maxSubscriptions: number
   #subscription: { close(): Promise<void> } | undefined
+  #client: Client | undefined
+  /** The URIs the open (or opening) upstream stream follows, as JSON, and which stream is current. */
+  #following = '[]'
+  #generation = 0
+  #warnedCap = false
   #stopped = false
   #first = true
+
+  get #completes(): boolean {
+    return this.#capabilities.completions !== undefined
+  }
 
   constructor(
     server: Server,
@@ -45,6 +64,8 @@ export class UpstreamMirror {
     scope: MirrorScope = {},
   ) {
     this.#upstream = upstream
+    this.#server = server
+    this.#maxSubscriptions = scope.maxResourceSubscriptions ?? DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS
     this.#capabilities = capabilities
     this.#report = (what, error) =>
       server.logger.warn(
@@ -97,7 +118,11 @@ export class UpstreamMirror {
       .map((prompt) => {
         const name = this.#rename(prompt.name)
         check?.('prompt', name)
-        return { key: name, definition: mirrorPrompt(prompt, upstream, name), source: prompt }
+        return {
+          key: name,
+          definition: mirrorPrompt(prompt, upstream, name, this.#completes),
+          source: prompt,
+        }
       })
     this.#prompts.replaceAll(mirrored)
   }
@@ -113,8 +138,43 @@ export class UpstreamMirror {
       resources.map((r) => ({ key: r.uri, definition: mirrorResource(r, upstream), source: r })),
     )
     this.#templates.replaceAll(
-      templates.map((t) => ({ key: t.uriTemplate, definition: mirrorTemplate(t, upstream), source: t })),
+      templates.map((t) => ({
+        key: t.uriTemplate,
+        definition: mirrorTemplate(t, upstream, this.#completes),
+        source: t,
+      })),
     )
+    this.#follow()
+  }
+
+  /**
+   * The listed resources whose updates the upstream stream follows: every one, up to the bound, when the
+   * upstream supports subscriptions. Downstream, the server passes each update only to the streams and
+   * sessions subscribed to that URI (patterns/subscriptions; 2025-11-25 server/resources §Subscriptions).
+   */
+  #followed(): string[] {
+    if (this.#capabilities.resources?.subscribe !== true) return []
+    const uris = this.#resources.keys()
+    if (uris.length > this.#maxSubscriptions && !this.#warnedCap) {
+      this.#warnedCap = true
+      this.#report(
+        'following resource updates',
+        new Error(
+          `the upstream lists ${uris.length} resources; only the first ${this.#maxSubscriptions} are followed (maxResourceSubscriptions)`,
+        ),
+      )
+    }
+    return uris.slice(0, this.#maxSubscriptions)
+  }
+
+  /** Reopens the upstream stream when the resources to follow changed. */
+  #follow(): void {
+    const client = this.#client
+    if (!client || this.#stopped || JSON.stringify(this.#followed()) === this.#following) return
+    const previous = this.#subscription
+    this.#subscription = undefined
+    void previous?.close().catch(() => undefined)
+    this.#listen(client)
   }
 
   /**
@@ -124,15 +184,20 @@ export class UpstreamMirror {
   connected(client: Client): void {
     if (!this.#first) this.refresh().catch((error: unknown) => this.#report('listing after a restart', error))
     this.#first = false
+    this.#client = client
     this.#listen(client)
   }
 
   #listen(client: Client): void {
     const capabilities = this.#capabilities
+    const uris = this.#followed()
+    this.#following = JSON.stringify(uris)
+    const generation = ++this.#generation
     const filter = {
       ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
       ...(capabilities.prompts?.listChanged && { promptsListChanged: true }),
       ...(capabilities.resources?.listChanged && { resourcesListChanged: true }),
+      ...(uris.length > 0 && { resourceSubscriptions: uris }),
     }
     if (this.#stopped || Object.keys(filter).length === 0) return
     const refreshes: Record<string, () => Promise<void>> = {
@@ -143,6 +208,11 @@ export class UpstreamMirror {
     client
       .subscribe(filter, {
         onNotification: (notification) => {
+          const uri = notification.params?.uri
+          if (notification.method === 'notifications/resources/updated' && typeof uri === 'string') {
+            this.#server.resourceUpdated(uri)
+            return
+          }
           refreshes[notification.method]?.().catch((error: unknown) =>
             this.#report(`refreshing after ${notification.method}`, error),
           )
@@ -150,8 +220,9 @@ export class UpstreamMirror {
       })
       .then(
         (opened) => {
-          this.#subscription = opened
-          if (this.#stopped) void opened.close()
+          // A stream opened for an older list of resources, or after the stop, is closed at once.
+          if (this.#stopped || generation !== this.#generation) void opened.close()
+          else this.#subscription = opened
         },
         (error: unknown) => this.#report('listening for list changes', error),
       )
