@@ -65,10 +65,20 @@ export class ProxyServer extends Server {
  * ```
  */
 export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
-  const { target, client, restart, startTimeoutMs, label, maxResourceSubscriptions, ...downstream } = options
+  const {
+    target,
+    client,
+    restart,
+    startTimeoutMs,
+    label,
+    maxResourceSubscriptions,
+    maxListenRetries,
+    ...downstream
+  } = options
   const spec: UpstreamSpec = {
     target,
     ...(maxResourceSubscriptions !== undefined && { maxResourceSubscriptions }),
+    ...(maxListenRetries !== undefined && { maxListenRetries }),
     ...(client && { client }),
     ...(restart && { restart }),
     ...(startTimeoutMs !== undefined && { startTimeoutMs }),
@@ -122,11 +132,7 @@ export async function proxyOf(
       if (owns) await upstream.close()
     },
   )
-  const max = opened.maxResourceSubscriptions
-  const mirror = new UpstreamMirror(server, upstream, capabilities, label, {
-    ...scope,
-    ...(max !== undefined && { maxResourceSubscriptions: max }),
-  })
+  const mirror = new UpstreamMirror(server, upstream, capabilities, label, scope, opened.spec)
   try {
     await mirror.refresh()
   } catch (error) {

@@ -177,13 +177,17 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
       const member = members[name] as GatewayMember
       mirrors.set(
         name,
-        new UpstreamMirror(server, open.upstream, open.discovered.capabilities, `${name} (${open.label})`, {
-          rename: (tool) => `${name}${separator}${tool}`,
-          offers: offers(member),
-          ...(open.maxResourceSubscriptions !== undefined && {
-            maxResourceSubscriptions: open.maxResourceSubscriptions,
-          }),
-        }),
+        new UpstreamMirror(
+          server,
+          open.upstream,
+          open.discovered.capabilities,
+          `${name} (${open.label})`,
+          {
+            rename: (tool) => `${name}${separator}${tool}`,
+            offers: offers(member),
+          },
+          open.spec,
+        ),
       )
     }
     await refusingCollisions(mirrors)

@@ -41,13 +41,18 @@ export interface UpstreamSpec {
    * rest are listed and read but not followed, with a warning).
    */
   readonly maxResourceSubscriptions?: number
+  /**
+   * Failed attempts in a row to reopen the upstream's change stream after it was dropped, before giving up
+   * with a warning (default 10; waits as `restart`).
+   */
+  readonly maxListenRetries?: number
 }
 
 export interface OpenUpstream {
   readonly upstream: Upstream
   readonly discovered: DiscoverResult
   readonly label: string
-  readonly maxResourceSubscriptions?: number
+  readonly spec: UpstreamSpec
 }
 
 const RELAYED_CAPABILITIES: ClientCapabilities = {
@@ -96,8 +101,7 @@ export async function openUpstream(
   const upstream = new Upstream(opener(spec.target, options), label, spec.restart)
   try {
     const discovered = await upstream.use((client) => client.discover())
-    const max = spec.maxResourceSubscriptions
-    return { upstream, discovered, label, ...(max !== undefined && { maxResourceSubscriptions: max }) }
+    return { upstream, discovered, label, spec }
   } catch (error) {
     await upstream.close()
     throw error

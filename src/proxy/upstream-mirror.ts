@@ -8,8 +8,11 @@
 import type { Client } from '../client/client.js'
 import type { Server } from '../server.js'
 import { stripControls } from '../security/sanitize.js'
-import type { ServerCapabilities } from '../wire/types.js'
+import type { JsonRpcNotification } from '../wire/jsonrpc.js'
+import type { ServerCapabilities, SubscriptionFilter } from '../wire/types.js'
 import { CatalogMirror } from './catalog-mirror.js'
+import { ChangeStream, DEFAULT_MAX_LISTEN_RETRIES } from './change-stream.js'
+import type { UpstreamSpec } from './link.js'
 import { mirrorPrompt, mirrorResource, mirrorTemplate, mirrorTool } from './mirror.js'
 import type { Upstream } from './upstream.js'
 
@@ -18,8 +21,6 @@ export interface MirrorScope {
   readonly rename?: (name: string) => string
   /** Whether an upstream tool or prompt (by its upstream name) is offered downstream. */
   readonly offers?: (name: string) => boolean
-  /** Listed resources whose upstream updates are followed (default `DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS`). */
-  readonly maxResourceSubscriptions?: number
 }
 
 /**
@@ -43,13 +44,8 @@ export class UpstreamMirror {
   readonly #templates
   readonly #server: Server
   readonly #maxSubscriptions: number
-  #subscription: { close(): Promise<void> } | undefined
-  #client: Client | undefined
-  /** The URIs the open (or opening) upstream stream follows, as JSON, and which stream is current. */
-  #following = '[]'
-  #generation = 0
+  readonly #stream: ChangeStream
   #warnedCap = false
-  #stopped = false
   #first = true
 
   get #completes(): boolean {
@@ -62,10 +58,11 @@ export class UpstreamMirror {
     capabilities: ServerCapabilities,
     label: string,
     scope: MirrorScope = {},
+    limits: Pick<UpstreamSpec, 'maxResourceSubscriptions' | 'maxListenRetries' | 'restart'> = {},
   ) {
     this.#upstream = upstream
     this.#server = server
-    this.#maxSubscriptions = scope.maxResourceSubscriptions ?? DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS
+    this.#maxSubscriptions = limits.maxResourceSubscriptions ?? DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS
     this.#capabilities = capabilities
     this.#report = (what, error) =>
       server.logger.warn(
@@ -77,6 +74,17 @@ export class UpstreamMirror {
     this.#prompts = new CatalogMirror(server.prompts, this.#report)
     this.#resources = new CatalogMirror(server.resources, this.#report)
     this.#templates = new CatalogMirror(server.resourceTemplates, this.#report)
+    this.#stream = new ChangeStream(
+      upstream,
+      {
+        filter: () => this.#filter(),
+        onNotification: (notification) => this.#onNotification(notification),
+        relist: () => this.#relist('listing after the change stream was reopened'),
+        report: this.#report,
+      },
+      limits.restart ?? {},
+      limits.maxListenRetries ?? DEFAULT_MAX_LISTEN_RETRIES,
+    )
   }
 
   /** The downstream names this member would offer now (for collision checks at definition). */
@@ -144,7 +152,7 @@ export class UpstreamMirror {
         source: t,
       })),
     )
-    this.#follow()
+    this.#stream.refollow()
   }
 
   /**
@@ -167,69 +175,48 @@ export class UpstreamMirror {
     return uris.slice(0, this.#maxSubscriptions)
   }
 
-  /** Reopens the upstream stream when the resources to follow changed. */
-  #follow(): void {
-    const client = this.#client
-    if (!client || this.#stopped || JSON.stringify(this.#followed()) === this.#following) return
-    const previous = this.#subscription
-    this.#subscription = undefined
-    void previous?.close().catch(() => undefined)
-    this.#listen(client)
-  }
-
   /**
    * Called with each new upstream connection: a restarted upstream may offer other things than before, so
    * it is listed again, and the change stream is opened on the new connection.
    */
   connected(client: Client): void {
-    if (!this.#first) this.refresh().catch((error: unknown) => this.#report('listing after a restart', error))
+    if (!this.#first) this.#relist('listing after a restart')
     this.#first = false
-    this.#client = client
-    this.#listen(client)
+    this.#stream.connected(client)
   }
 
-  #listen(client: Client): void {
+  #relist(what: string): void {
+    this.refresh().catch((error: unknown) => this.#report(what, error))
+  }
+
+  /** What the change stream follows: list changes the upstream announces, and the followed resources. */
+  #filter(): SubscriptionFilter | undefined {
     const capabilities = this.#capabilities
     const uris = this.#followed()
-    this.#following = JSON.stringify(uris)
-    const generation = ++this.#generation
     const filter = {
       ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
       ...(capabilities.prompts?.listChanged && { promptsListChanged: true }),
       ...(capabilities.resources?.listChanged && { resourcesListChanged: true }),
       ...(uris.length > 0 && { resourceSubscriptions: uris }),
     }
-    if (this.#stopped || Object.keys(filter).length === 0) return
-    const refreshes: Record<string, () => Promise<void>> = {
+    return Object.keys(filter).length > 0 ? filter : undefined
+  }
+
+  #onNotification(notification: JsonRpcNotification): void {
+    const uri = notification.params?.uri
+    if (notification.method === 'notifications/resources/updated' && typeof uri === 'string') {
+      this.#server.resourceUpdated(uri)
+      return
+    }
+    const refresh = {
       'notifications/tools/list_changed': () => this.#refreshTools(),
       'notifications/prompts/list_changed': () => this.#refreshPrompts(),
       'notifications/resources/list_changed': () => this.#refreshResources(),
-    }
-    client
-      .subscribe(filter, {
-        onNotification: (notification) => {
-          const uri = notification.params?.uri
-          if (notification.method === 'notifications/resources/updated' && typeof uri === 'string') {
-            this.#server.resourceUpdated(uri)
-            return
-          }
-          refreshes[notification.method]?.().catch((error: unknown) =>
-            this.#report(`refreshing after ${notification.method}`, error),
-          )
-        },
-      })
-      .then(
-        (opened) => {
-          // A stream opened for an older list of resources, or after the stop, is closed at once.
-          if (this.#stopped || generation !== this.#generation) void opened.close()
-          else this.#subscription = opened
-        },
-        (error: unknown) => this.#report('listening for list changes', error),
-      )
+    }[notification.method]
+    refresh?.().catch((error: unknown) => this.#report(`refreshing after ${notification.method}`, error))
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true
-    await this.#subscription?.close().catch(() => undefined)
+    await this.#stream.stop()
   }
 }
