@@ -16,9 +16,8 @@ export type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/
 export function upstreamCompleter(upstream: Upstream, ref: CompletionRef, argument: string): Completer {
   return async (value, { arguments: given, ctx }) => {
     const params = { ref, argument: { name: argument, value }, context: { arguments: given } }
-    const result = await upstream.use(
-      (client) => client.request('completion/complete', params, { signal: ctx.signal }),
-      ctx.signal,
+    const result = await upstream.useFor(ctx, (client) =>
+      client.request('completion/complete', params, { signal: ctx.signal }),
     )
     const completion = isRecord(result.completion) ? result.completion : {}
     const values = Array.isArray(completion.values) ? completion.values : []

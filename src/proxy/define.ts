@@ -73,12 +73,14 @@ export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
     label,
     maxResourceSubscriptions,
     maxListenRetries,
+    isolate,
     ...downstream
   } = options
   const spec: UpstreamSpec = {
     target,
     ...(maxResourceSubscriptions !== undefined && { maxResourceSubscriptions }),
     ...(maxListenRetries !== undefined && { maxListenRetries }),
+    ...(isolate && { isolate }),
     ...(client && { client }),
     ...(restart && { restart }),
     ...(startTimeoutMs !== undefined && { startTimeoutMs }),

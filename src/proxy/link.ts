@@ -5,6 +5,7 @@ import { StdioTransport } from '../client/stdio.js'
 import { stripControls } from '../security/sanitize.js'
 import type { ClientCapabilities, DiscoverResult } from '../wire/types.js'
 import { type RestartOptions, Upstream } from './upstream.js'
+import { type IsolateOptions, UpstreamPool } from './upstream-pool.js'
 
 /** A stdio server to spawn (one process shared by every downstream caller). */
 export interface StdioUpstream {
@@ -46,6 +47,12 @@ export interface UpstreamSpec {
    * with a warning (default 10; waits as `restart`).
    */
   readonly maxListenRetries?: number
+  /**
+   * Give each downstream principal its own upstream process (a stdio command or a `target` function), for
+   * stateful servers; bounded by `maxProcesses`, each stopped after `idleTimeoutMs` unused. Default: one
+   * process shared by every caller.
+   */
+  readonly isolate?: IsolateOptions
 }
 
 export interface OpenUpstream {
@@ -98,7 +105,13 @@ export async function openUpstream(
     warn: spec.client?.warn ?? warn,
     discoverTimeoutMs: spec.startTimeoutMs ?? spec.client?.discoverTimeoutMs ?? 10_000,
   }
-  const upstream = new Upstream(opener(spec.target, options), label, spec.restart)
+  if (spec.isolate && typeof spec.target !== 'function' && 'url' in spec.target)
+    throw new TypeError(
+      'isolate needs a stdio command (or a target function): an HTTP upstream is one server',
+    )
+  const open = opener(spec.target, options)
+  const upstream = new Upstream(open, label, spec.restart)
+  if (spec.isolate) upstream.pool = new UpstreamPool(open, label, spec.restart ?? {}, spec.isolate)
   try {
     const discovered = await upstream.use((client) => client.discover())
     return { upstream, discovered, label, spec }

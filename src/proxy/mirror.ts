@@ -83,18 +83,16 @@ export function mirrorTool(tool: Tool, upstream: Upstream, name = tool.name): To
     handler: async (args, ctx) => {
       const wantsProgress = ctx.meta.progressToken !== undefined
       const result = await new InputRelay(ctx).run((relay) =>
-        upstream.use(
-          (client) =>
-            client.callTool(tool.name, args as Record<string, unknown>, {
-              signal: relay.signal,
-              handlers: relay.handlers,
-              onNotification: forwardLog(ctx),
-              ...(wantsProgress && {
-                onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
-                resetTimeoutOnProgress: true,
-              }),
+        upstream.useFor(ctx, (client) =>
+          client.callTool(tool.name, args as Record<string, unknown>, {
+            signal: relay.signal,
+            handlers: relay.handlers,
+            onNotification: forwardLog(ctx),
+            ...(wantsProgress && {
+              onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
+              resetTimeoutOnProgress: true,
             }),
-          ctx.signal,
+          }),
         ),
       )
       return toolResult(result)
@@ -130,10 +128,8 @@ export function mirrorPrompt(
       for (const [key, value] of Object.entries(args as Record<string, string | undefined>))
         if (typeof value === 'string') given[key] = value
       const result = await new InputRelay(ctx).run((relay) =>
-        upstream.use(
-          (client) =>
-            client.getPrompt(prompt.name, given, { signal: relay.signal, handlers: relay.handlers }),
-          ctx.signal,
+        upstream.useFor(ctx, (client) =>
+          client.getPrompt(prompt.name, given, { signal: relay.signal, handlers: relay.handlers }),
         ),
       )
       return {
@@ -147,9 +143,8 @@ export function mirrorPrompt(
 /** Reads `uri` upstream, relaying what the upstream asks on the way. */
 function readThrough(upstream: Upstream, uri: string, ctx: RequestContext): Promise<ReadResourceResult> {
   return new InputRelay(ctx).run((relay) =>
-    upstream.use(
-      (client) => client.readResource(uri, { signal: relay.signal, handlers: relay.handlers }),
-      ctx.signal,
+    upstream.useFor(ctx, (client) =>
+      client.readResource(uri, { signal: relay.signal, handlers: relay.handlers }),
     ),
   )
 }
