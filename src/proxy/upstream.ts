@@ -39,6 +39,14 @@ export interface RestartOptions {
  */
 export const RESTART_DEFAULTS = { initialDelayMs: 250, maxDelayMs: 10_000 } as const
 
+/** Per-caller upstreams (`UpstreamPool`): calls of one owner go to that owner's own connection. */
+export interface CallerPool {
+  use<T>(owner: string, work: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T>
+  /** Callers with a connection now. */
+  readonly size: number
+  close(): Promise<void>
+}
+
 /**
  * One upstream connection shared by every downstream caller: opened on first use, reopened (with backoff)
  * after a stdio upstream dies, and closed with the server. `use` runs a request on it and turns whatever
@@ -51,14 +59,6 @@ export const RESTART_DEFAULTS = { initialDelayMs: 250, maxDelayMs: 10_000 } as c
  * await upstream.close()
  * ```
  */
-/** Per-caller upstreams (`UpstreamPool`): calls of one owner go to that owner's own connection. */
-export interface CallerPool {
-  use<T>(owner: string, work: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T>
-  /** Callers with a connection now. */
-  readonly size: number
-  close(): Promise<void>
-}
-
 export class Upstream {
   /**
    * With `isolate`, each principal's calls go to a connection (a process) of its own; this one still
