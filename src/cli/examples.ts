@@ -57,9 +57,17 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
       'a remote server for a host that spawns processes',
     ],
     [`toolwire bridge ${URL} --http 127.0.0.1:8080`, 'an HTTP server re-served'],
+    [
+      'TOKEN=… toolwire bridge --http 0.0.0.0:8080 --bearer-token-env TOKEN -- node server.js',
+      'callers must send that bearer token',
+    ],
   ],
   gateway: [
     ['toolwire gateway .mcp.json --http 127.0.0.1:8080', 'every server of the file at /mcp, namespaced'],
+    [
+      'toolwire gateway .mcp.json --http 0.0.0.0:8080 --issuer https://auth.example.com --jwks-url https://auth.example.com/jwks --resource https://tools.example.com/mcp',
+      'OAuth access tokens required',
+    ],
   ],
 }
 

@@ -15,9 +15,16 @@ import { PINNABLE_VERSIONS } from '../../client/era.js'
 import { defineProxy } from '../../proxy/define.js'
 import { parseTarget, UsageError } from '../client/target.js'
 import { forTerminal } from '../terminal-text.js'
-import { run } from './serve.js'
+import { type DownstreamAuthFlags, downstreamAuth, withDownstreamAuth } from '../auth/downstream.js'
+import { parseHostPort, run } from './serve.js'
 
-interface BridgeFlags {
+/** The URL a server served on `--http` (or its default) will have: the default resource for auth. */
+export function servedUrl(http: string | undefined): string {
+  const { host, port } = parseHostPort(http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`
+}
+
+interface BridgeFlags extends DownstreamAuthFlags {
   http?: string
   stdio?: boolean
   header?: string[]
@@ -49,7 +56,7 @@ function upstreamOptions(flags: BridgeFlags): ClientOptions {
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value]
 
 export function registerBridge(program: Command): void {
-  program
+  const command = program
     .command('bridge')
     .description(
       'serve another MCP server through toolwire: toolwire bridge --http HOST:PORT -- <command>  or  toolwire bridge <url> --http HOST:PORT | --stdio',
@@ -70,29 +77,33 @@ export function registerBridge(program: Command): void {
       '--protocol-version <rev>',
       `speak this MCP revision to the upstream instead of discovering its era (${PINNABLE_VERSIONS.join(', ')})`,
     )
-    .action(async (operands: string[], flags: BridgeFlags) => {
-      if (flags.http && flags.stdio) throw new UsageError('choose one of --http and --stdio')
-      const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
-      if (target.rest.length > 0) {
-        throw new UsageError(
-          `unexpected ${forTerminal(target.rest.join(' '))}: bridge takes one upstream server`,
-        )
-      }
-      const options = upstreamOptions(flags)
-      const server = await defineProxy({
-        target: () => target.open(options),
-        label: target.describe,
-        // One bridge process needs no shared secret (as for `toolwire demo`): a random one of its own, set
-        // explicitly so the warning meant for several instances stays silent.
-        requestState: {
-          secret: process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url'),
-        },
-        logger: {
-          warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
-          error: (message) => say(`error: ${forTerminal(message, { multiline: true })}`),
-        },
-      })
-      // The URL alone on stdout, once the server listens: scripts wait for this line.
-      await run(server, flags.stdio ? { stdio: true } : flags.http ? { http: flags.http } : {}, (url) => url)
+  withDownstreamAuth(command).action(async (operands: string[], flags: BridgeFlags) => {
+    if (flags.http && flags.stdio) throw new UsageError('choose one of --http and --stdio')
+    const auth = flags.stdio ? undefined : downstreamAuth(flags, servedUrl(flags.http))
+    if (flags.stdio && (flags.bearerTokenEnv ?? flags.jwksUrl ?? flags.issuer) !== undefined)
+      throw new UsageError('--stdio serves the one process that started it: auth flags are for --http')
+    const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
+    if (target.rest.length > 0) {
+      throw new UsageError(
+        `unexpected ${forTerminal(target.rest.join(' '))}: bridge takes one upstream server`,
+      )
+    }
+    const options = upstreamOptions(flags)
+    const server = await defineProxy({
+      target: () => target.open(options),
+      label: target.describe,
+      // One bridge process needs no shared secret (as for `toolwire demo`): a random one of its own, set
+      // explicitly so the warning meant for several instances stays silent.
+      requestState: {
+        secret: process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url'),
+      },
+      logger: {
+        warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
+        error: (message) => say(`error: ${forTerminal(message, { multiline: true })}`),
+      },
+      ...(auth && { security: { auth } }),
     })
+    // The URL alone on stdout, once the server listens: scripts wait for this line.
+    await run(server, flags.stdio ? { stdio: true } : flags.http ? { http: flags.http } : {}, (url) => url)
+  })
 }

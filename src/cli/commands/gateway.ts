@@ -16,7 +16,13 @@ import { commandAuth } from '../auth/options.js'
 import { serversIn } from '../client/config.js'
 import { UsageError } from '../client/target.js'
 import { forTerminal } from '../terminal-text.js'
+import { type DownstreamAuthFlags, downstreamAuth, withDownstreamAuth } from '../auth/downstream.js'
+import { servedUrl } from './bridge.js'
 import { parseHostPort } from './serve.js'
+
+interface GatewayFlags extends DownstreamAuthFlags {
+  readonly http?: string
+}
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`)
 
@@ -67,44 +73,46 @@ function membersOf(file: string): Record<string, GatewayMember> {
 }
 
 export function registerGateway(program: Command): void {
-  program
+  const command = program
     .command('gateway')
     .description(
       'serve every server of an mcpServers file: each at /servers/<name>/mcp, all together (namespaced) at /mcp',
     )
     .argument('<config>', 'a JSON file with mcpServers (or servers), as .mcp.json')
     .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
-    .action(async (file: string, flags: { http?: string }) => {
-      const members = membersOf(resolve(file))
-      const secret = process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url')
-      const gateway = await defineGateway({
-        name: 'toolwire-gateway',
-        version: '0.1.0',
-        members,
-        logger,
-        requestState: { secret },
-      })
-      const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
-      const originPolicy = isLoopbackHost(host) ? loopbackPolicy() : {}
-      const alone: ProxyServer[] = []
-      let fallback: ReturnType<typeof createNodeHandler> | undefined
-      for (const name of Object.keys(members).reverse()) {
-        const member = await gateway.member(name)
-        alone.push(member)
-        fallback = createNodeHandler(member, {
-          path: `/servers/${name}/mcp`,
-          originPolicy,
-          ...(fallback && { fallback }),
-        })
-      }
-      const running = await serveNode(gateway, { host, port, ...(fallback && { fallback }) })
-      // The merged endpoint's URL alone on stdout, once listening: scripts wait for this line.
-      console.log(running.url)
-      const stop = (): void =>
-        void Promise.all(alone.map((member) => member.close()))
-          .then(() => running.close())
-          .then(() => process.exit(0))
-      process.on('SIGTERM', stop)
-      process.on('SIGINT', stop)
+  withDownstreamAuth(command).action(async (file: string, flags: GatewayFlags) => {
+    const auth = downstreamAuth(flags, servedUrl(flags.http))
+    const members = membersOf(resolve(file))
+    const secret = process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url')
+    const gateway = await defineGateway({
+      name: 'toolwire-gateway',
+      version: '0.1.0',
+      members,
+      logger,
+      requestState: { secret },
+      ...(auth && { security: { auth } }),
     })
+    const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
+    const originPolicy = isLoopbackHost(host) ? loopbackPolicy() : {}
+    const alone: ProxyServer[] = []
+    let fallback: ReturnType<typeof createNodeHandler> | undefined
+    for (const name of Object.keys(members).reverse()) {
+      const member = await gateway.member(name)
+      alone.push(member)
+      fallback = createNodeHandler(member, {
+        path: `/servers/${name}/mcp`,
+        originPolicy,
+        ...(fallback && { fallback }),
+      })
+    }
+    const running = await serveNode(gateway, { host, port, ...(fallback && { fallback }) })
+    // The merged endpoint's URL alone on stdout, once listening: scripts wait for this line.
+    console.log(running.url)
+    const stop = (): void =>
+      void Promise.all(alone.map((member) => member.close()))
+        .then(() => running.close())
+        .then(() => process.exit(0))
+    process.on('SIGTERM', stop)
+    process.on('SIGINT', stop)
+  })
 }
