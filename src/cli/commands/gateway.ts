@@ -14,13 +14,14 @@ import { createNodeHandler, serveNode } from '../../transports/http/node.js'
 import { isLoopbackHost, loopbackPolicy } from '../../transports/http/guard.js'
 import { commandAuth } from '../auth/options.js'
 import { serversIn } from '../client/config.js'
+import { type ClusterOptions, joinCluster } from '../cluster.js'
 import { UsageError } from '../client/target.js'
 import { forTerminal } from '../terminal-text.js'
 import { type DownstreamAuthFlags, downstreamAuth, withDownstreamAuth } from '../auth/downstream.js'
 import { servedUrl } from './bridge.js'
 import { parseHostPort } from './serve.js'
 
-interface GatewayFlags extends DownstreamAuthFlags {
+interface GatewayFlags extends DownstreamAuthFlags, ClusterOptions {
   readonly http?: string
 }
 
@@ -80,17 +81,34 @@ export function registerGateway(program: Command): void {
     )
     .argument('<config>', 'a JSON file with mcpServers (or servers), as .mcp.json')
     .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
+    .option('--redis <url>', 'cluster member: share list changes and rate limits through Redis')
+    .option('--secret-env <name>', 'environment variable holding the requestState secret all members share')
   withDownstreamAuth(command).action(async (file: string, flags: GatewayFlags) => {
     const auth = downstreamAuth(flags, servedUrl(flags.http))
     const members = membersOf(resolve(file))
-    const secret = process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url')
+    if (flags.redis !== undefined && flags.secretEnv === undefined)
+      throw new UsageError(
+        '--redis needs --secret-env NAME: every gateway instance must sign requestState alike',
+      )
+    // Behind a load balancer, every instance shares list changes and rate limits (Redis) and the secret that
+    // seals multi-round state, so any instance answers any request.
+    const cluster = await joinCluster(flags)
+    const secret =
+      cluster.requestStateSecret ?? process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url')
+    const rateLimitStore = cluster.rateLimitStore
     const gateway = await defineGateway({
       name: 'toolwire-gateway',
       version: '0.1.0',
       members,
       logger,
       requestState: { secret },
-      ...(auth && { security: { auth } }),
+      ...(cluster.changes && { changes: cluster.changes }),
+      ...((auth || rateLimitStore) && {
+        security: {
+          ...(auth && { auth }),
+          ...(rateLimitStore && { rateLimit: { store: rateLimitStore } }),
+        },
+      }),
     })
     const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
     const originPolicy = isLoopbackHost(host) ? loopbackPolicy() : {}
@@ -111,6 +129,7 @@ export function registerGateway(program: Command): void {
     const stop = (): void =>
       void Promise.all(alone.map((member) => member.close()))
         .then(() => running.close())
+        .then(() => cluster.close())
         .then(() => process.exit(0))
     process.on('SIGTERM', stop)
     process.on('SIGINT', stop)
