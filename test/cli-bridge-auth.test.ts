@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
 import { connect } from '../src/client/index.js'
-import { CLI, ROOT, testServer } from './helpers/paths.js'
+import { CLI, EVERYTHING_SERVER as EVERYTHING, ROOT, testServer } from './helpers/paths.js'
 import { ROBOT_CLIENT, startAuthorizationServer } from './helpers/oidc.js'
 
 const UPSTREAM = testServer('proxy-upstream.mjs')
@@ -190,5 +190,35 @@ describe('toolwire bridge --jwks-url --issuer', () => {
     } finally {
       await as.close()
     }
+  }, 60_000)
+})
+
+describe('toolwire bridge --no-rate-limit', () => {
+  /** How many of `count` calls in a row come back without a tool error. */
+  async function served(url: string, count: number): Promise<number> {
+    const client = connect({ url }, { warn: () => {} })
+    try {
+      let ok = 0
+      for (let i = 0; i < count; i++)
+        if ((await client.callTool('get-sum', { a: i, b: 1 })).isError !== true) ok++
+      return ok
+    } finally {
+      await client.close()
+    }
+  }
+
+  // server-everything has no rate limit of its own: what limits is the bridge.
+  it('lets a load test past the default 120 calls a minute per tool', async () => {
+    const limited = await start('bridge', ['--http', '127.0.0.1:0', '--', process.execPath, EVERYTHING])
+    expect(await served(limited.url, 125)).toBe(120)
+    const open = await start('bridge', [
+      '--http',
+      '127.0.0.1:0',
+      '--no-rate-limit',
+      '--',
+      process.execPath,
+      EVERYTHING,
+    ])
+    expect(await served(open.url, 125)).toBe(125)
   }, 60_000)
 })

@@ -25,6 +25,8 @@ export function servedUrl(http: string | undefined): string {
 }
 
 interface BridgeFlags extends DownstreamAuthFlags {
+  /** `--no-rate-limit` sets this false. */
+  rateLimit?: boolean
   http?: string
   stdio?: boolean
   header?: string[]
@@ -70,6 +72,7 @@ export function registerBridge(program: Command): void {
       'serve Streamable HTTP on this address (default 127.0.0.1:$PORT or 127.0.0.1:3000)',
     )
     .option('--stdio', 'serve over stdin/stdout')
+    .option('--no-rate-limit', 'turn off the per-caller request and tool-call rate limits (load tests)')
     .option('-H, --header <header>', 'HTTP header for the upstream, "Name: value" (repeatable)', collect)
     .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio upstream (repeatable)', collect)
     .option('--timeout <ms>', 'give up on an upstream request after this many milliseconds (default 60000)')
@@ -101,7 +104,9 @@ export function registerBridge(program: Command): void {
         warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
         error: (message) => say(`error: ${forTerminal(message, { multiline: true })}`),
       },
-      ...(auth && { security: { auth } }),
+      ...((auth || flags.rateLimit === false) && {
+        security: { ...(auth && { auth }), ...(flags.rateLimit === false && { rateLimit: false }) },
+      }),
     })
     // The URL alone on stdout, once the server listens: scripts wait for this line.
     await run(server, flags.stdio ? { stdio: true } : flags.http ? { http: flags.http } : {}, (url) => url)
