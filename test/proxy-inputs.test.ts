@@ -3,11 +3,15 @@
  * the proxy, across eras. Upstreams: the official SDK v1 server (2025-era, server-to-client requests; over
  * Streamable HTTP and over stdio) and a toolwire server (2026-07-28, `input_required` rounds). Downstream:
  * toolwire's client on 2026-07-28 (answered in `input_required` rounds) and pinned to 2025-11-25 (answered
- * as requests on its session), and the SDK v1 client.
+ * as requests on its session), the SDK v1 client and the SDK v2 client on its default negotiation.
  */
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as HttpTransportV2,
+} from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Client, connect, type InputHandlers } from '../src/client/index.js'
 import { defineTool } from '../src/features/tools/define.js'
@@ -204,6 +208,27 @@ describe('a 2026-07-28 upstream (toolwire) that asks in input_required rounds', 
   afterAll(async () => {
     await running?.close()
     await upstreamHttp?.close()
+  })
+
+  it('relays an elicitation to the SDK v2 client on its default negotiation', async () => {
+    const client = new ClientV2(
+      { name: 'sdk-v2-test', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    )
+    const asked: unknown[] = []
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(request.params)
+      return { action: 'accept', content: { name: 'Barbara' } }
+    })
+    const transport = new HttpTransportV2(new URL(running.url))
+    await client.connect(transport)
+    try {
+      const prompt = await client.getPrompt({ name: 'named', arguments: {} })
+      expect(JSON.stringify(prompt.messages)).toContain('Hello Barbara')
+      expect(asked).toEqual([expect.objectContaining({ message: 'Name for the prompt?' })])
+    } finally {
+      await client.close()
+    }
   })
 
   for (const era of ERAS) {
