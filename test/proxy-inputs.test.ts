@@ -194,6 +194,22 @@ describe('a 2025-era upstream (SDK v1) over stdio that asks during a call', () =
       }
     })
   }
+
+  it('keeps a roots/list that names no call from the caller: roots belong to the shared session', async () => {
+    const asked: string[] = []
+    const client = downstream(running.url, asked, ERAS[0])
+    try {
+      const outcome = await client.callTool('count_roots', {}).then(
+        (result) => (result.isError === true ? `tool error: ${textOf(result)}` : textOf(result)),
+        (error: Error) => `error: ${error.message}`,
+      )
+      expect(outcome).toMatch(/error/)
+      expect(outcome).not.toContain('file:///work/a')
+      expect(asked).toEqual([])
+    } finally {
+      await client.close()
+    }
+  })
 })
 
 describe('a 2026-07-28 upstream (toolwire) that asks in input_required rounds', () => {
