@@ -193,6 +193,50 @@ describe('toolwire bridge --jwks-url --issuer', () => {
   }, 60_000)
 })
 
+describe('toolwire gateway --jwks-url --issuer', () => {
+  it('makes each member endpoint a resource of its own, with its own metadata and tokens', async () => {
+    const as = await startAuthorizationServer({ resourceScopes: 'tools', clients: [ROBOT_CLIENT] })
+    try {
+      const file = join(mkdtempSync(join(tmpdir(), 'toolwire-gateway-oauth-')), 'mcp.json')
+      writeFileSync(
+        file,
+        JSON.stringify({ mcpServers: { tw: { command: process.execPath, args: [UPSTREAM] } } }),
+      )
+      const port = await freePort()
+      const gateway = await start('gateway', [
+        file,
+        '--http',
+        `127.0.0.1:${port}`,
+        '--issuer',
+        as.issuer,
+        '--jwks-url',
+        `${as.issuer}/jwks`,
+      ])
+      const member = `http://127.0.0.1:${port}/servers/tw/mcp`
+      const missing = await refusal(member)
+      expect(missing.status).toBe(401)
+      const metadataUrl = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/servers/tw/mcp`
+      expect(missing.challenge).toContain(`resource_metadata="${metadataUrl}"`)
+      const metadata = (await (await fetch(metadataUrl)).json()) as { resource?: string }
+      expect(metadata.resource).toBe(member)
+      const credentials = { clientId: 'robot', clientSecret: 'robot-secret-value', scope: 'tools' }
+      for (const [url, tool] of [
+        [member, 'pid'],
+        [gateway.url, 'tw_pid'],
+      ] as const) {
+        const client = connect({ url }, { warn: () => {}, auth: { clientCredentials: credentials } })
+        try {
+          expect(textOf(await client.callTool(tool, {}))).toMatch(/^\d+$/)
+        } finally {
+          await client.close()
+        }
+      }
+    } finally {
+      await as.close()
+    }
+  }, 60_000)
+})
+
 describe('toolwire bridge --no-rate-limit', () => {
   /** How many of `count` calls in a row come back without a tool error. */
   async function served(url: string, count: number): Promise<number> {

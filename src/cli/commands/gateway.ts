@@ -21,6 +21,10 @@ import { type DownstreamAuthFlags, downstreamAuth, withDownstreamAuth } from '..
 import { servedUrl } from './bridge.js'
 import { parseHostPort } from './serve.js'
 
+/** A member's endpoint beside the merged one: `…/mcp` → `…/servers/<name>/mcp`. */
+const memberUrl = (merged: string, name: string): string =>
+  new URL(`servers/${name}/mcp`, new URL('.', merged)).href
+
 interface GatewayFlags extends DownstreamAuthFlags, ClusterOptions {
   readonly http?: string
 }
@@ -96,6 +100,7 @@ export function registerGateway(program: Command): void {
     const secret =
       cluster.requestStateSecret ?? process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url')
     const rateLimitStore = cluster.rateLimitStore
+    const gatewaySecurity = rateLimitStore ? { rateLimit: { store: rateLimitStore } } : {}
     const gateway = await defineGateway({
       name: 'toolwire-gateway',
       version: '0.1.0',
@@ -103,19 +108,22 @@ export function registerGateway(program: Command): void {
       logger,
       requestState: { secret },
       ...(cluster.changes && { changes: cluster.changes }),
-      ...((auth || rateLimitStore) && {
-        security: {
-          ...(auth && { auth }),
-          ...(rateLimitStore && { rateLimit: { store: rateLimitStore } }),
-        },
-      }),
+      ...((auth || rateLimitStore) && { security: { ...gatewaySecurity, ...(auth && { auth }) } }),
     })
     const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
     const originPolicy = isLoopbackHost(host) ? loopbackPolicy() : {}
     const alone: ProxyServer[] = []
     let fallback: ReturnType<typeof createNodeHandler> | undefined
     for (const name of Object.keys(members).reverse()) {
-      const member = await gateway.member(name)
+      // Each member's endpoint is a resource of its own (RFC 8707): its own metadata and token audience.
+      const memberAuth = downstreamAuth(
+        { ...flags, ...(flags.resource !== undefined && { resource: memberUrl(flags.resource, name) }) },
+        memberUrl(servedUrl(flags.http), name),
+      )
+      const member = await gateway.member(
+        name,
+        memberAuth ? { security: { ...gatewaySecurity, auth: memberAuth } } : {},
+      )
       alone.push(member)
       fallback = createNodeHandler(member, {
         path: `/servers/${name}/mcp`,
