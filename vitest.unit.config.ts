@@ -1,7 +1,7 @@
 /**
  * `npm run test:unit`: the fast subset, for the edit-test loop. These files run in this process's forks only:
  * no child process (no CLI, no runtime, no stdio server), no redis-server or nginx, no browser, no build of
- * `dist/`, no conformance suite, no benchmark server. About a minute on two idle cores; `npm test` runs
+ * `dist/`, no conformance suite, no benchmark server. Under a minute on two idle cores; `npm test` runs
  * everything. A new test file that fits these rules belongs in this list.
  */
 import { defineConfig } from 'vitest/config'
@@ -25,6 +25,8 @@ export const UNIT_TESTS = [
   'test/http-basics.test.ts',
   'test/http-errors.test.ts',
   'test/http-headers.test.ts',
+  'test/install-footprint.test.ts',
+  'test/keep-alive.test.ts',
   'test/legacy-batch.test.ts',
   'test/legacy-header-params.test.ts',
   'test/legacy-http.test.ts',
@@ -63,6 +65,8 @@ export const UNIT_TESTS = [
   'test/stdio-batching.test.ts',
   'test/tasks-sqlite.test.ts',
   'test/tasks.test.ts',
+  'test/telemetry-proxy.test.ts',
+  'test/telemetry-sessions.test.ts',
   'test/tools-call.test.ts',
   'test/tools-list.test.ts',
   'test/types.test.ts',
@@ -71,4 +75,8 @@ export const UNIT_TESTS = [
 ]
 
 // Spread, not mergeConfig: that would append this list to the base's `include` instead of replacing it.
-export default defineConfig({ ...base, test: { ...base.test, include: UNIT_TESTS } })
+// `isolate: false`: the files of a worker share one module graph, so toolwire's sources are transformed and loaded
+// once per worker instead of once per file (that loading was more than a third of the run). These tests keep no
+// state between files, or (warn-once) load a fresh copy where they check per-process state; `npm test` still runs
+// every file isolated.
+export default defineConfig({ ...base, test: { ...base.test, include: UNIT_TESTS, isolate: false } })

@@ -27,10 +27,12 @@ import {
 import { AUTH_KINDS, type AuthKind, authRounds } from './auth.js'
 import { clientBench } from './client.js'
 import { gatewayBench } from './gateway.js'
+import { listenTable } from './listen.js'
 import { legacyCallMessage, legacyCallProblem, openLegacySession, parseAnswer } from './legacy.js'
+import { telemetryRounds } from './telemetry.js'
 
 const quick = process.argv.includes('--quick')
-/** `--only=cold,http,legacy,stdio,auth,client,gateway` runs a subset (for tuning); the table then shows what was measured. */
+/** `--only=cold,http,legacy,stdio,auth,telemetry,client,listen,gateway` runs a subset (for tuning); the table then shows what was measured. */
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice(7)
@@ -139,6 +141,8 @@ interface Samples {
   legacyCall: Load[]
   /** tools/call with bearer auth on (toolwire); the raw floor's no-auth loads from the same rounds. */
   auth: Record<AuthKind | 'plain', Load[]>
+  /** tools/call with telemetry off and on (toolwire only; the SDK, no-op exporter), same rounds. */
+  telemetry: { off: Load[]; on: Load[] }
   stdioSeq: number[]
   stdioPar: number[]
   cold: number[]
@@ -154,6 +158,7 @@ async function main(): Promise<void> {
       http: { call: [], callMany: [], listMany: [] },
       legacyCall: [],
       auth: { hs256: [], rs256: [], plain: [] },
+      telemetry: { off: [], on: [] },
       stdioSeq: [],
       stdioPar: [],
       cold: [],
@@ -249,6 +254,16 @@ async function main(): Promise<void> {
     get(raw).auth = { hs256: auth.floor, rs256: auth.floor, plain: [] }
   }
 
+  if (runs('telemetry')) {
+    const [toolwire] = SERVERS as [BenchServer]
+    get(toolwire).telemetry = await telemetryRounds({
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      load,
+    })
+  }
+
   // stdio: one process per server, sequential then 32 in flight, alternating.
   const pipes = new Map<BenchServer, StdioRunning>()
   try {
@@ -276,6 +291,13 @@ async function main(): Promise<void> {
 
   if (!only || only.some((part) => part !== 'client' && part !== 'gateway')) report(samples, get)
   // The client side: toolwire's client, SDK v2's and bare loops against one toolwire server (bench/client.ts).
+  if (runs('listen')) {
+    const table = await listenTable(quick ? 2_000 : 10_000)
+    console.log(`\n${table}\n`)
+    mkdirSync('results', { recursive: true })
+    writeFileSync(`results/bench-listen-${new Date().toISOString().replace(/[:.]/g, '-')}.md`, `${table}\n`)
+  }
+
   if (runs('client')) {
     const table = await clientBench({ rounds: ROUNDS, seconds: quick ? 2 : 4, warmupSeconds: quick ? 1 : 2 })
     console.log(`\n${table}\n`)
@@ -371,6 +393,20 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
       target: '≥ 0.6x (raw: no auth)',
     })),
     {
+      label: `tools/call, telemetry off, ${CONNECTIONS} conn. (req/s)`,
+      value: (s) => median(s.telemetry.off.map((l) => l.rps)),
+      unit: '',
+      higherBetter: true,
+      target: 'the tools/call row, within noise',
+    },
+    {
+      label: `tools/call, telemetry on (SDK, no-op exporter), ${CONNECTIONS} conn. (req/s)`,
+      value: (s) => median(s.telemetry.on.map((l) => l.rps)),
+      unit: '',
+      higherBetter: true,
+      target: '≥ 0.85x of telemetry off',
+    },
+    {
       label: `stdio, ${STDIO_CALLS.toLocaleString('en')} sequential calls (calls/s)`,
       value: (s) => median(s.stdioSeq),
       unit: '',
@@ -446,10 +482,18 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
   )
   const authOf = (key: AuthKind | 'plain'): number => median(get(toolwire).auth[key].map((l) => l.rps))
   const authCost = `Bearer auth, same rounds: toolwire without auth ${format(authOf('plain'))} req/s; with HS256 ${ratio(authOf('hs256'), authOf('plain'))} and RS256 ${ratio(authOf('rs256'), authOf('plain'))} of that.`
+  const telemetryOf = (key: 'off' | 'on'): number => median(get(toolwire).telemetry[key].map((l) => l.rps))
+  const telemetryCost = `OpenTelemetry, same rounds: toolwire with telemetry off ${format(telemetryOf('off'))} req/s; on (the SDK, spans batched to a no-op exporter) ${ratio(telemetryOf('on'), telemetryOf('off'))} of that (target ≥ 0.85x).`
   const problems = SERVERS.map((server) => {
     // The raw floor's auth rows share one set of loads: counted once.
     const auth = new Set(Object.values(get(server).auth))
-    const total = [...Object.values(get(server).http), get(server).legacyCall, ...auth]
+    const total = [
+      ...Object.values(get(server).http),
+      get(server).legacyCall,
+      ...auth,
+      get(server).telemetry.off,
+      get(server).telemetry.on,
+    ]
       .flat()
       .reduce((sum, l) => sum + l.problems, 0)
     return `${server.name}: ${total}`
@@ -467,6 +511,7 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
     '',
     `tools/call over a 2025-11-25 session: toolwire / SDK v2 = ${legacyRatio}.`,
     authCost,
+    telemetryCost,
     `Non-2xx answers, socket errors, timeouts and body mismatches under load (never counted as served): ${problems}.`,
     `Machine: ${machine}.`,
   ].join('\n')

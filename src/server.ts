@@ -49,8 +49,9 @@ import { taskMethods } from './features/tasks/methods.js'
 import type { TaskStore } from './features/tasks/store.js'
 import { TASKS_EXTENSION } from './features/tasks/wire.js'
 import type { JsonRpcRequest } from './wire/jsonrpc.js'
-import type { TelemetryOption } from './wire/telemetry.js'
+import { processTelemetryDefault, type TelemetryOption } from './wire/telemetry.js'
 import { ServerTelemetry } from './protocol/telemetry.js'
+import { TaskTelemetry } from './protocol/task-telemetry.js'
 import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
 import { SessionCodec } from './legacy/session.js'
 import { legacyResult } from './legacy/versions.js'
@@ -184,7 +185,8 @@ export interface ServerOptions {
   /**
    * OpenTelemetry spans and metrics per request (docs/observability.md): `true` uses the globally registered
    * providers, an object may pass its own. Needs the optional peer dependency `@opentelemetry/api`, which is
-   * imported only when this is set.
+   * imported only when this is set. Unset, it follows the CLI's `--otel` (`toolwire serve --otel`); `false`
+   * keeps it off even then.
    */
   telemetry?: TelemetryOption
 }
@@ -251,9 +253,10 @@ export class Server implements RequestHandler {
     this.logger = security.logger
     this.auth = security.auth
     this.maxParamsDepth = security.maxDepth
+    const telemetryOption = options.telemetry ?? processTelemetryDefault()
     const telemetry =
-      options.telemetry &&
-      new ServerTelemetry(options.telemetry, (error) =>
+      telemetryOption &&
+      new ServerTelemetry(telemetryOption, (error) =>
         this.logger.error('telemetry is off: @opentelemetry/api could not be loaded', {
           error: String(error),
         }),
@@ -342,6 +345,7 @@ export class Server implements RequestHandler {
           watchIntervalMs: options.tasks?.watchIntervalMs ?? 1000,
           codec,
           logger: this.logger,
+          ...(telemetry && { telemetry: new TaskTelemetry(telemetry) }),
           call: async (ctx) => {
             if (!toolCall.current) throw new Error('tools/call is not ready')
             return (await toolCall.current.handler(ctx)) as Record<string, unknown>
@@ -427,6 +431,10 @@ export class Server implements RequestHandler {
         {
           info,
           onError: (what, error) => this.logger.error(`${what} failed`, { error: String(error) }),
+          ...(telemetry && {
+            onSessionEnd: (startedAt: number, version: string, transport: string) =>
+              telemetry.sessionEnded(startedAt, version, transport),
+          }),
           capabilities,
           instructions: options.instructions,
           changes,

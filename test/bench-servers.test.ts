@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AUTH_KINDS, authSetup } from '../bench/auth.js'
+import { listenBench } from '../bench/listen.js'
 import {
   callMessage,
   callProblem,
@@ -94,4 +95,13 @@ describe.each(AUTH_KINDS)('toolwire bench server with $label', ({ key }) => {
     expect(refused.status).toBe(401)
     expect(refused.body).toMatch(/signature/)
   })
+})
+
+describe('the listen-stream benchmark', () => {
+  it('holds streams open on toolwire and on the floor, and every stream gets the change', async () => {
+    for (const script of ['bench/.build/listen.js', 'bench/raw-listen-server.mjs']) {
+      const figures = await listenBench(script, 40)
+      expect(figures.delivered).toBe(40)
+    }
+  }, 60_000)
 })

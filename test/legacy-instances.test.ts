@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineResource, defineServer, defineTool } from '../src/index.js'
-import { RedisChangeBus } from '../src/stores/redis/index.js'
+import { RedisChangeBus, RedisSessionStore } from '../src/stores/redis/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { redisAvailable, requireRedis, type RedisProcess, startRedis } from './helpers/redis.js'
 
@@ -29,18 +29,21 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 describe.runIf(run)('a 2025-era session across two instances', () => {
   let redis: RedisProcess
-  const buses: RedisChangeBus[] = []
+  const buses: (RedisChangeBus | RedisSessionStore)[] = []
   const running: RunningServer[] = []
   const started: string[] = []
   const aborted: string[] = []
 
-  const instance = async (name: string): Promise<RunningServer> => {
+  const instance = async (name: string, shared = false): Promise<RunningServer> => {
     const changes = await RedisChangeBus.connect({ url: redis.url, channel: 'test:legacy' })
     buses.push(changes)
+    const stateStore = shared ? await RedisSessionStore.connect({ url: redis.url }) : undefined
+    if (stateStore) buses.push(stateStore)
     const server = defineServer({
       name,
       version: '1.0.0',
       changes,
+      ...(stateStore && { legacy: { stateStore } }),
       requestState: { secret: 'shared-secret-of-the-deployment-0123' },
       tools: [
         defineTool({
@@ -157,5 +160,76 @@ describe.runIf(run)('a 2025-era session across two instances', () => {
     }
     expect(seen).toContain('POST A')
     expect(seen).toContain('POST B')
+  })
+
+  it('serves a session the same way on an instance started after its setLevel, subscribe and DELETE', async () => {
+    const a = await instance('A', true)
+    let target = new URL(a.url).origin
+    // A load balancer that sends the session's requests wherever `target` says.
+    const routed = (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
+      fetch(`${target}${new URL(input instanceof Request ? input.url : String(input)).pathname}`, init)
+    const client = new Client({ name: 'v1', version: '1.0.0' })
+    const logs: string[] = []
+    client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (n) => void logs.push(String(n.params.data)),
+    )
+    const transport = new StreamableHTTPClientTransport(new URL(a.url), { fetch: routed })
+    await client.connect(transport)
+    const sessionId = transport.sessionId as string
+    await client.setLoggingLevel('warning')
+    await client.subscribeResource({ uri: 'test://thing' })
+
+    // Started after both: without the store an instance never heard of the level and sends no log messages at
+    // all (the gap the store closes; they would travel before the call's result); with it, the level set on A.
+    const late = await instance('late', true)
+    const unshared = await instance('unshared')
+    target = new URL(unshared.url).origin
+    await client.callTool({ name: 'log', arguments: {} })
+    expect(logs.filter((log) => log.endsWith('from unshared'))).toEqual([])
+    target = new URL(late.url).origin
+    await client.callTool({ name: 'log', arguments: {} })
+    await until(() => logs.includes('warning from late'), 'the late warning')
+    expect(logs).not.toContain('debug from late')
+
+    // The subscription made on A reaches a stream the session opens on the late instance.
+    const stream = await fetch(`${target}/mcp`, {
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+      },
+    })
+    expect(stream.status).toBe(200)
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader()
+    let seen = ''
+    const updated = (async () => {
+      while (!seen.includes('notifications/resources/updated')) {
+        const { done, value } = await reader.read()
+        if (done) break
+        seen += new TextDecoder().decode(value)
+      }
+    })()
+    await until(() => seen.startsWith(':'), 'the stream to open')
+    await client.callTool({ name: 'log', arguments: {} })
+    await updated
+    expect(seen).toContain('"uri":"test://thing"')
+    await reader.cancel()
+
+    // DELETE on A: an instance started afterwards refuses the id at once, as A does.
+    target = new URL(a.url).origin
+    await transport.terminateSession()
+    await client.close()
+    const after = await instance('after', true)
+    const ping = async (url: string): Promise<number> =>
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'mcp-session-id': sessionId },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        })
+      ).status
+    expect(await ping(after.url)).toBe(404)
+    expect(await ping(a.url)).toBe(404)
   })
 })

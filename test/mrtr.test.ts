@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   createFetchHandler,
   definePrompt,
@@ -282,9 +282,16 @@ describe('requestState integrity', () => {
   })
 
   it('warns once when no secret is configured', async () => {
+    // The warning is once per process: a fresh copy of the modules stands for a fresh process, whatever other
+    // test files sharing this worker already built.
+    vi.resetModules()
+    const fresh = await import('../src/index.js')
     const warnings: string[] = []
     const logger: ServerLogger = { error: () => {}, warn: (message) => warnings.push(message) }
-    const fetcher = createFetchHandler(defineServer({ name: 's', version: '1', tools: [askTool], logger }))
+    const tool = fresh.defineTool({ name: 'ask', handler: askOk })
+    const fetcher = fresh.createFetchHandler(
+      fresh.defineServer({ name: 's', version: '1', tools: [tool], logger }),
+    )
     await call(fetcher, 'ask')
     await call(fetcher, 'ask')
     const aboutState = warnings.filter((message) => message.includes('requestState'))

@@ -4,7 +4,7 @@
  *   PORT=3000 TOOLS=1000 node bench/.build/main.js      Streamable HTTP on 127.0.0.1:PORT/mcp
  *   TOOLS=1 node bench/.build/main.js --stdio            stdio
  *
- * AUTH_* variables turn bearer auth on (see auth.ts).
+ * AUTH_* variables turn bearer auth on (see auth.ts); TELEMETRY=on turns OpenTelemetry on (see telemetry.ts).
  * PAGE_SIZE sets the `tools/list` page size (default 1000: a client building its tool list wants them all).
  * MAX_CONNECTIONS_PER_ADDRESS raises the per-address connection limit (default 64): the client benchmark
  * keeps several clients' keep-alive pools open from one address.
@@ -25,7 +25,10 @@ async function main(): Promise<void> {
   const auth = Object.keys(process.env).some((name) => name.startsWith('AUTH_'))
     ? (await import('./auth.js')).benchAuth(process.env)
     : undefined
-  const server = createBenchServer(tools, pageSize, auth)
+  // The OpenTelemetry SDK is loaded only when a benchmark asks for telemetry.
+  const telemetry =
+    process.env.TELEMETRY === 'on' ? (await import('./telemetry.js')).benchTelemetry(process.env) : undefined
+  const server = createBenchServer(tools, pageSize, auth, telemetry)
   // Each mode imports only its own transport, as a server that serves one of them would.
   if (process.argv.includes('--stdio')) {
     const { serveStdio } = await import('toolwire/stdio')

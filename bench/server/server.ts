@@ -11,6 +11,7 @@ import {
   defineTool,
   jsonSchema,
   type Server,
+  type TelemetryOptions,
   type ToolDefinition,
 } from 'toolwire'
 
@@ -51,8 +52,16 @@ function filler(index: number): ToolDefinition {
   })
 }
 
-/** `auth`: bearer auth on every HTTP request (the auth rows of the benchmark); off by default. */
-export function createBenchServer(tools: number, pageSize = 1000, auth?: BearerAuth): Server {
+/**
+ * `auth`: bearer auth on every HTTP request (the auth rows of the benchmark); `telemetry`: OpenTelemetry
+ * spans and metrics (the telemetry rows). Both off by default.
+ */
+export function createBenchServer(
+  tools: number,
+  pageSize = 1000,
+  auth?: BearerAuth,
+  telemetry?: TelemetryOptions,
+): Server {
   const definitions: ToolDefinition[] = [add]
   for (let index = 1; index < tools; index++) definitions.push(filler(index))
   return defineServer({
@@ -61,5 +70,6 @@ export function createBenchServer(tools: number, pageSize = 1000, auth?: BearerA
     tools: definitions,
     pageSize,
     security: { rateLimit: false, maxConcurrentCalls: false, ...(auth && { auth }) },
+    ...(telemetry && { telemetry }),
   })
 }

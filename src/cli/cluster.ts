@@ -1,11 +1,13 @@
 /**
  * What a `toolwire serve` / `toolwire demo` instance shares with the other members of a cluster: list
- * changes, handles and rate-limit counts in one Redis, and the `requestState` secret, read from an
+ * changes, handles, rate-limit counts and 2025-era session state in one Redis, and the `requestState` secret, read from an
  * environment variable so it never shows in the process list.
  */
 import type { ChangeBus } from '../features/subscriptions/bus.js'
 import type { HandleStore } from '../handles/store.js'
 import type { RateLimitStore } from '../security/rate-limit.js'
+import type { SessionStateStore } from '../features/subscriptions/session-store.js'
+import { processTelemetryDefault } from '../wire/telemetry.js'
 
 export interface ClusterOptions {
   /** `--redis <url>`: share changes, handles and rate limits through this Redis. */
@@ -19,6 +21,8 @@ export interface ClusterMember {
   readonly changes?: ChangeBus
   readonly handleStore?: HandleStore
   readonly rateLimitStore?: RateLimitStore
+  /** 2025-era session state (`defineServer({ legacy: { stateStore } })`). */
+  readonly sessionStore?: SessionStateStore
   readonly requestStateSecret?: string
   /** Closes the Redis connections. */
   close(): Promise<void>
@@ -43,18 +47,21 @@ export async function joinCluster(options: ClusterOptions): Promise<ClusterMembe
     throw new Error(`--redis needs the ioredis package (npm install ioredis): ${String(error)}`)
   })
   const url = options.redis
-  const [changes, handleStore, rateLimitStore] = await Promise.all([
-    redis.RedisChangeBus.connect({ url }),
+  const [changes, handleStore, rateLimitStore, sessionStore] = await Promise.all([
+    // With --otel (started before this), changes carry the trace context of the request that made them.
+    redis.RedisChangeBus.connect({ url, ...(processTelemetryDefault() && { telemetry: true }) }),
     redis.RedisHandleStore.connect({ url }),
     redis.RedisRateLimitStore.connect({ url }),
+    redis.RedisSessionStore.connect({ url }),
   ])
   return {
     changes,
     handleStore,
     rateLimitStore,
+    sessionStore,
     ...(requestStateSecret !== undefined && { requestStateSecret }),
     close: async () => {
-      await Promise.all([changes.close(), handleStore.close(), rateLimitStore.close()])
+      await Promise.all([changes.close(), handleStore.close(), rateLimitStore.close(), sessionStore.close()])
     },
   }
 }

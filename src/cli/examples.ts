@@ -11,6 +11,8 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     ['toolwire serve ./server.js', `serve its default export on ${URL}`],
     ['toolwire serve ./server.js --http 0.0.0.0:8080', 'another address (mind the Host/Origin policy)'],
     ['toolwire serve ./server.js --stdio', 'for a client that starts the server itself'],
+    ['toolwire serve ./server.js --otel', 'traces and metrics over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT …)'],
+    ['toolwire serve ./server.js --otel console', 'spans and metrics printed on stderr'],
   ],
   demo: [
     ['toolwire demo', `the demo on ${URL}`],
@@ -61,6 +63,10 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
       'TOKEN=… toolwire bridge --http 0.0.0.0:8080 --bearer-token-env TOKEN -- node server.js',
       'callers must send that bearer token',
     ],
+    [
+      'toolwire bridge --http 127.0.0.1:8080 --otel -- node server.js',
+      'traced: upstream calls are children of the downstream ones',
+    ],
   ],
   gateway: [
     ['toolwire gateway .mcp.json --http 127.0.0.1:8080', 'every server of the file at /mcp, namespaced'],
@@ -68,6 +74,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
       'toolwire gateway .mcp.json --http 0.0.0.0:8080 --issuer https://auth.example.com --jwks-url https://auth.example.com/jwks --resource https://tools.example.com/mcp',
       'OAuth access tokens required',
     ],
+    ['toolwire gateway .mcp.json --otel', 'traced, to the OTLP endpoint of OTEL_EXPORTER_OTLP_ENDPOINT'],
   ],
 }
 

@@ -211,6 +211,8 @@ export class Client {
   #discoveredUntil = Infinity
   readonly #discoverTimeoutMs: number
   readonly #era: EraGate
+  /** Spans, metrics and trace context (`telemetry` option); undefined when off. */
+  readonly #telemetry: ClientTelemetry | undefined
   readonly #taps = new Set<(notification: JsonRpcNotification) => void>()
 
   constructor(target: ClientTarget, options: ClientOptions = {}) {
@@ -234,14 +236,16 @@ export class Client {
     // eslint-disable-next-line no-console
     this.#warn = options.warn ?? ((message) => console.warn(`toolwire client: ${message}`))
     const clientInfo = options.clientInfo === false ? undefined : (options.clientInfo ?? CLIENT_INFO)
+    this.#telemetry =
+      options.telemetry === undefined || options.telemetry === false
+        ? undefined
+        : new ClientTelemetry(options.telemetry, this.transport, this.#warn)
     this.#session = new Session(this.transport, {
       clientInfo,
       capabilities: this.#capabilities,
       protocolVersion: PROTOCOL_VERSION,
       timeoutMs: this.#timeoutMs,
-      ...(options.telemetry && {
-        telemetry: new ClientTelemetry(options.telemetry, this.transport, this.#warn),
-      }),
+      ...(this.#telemetry && { telemetry: this.#telemetry }),
     })
     this.#audit = options.onToolCall
     this.#era = new EraGate(this.#session, clientInfo, this.#discoverTimeoutMs, pinned)
@@ -757,8 +761,10 @@ export class Client {
   }
 
   /** Closes the connection (stdio: ends the server process; a 2025-era HTTP session is ended with DELETE). */
-  close(): Promise<void> {
-    return this.transport.close()
+  async close(): Promise<void> {
+    const session = this.#era.takeSession()
+    await this.transport.close()
+    if (session) this.#telemetry?.sessionEnded(session.since, session.version)
   }
 }
 

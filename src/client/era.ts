@@ -39,6 +39,8 @@ export class EraGate {
   /** The server's era once known: a LegacyServer for a 2025-era one, undefined for 2026-07-28. */
   #era: Promise<LegacyServer | undefined> | undefined
   #legacy: LegacyServer | undefined
+  /** Epoch ms when the 2025-era session began (`initialize` answered): telemetry's session duration. */
+  #legacySince: number | undefined
   /** The `#era` promise once it has resolved: while it is still current, requests need not wait on it. */
   #resolvedEra: Promise<LegacyServer | undefined> | undefined
   /** The stdio probe's `server/discover` result, handed to the discover() that may follow it. */
@@ -61,6 +63,17 @@ export class EraGate {
   /** What `initialize` said, once the server turned out to be 2025-era. */
   get legacy(): LegacyServer | undefined {
     return this.#legacy
+  }
+
+  /**
+   * The 2025-era session's version and start, once (a second call returns undefined): telemetry records
+   * its duration when the client closes.
+   */
+  takeSession(): { readonly version: string; readonly since: number } | undefined {
+    const legacy = this.#legacy
+    const since = this.#legacySince
+    this.#legacySince = undefined
+    return legacy && since !== undefined ? { version: legacy.version, since } : undefined
   }
 
   /** Whether the era is known or being found. */
@@ -189,6 +202,7 @@ export class EraGate {
   #settle(era: Promise<LegacyServer | undefined>): Promise<LegacyServer | undefined> {
     const settled = era.then(
       (legacy) => {
+        if (legacy !== this.#legacy) this.#legacySince = Date.now()
         this.#legacy = legacy
         this.#resolvedEra = settled
         return legacy

@@ -9,6 +9,7 @@ import { isRecord, type JsonRpcResponse } from '../wire/jsonrpc.js'
 import {
   ATTR,
   CLIENT_DURATION,
+  CLIENT_SESSION_DURATION,
   DURATION_BUCKETS,
   INSTRUMENTATION_NAME,
   loadTelemetryApi,
@@ -28,6 +29,7 @@ interface Instruments {
   readonly api: OtelApiModule
   readonly tracer: Tracer
   readonly duration: Histogram
+  readonly sessionDuration: Histogram
   readonly propagator: TextMapPropagator
 }
 
@@ -79,7 +81,18 @@ export class ClientTelemetry {
             'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
           advice: { explicitBucketBoundaries: DURATION_BUCKETS },
         })
-        const instruments = { api, tracer, duration, propagator: options.propagator ?? api.propagation }
+        const sessionDuration = meter.createHistogram(CLIENT_SESSION_DURATION, {
+          unit: 's',
+          description: 'The duration of the MCP session as observed on the MCP client.',
+          advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+        })
+        const instruments = {
+          api,
+          tracer,
+          duration,
+          sessionDuration,
+          propagator: options.propagator ?? api.propagation,
+        }
         this.#instruments = instruments
         return instruments
       },
@@ -90,6 +103,18 @@ export class ClientTelemetry {
         return null
       },
     )
+  }
+
+  /**
+   * `mcp.client.session.duration` (gen-ai/mcp.md §Metrics): a 2025-era session, from the `initialize`
+   * answer to `close()`, with the protocol version and where the server is.
+   */
+  sessionEnded(startedAt: number, protocolVersion: string): void {
+    const instruments = this.#instruments
+    if (!instruments) return
+    const attributes: Attributes = { [ATTR.protocolVersion]: protocolVersion, ...this.#peer }
+    if (attributes[ATTR.networkTransport] === 'tcp') attributes[ATTR.networkProtocol] = 'http'
+    instruments.sessionDuration.record(Math.max(0, Date.now() - startedAt) / 1000, attributes)
   }
 
   /**

@@ -1,6 +1,7 @@
 /** The demo server `npm start` serves. */
 import { defineServer, type HandleStore, type SecurityOptions, type Server } from '../index.js'
 import type { ChangeBus } from '../features/subscriptions/bus.js'
+import type { SessionStateStore } from '../features/subscriptions/session-store.js'
 import type { RateLimitStore } from '../security/rate-limit.js'
 import { basketTools } from './basket.js'
 import { createNotebook } from './notes.js'
@@ -15,6 +16,8 @@ export interface DemoOptions {
   readonly changes?: ChangeBus
   /** Where rate-limit counts live (default: in process). */
   readonly rateLimitStore?: RateLimitStore
+  /** Where 2025-era sessions' log level, subscriptions and end live (default: each instance's memory). */
+  readonly sessionStore?: SessionStateStore
   /** The `requestState` secret every instance shares (default: TOOLWIRE_STATE_SECRET, else per process). */
   readonly requestStateSecret?: string
 }
@@ -39,6 +42,7 @@ export function createDemoServer(options: DemoOptions = {}): Server {
     // Set it when several demo instances share a load balancer; otherwise a per-process secret is used.
     requestState: { secret: options.requestStateSecret ?? process.env.TOOLWIRE_STATE_SECRET },
     ...(options.changes && { changes: options.changes }),
+    ...(options.sessionStore && { legacy: { stateStore: options.sessionStore } }),
     ...(security && { security }),
   })
   notebook.attach(server)

@@ -5,6 +5,7 @@
  * server-to-client requests (elicitation, sampling, roots) whose answers resume the waiting handler.
  * Transports own the framing; everything else about the legacy era lives here, off the current path.
  */
+import type { SessionObserver } from '../protocol/telemetry.js'
 import type { Reply } from '../protocol/dispatcher.js'
 import type { Exchange } from '../protocol/exchange.js'
 import type { ChangeBus, ChangeEvent, SessionEvent } from '../features/subscriptions/bus.js'
@@ -25,14 +26,18 @@ import { resourceNotFound } from '../features/resources/define.js'
 import { LEGACY_DEFAULTS, type LegacyOptions, positive } from './options.js'
 import { PeerState, PeerStates } from './peer-states.js'
 import { negotiate, type Negotiated, sessionMeta } from './handshake.js'
+import type { SessionRecord, SessionStateStore } from '../features/subscriptions/session-store.js'
 
 export { LEGACY_DEFAULTS, type LegacyOptions, type Negotiated, PeerState }
+export type { SessionRecord, SessionStateStore } from '../features/subscriptions/session-store.js'
 
 /** What the engine needs of the server it serves. */
 export interface LegacyHost {
   readonly info: Implementation
   /** Reports a failed publish on the change bus. */
   readonly onError: (what: string, error: unknown) => void
+  /** A session ended (telemetry on): DELETE over HTTP, the connection's end on stdio. */
+  readonly onSessionEnd?: SessionObserver['sessionEnded']
   readonly capabilities: ServerCapabilities
   readonly instructions: string | undefined
   readonly changes: ChangeBus
@@ -63,9 +68,12 @@ export class LegacyEngine {
   readonly #requests = new ClientRequests()
   /** Requests in flight on this instance, by peer and request id, for `notifications/cancelled`. */
   readonly #cancellers = new Map<string, (reason: unknown) => void>()
+  /** Where the session facts live for instances that start later (none: only the change bus carries them). */
+  readonly #store: SessionStateStore | undefined
 
   constructor(host: LegacyHost, options: LegacyOptions = {}) {
     this.#host = host
+    this.#store = options.stateStore
     this.#peers = new PeerStates(options)
     this.maxBatchLength = positive(options.maxBatchLength, LEGACY_DEFAULTS.maxBatchLength, 'maxBatchLength')
     this.#maxHandshakeBytes = positive(
@@ -138,6 +146,54 @@ export class LegacyEngine {
     return this.#peers.get(sessionId)
   }
 
+  /**
+   * The state of an HTTP session for one of its requests, or undefined when the session was ended (on any
+   * instance). With a state store, a session this instance does not hold (it started after the session did, or
+   * forgot the session to stay within its bounds) is read from the store first, so its log level, its
+   * subscriptions and its end are the same on every instance. A store that fails is reported and the request
+   * goes on with what this instance knows.
+   */
+  async open(session: Pick<LegacySession, 'id' | 'expiresAt'>): Promise<PeerState | undefined> {
+    if (this.#ended.has(session.id)) return undefined
+    const held = this.#peers.held(session.id)
+    if (held) return held
+    const record = await this.#load(session.id)
+    if (record?.ended) {
+      this.#end(session.id, session.expiresAt)
+      return undefined
+    }
+    const peer = this.#peers.get(session.id)
+    peer.expiresAt = session.expiresAt
+    if (record) {
+      // A change applied here while the store was read is newer than the record: it wins.
+      if (peer.logLevel === undefined && record.level !== undefined && LEVELS.has(record.level))
+        peer.logLevel = record.level as LogLevel
+      for (const uri of record.subscriptions)
+        if (this.#peers.refusal(peer, uri) === undefined) this.#peers.subscribe(peer, uri)
+    }
+    return peer
+  }
+
+  async #load(sessionId: string): Promise<SessionRecord | undefined> {
+    if (!this.#store) return undefined
+    try {
+      return await this.#store.load(sessionId)
+    } catch (error) {
+      this.#host.onError('reading a legacy session from the state store', error)
+      return undefined
+    }
+  }
+
+  /** Writes a session fact to the store (when there is one); a failure is reported, never thrown. */
+  async #persist(write: (store: SessionStateStore) => Promise<void>): Promise<void> {
+    if (!this.#store) return
+    try {
+      await write(this.#store)
+    } catch (error) {
+      this.#host.onError('writing a legacy session to the state store', error)
+    }
+  }
+
   /** Whether a session was ended with DELETE (its token still verifies until it expires). */
   isEnded(sessionId: string): boolean {
     return this.#ended.has(sessionId)
@@ -147,8 +203,15 @@ export class LegacyEngine {
    * Ends a session (HTTP DELETE): later requests with its id get 404 on every instance the change bus
    * reaches, until the id would have expired anyway.
    */
-  end(session: LegacySession): void {
+  async end(session: LegacySession): Promise<void> {
     this.share(session.id, { kind: 'ended', expiresAt: session.expiresAt })
+    this.#host.onSessionEnd?.(session.startedAt, session.version, 'http')
+    await this.#persist((store) => store.end(session.id, session.expiresAt))
+  }
+
+  /** A stdio connection's 2025-era session ended with the connection. */
+  endConnection(startedAt: number, version: string): void {
+    this.#host.onSessionEnd?.(startedAt, version, 'stdio')
   }
 
   #end(sessionId: string, expiresAt: number): void {
@@ -231,7 +294,10 @@ export class LegacyEngine {
           peer.logLevel = level as LogLevel
           // Answered once the other instances have been told: the session's next request may reach any of
           // them, and it must find the level already set.
-          if (sessionId !== undefined) await this.#publish(sessionId, { kind: 'level', level })
+          if (sessionId !== undefined) {
+            await this.#publish(sessionId, { kind: 'level', level })
+            await this.#persist((store) => store.setLevel(sessionId, level, peer.expiresAt))
+          }
           return {}
         }
       case 'resources/subscribe':
@@ -246,6 +312,11 @@ export class LegacyEngine {
           if (sessionId !== undefined) {
             const kind = method === 'resources/subscribe' ? 'subscribe' : 'unsubscribe'
             await this.#publish(sessionId, { kind, uri })
+            await this.#persist((store) =>
+              kind === 'subscribe'
+                ? store.subscribe(sessionId, uri, peer.expiresAt)
+                : store.unsubscribe(sessionId, uri, peer.expiresAt),
+            )
           }
           return {}
         }

@@ -1,4 +1,5 @@
 /** What an operator may bound about 2025-era sessions (`defineServer({ legacy })`), and the defaults. */
+import type { SessionStateStore } from '../features/subscriptions/session-store.js'
 
 export interface LegacyOptions {
   /** How long a session id opens (default 24 h); afterwards the client gets 404 and initializes again. */
@@ -26,6 +27,12 @@ export interface LegacyOptions {
   readonly maxHandshakeBytes?: number
   /** Messages one JSON-RPC batch may hold (2025-03-26 sessions only; default 64); more is -32600. */
   readonly maxBatchLength?: number
+  /**
+   * Where several instances keep each session's log level, subscriptions and end (`RedisSessionStore` from
+   * `toolwire/redis`), so an instance that starts later, or forgot a session, serves it the same way. Without
+   * one, only instances running when a fact changes learn it (over the change bus).
+   */
+  readonly stateStore?: SessionStateStore
 }
 
 export const LEGACY_DEFAULTS = {

@@ -17,6 +17,8 @@ export class PeerState {
   readonly subscriptions = new Set<string>()
   /** What the subscriptions hold, counted against the instance's `maxStateBytes`. */
   bytes = 0
+  /** When the HTTP session's id expires (epoch ms), which is when its stored facts expire; 0 when unknown. */
+  expiresAt = 0
   /** Whether the engine remembers this state for an HTTP session (and counts its bytes). */
   remembered = false
   /** Open notification channels (GET streams of an HTTP session, a stdio connection) and how to end each. */
@@ -53,6 +55,11 @@ export class PeerStates {
     this.#states.set(sessionId, state)
     this.#trim(state)
     return state
+  }
+
+  /** A session's state if this instance holds it, without making one. */
+  held(sessionId: string): PeerState | undefined {
+    return this.#states.get(sessionId)
   }
 
   /** Forgets a session's state (it ended); returns it, so its streams can be closed. */

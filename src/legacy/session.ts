@@ -26,6 +26,8 @@ export interface LegacySession {
   readonly principal?: OwnerKey
   /** Epoch ms after which the token no longer opens. */
   readonly expiresAt: number
+  /** Epoch ms of the `initialize` that opened it (telemetry's `mcp.server.session.duration`). */
+  readonly startedAt: number
 }
 
 export interface SessionCacheOptions {
@@ -80,7 +82,12 @@ export class SessionCodec {
     principal: OwnerKey | undefined,
   ): Promise<string> {
     const { EncryptJWT } = await (jose ??= import('jose'))
-    const payload: Record<string, unknown> = { sid: crypto.randomUUID(), pv: version, caps: capabilities }
+    const payload: Record<string, unknown> = {
+      sid: crypto.randomUUID(),
+      pv: version,
+      caps: capabilities,
+      st: Date.now(),
+    }
     if (clientInfo) payload.ci = clientInfo
     // Bound to the user (2025-11-25 basic/security_best_practices §Session Hijacking).
     if (principal !== undefined) payload.p = principal
@@ -142,6 +149,8 @@ export class SessionCodec {
       version: value.pv,
       capabilities: value.caps as ClientCapabilities,
       expiresAt: value.exp * 1000,
+      // A token minted before `st` existed: its start follows from its expiry.
+      startedAt: typeof value.st === 'number' ? value.st : value.exp * 1000 - this.ttlMs,
     }
     if (isRecord(value.ci)) session.clientInfo = value.ci as unknown as Implementation
     const principal = parseOwnerKey(value.p)

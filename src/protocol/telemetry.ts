@@ -27,6 +27,7 @@ import {
   operationTarget,
   type OtelApiModule,
   SERVER_DURATION,
+  SERVER_SESSION_DURATION,
   spanName,
   type TelemetryOption,
   TOOL_ERROR,
@@ -74,10 +75,23 @@ export interface RequestObserver {
   ): T | Promise<T>
 }
 
+/**
+ * Where a session ends, told by the legacy engine (a 2025-era HTTP session's DELETE) and the stdio
+ * transport (a 2025-era connection's end); a `subscriptions/listen` stream is measured by the dispatcher.
+ */
+export interface SessionObserver {
+  /** `startedAt`: epoch milliseconds; `transport`: the exchange's (`http`, `stdio`). */
+  sessionEnded(startedAt: number, protocolVersion: string, transport: string, errorType?: string): void
+}
+
+/** The method whose stream is the nearest thing 2026-07-28 has to a session (patterns/subscriptions). */
+const LISTEN = 'subscriptions/listen'
+
 interface Instruments {
   readonly api: OtelApiModule
   readonly tracer: Tracer
   readonly duration: Histogram
+  readonly sessionDuration: Histogram
   readonly refusals: Counter
   readonly propagator: TextMapPropagator
 }
@@ -105,7 +119,7 @@ class Outcome implements OperationProbe {
   }
 }
 
-export class ServerTelemetry implements RequestObserver {
+export class ServerTelemetry implements RequestObserver, SessionObserver {
   /** Undefined while `@opentelemetry/api` loads; null when it could not be loaded. */
   #instruments: Instruments | null | undefined
   readonly #ready: Promise<void>
@@ -124,6 +138,11 @@ export class ServerTelemetry implements RequestObserver {
             'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
           advice: { explicitBucketBoundaries: DURATION_BUCKETS },
         })
+        const sessionDuration = meter.createHistogram(SERVER_SESSION_DURATION, {
+          unit: 's',
+          description: 'The duration of the MCP session as observed on the MCP server.',
+          advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+        })
         const refusals = meter.createCounter(REFUSALS, {
           unit: '{refusal}',
           description: 'Requests a guard refused (auth, rate_limit, validation, timeout, output).',
@@ -132,6 +151,7 @@ export class ServerTelemetry implements RequestObserver {
           api,
           tracer,
           duration,
+          sessionDuration,
           refusals,
           propagator: options.propagator ?? api.propagation,
         }
@@ -141,6 +161,28 @@ export class ServerTelemetry implements RequestObserver {
         onLoadError(error)
       },
     )
+  }
+
+  /**
+   * `mcp.server.session.duration` (gen-ai/mcp.md §Metrics) with the conventions' attributes: the protocol
+   * version, `network.transport`, `network.protocol.name`, and `error.type` only when the session ended
+   * with an error.
+   */
+  sessionEnded(startedAt: number, protocolVersion: string, transport: string, errorType?: string): void {
+    const instruments = this.#instruments
+    if (!instruments) return
+    const attributes: Attributes = { [ATTR.protocolVersion]: protocolVersion }
+    const network = networkTransport(transport)
+    if (network !== undefined) attributes[ATTR.networkTransport] = network
+    if (transport === 'http') attributes[ATTR.networkProtocol] = 'http'
+    if (errorType !== undefined) attributes[ATTR.errorType] = errorType
+    instruments.sessionDuration.record(Math.max(0, Date.now() - startedAt) / 1000, attributes)
+  }
+
+  /** The tracer and propagator, once `@opentelemetry/api` is loaded; null when it could not be. */
+  async tracing(): Promise<Pick<Instruments, 'api' | 'tracer' | 'propagator'> | null> {
+    await this.#ready
+    return this.#instruments ?? null
   }
 
   /** An HTTP request the authenticator refused: it never reaches the dispatcher, so it has no span. */
@@ -255,7 +297,21 @@ export class ServerTelemetry implements RequestObserver {
       instruments.refusals.add(1, counted)
     }
     span.end()
-    instruments.duration.record((performance.now() - started) / 1000, metricAttributes)
+    const seconds = (performance.now() - started) / 1000
+    instruments.duration.record(seconds, metricAttributes)
+    // A listen stream lives as long as the client keeps it: its duration is also the session's.
+    if (metricAttributes[ATTR.method] === LISTEN) {
+      const session: Attributes = {}
+      for (const key of [ATTR.protocolVersion, ATTR.networkTransport]) {
+        const value = metricAttributes[key]
+        if (value !== undefined) session[key] = value
+      }
+      // The client closing its stream is how a listen session ends normally, not an error.
+      const errorType = metricAttributes[ATTR.errorType]
+      if (errorType !== undefined && errorType !== 'cancelled') session[ATTR.errorType] = errorType
+      if (metricAttributes[ATTR.networkTransport] === 'tcp') session[ATTR.networkProtocol] = 'http'
+      instruments.sessionDuration.record(seconds, session)
+    }
   }
 }
 

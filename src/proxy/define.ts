@@ -89,7 +89,7 @@ export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
   const logger = downstream.logger
   let opened: OpenUpstream
   try {
-    opened = await openUpstream(spec, (message) => logger?.warn(message))
+    opened = await openUpstream(spec, (message) => logger?.warn(message), downstream.telemetry)
   } catch (error) {
     throw new Error(`defineProxy: ${(error as Error).message}`, { cause: error })
   }

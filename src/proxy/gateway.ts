@@ -133,7 +133,9 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
   }
   const logger = downstream.logger
   const results = await Promise.allSettled(
-    names.map((name) => openUpstream(members[name] as GatewayMember, (message) => logger?.warn(message))),
+    names.map((name) =>
+      openUpstream(members[name] as GatewayMember, (message) => logger?.warn(message), downstream.telemetry),
+    ),
   )
   const opened = new Map<string, OpenUpstream>()
   results.forEach((result, index) => {

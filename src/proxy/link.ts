@@ -3,6 +3,7 @@ import type { Client, ClientOptions } from '../client/client.js'
 import { connect } from '../client/connect.js'
 import { StdioTransport } from '../client/stdio.js'
 import { stripControls } from '../security/sanitize.js'
+import type { TelemetryOption } from '../wire/telemetry.js'
 import type { ClientCapabilities, DiscoverResult } from '../wire/types.js'
 import { type RestartOptions, Upstream } from './upstream.js'
 import { type IsolateOptions, UpstreamPool } from './upstream-pool.js'
@@ -29,7 +30,10 @@ export type ProxyTarget = StdioUpstream | HttpUpstream | (() => Client)
 export interface UpstreamSpec {
   /** The upstream server: a command, a URL, or a function that opens a new toolwire `Client` each time. */
   readonly target: ProxyTarget
-  /** Options of the upstream client (timeouts, auth, budget …). */
+  /**
+   * Options of the upstream client (timeouts, auth, budget …); `telemetry` defaults to the downstream
+   * server's. A `target` function opens its client itself, with its own options.
+   */
   readonly client?: ClientOptions
   /** Backoff between restarts of a crashed stdio upstream. */
   readonly restart?: RestartOptions
@@ -91,13 +95,20 @@ function opener(target: ProxyTarget, options: ClientOptions): () => Client {
     )
 }
 
-/** Connects and discovers; fails (never hangs) when the upstream cannot be reached or stays silent. */
+/**
+ * Connects and discovers; fails (never hangs) when the upstream cannot be reached or stays silent.
+ * `telemetry`: the downstream server's option. The upstream client inherits it unless its own options say
+ * otherwise, so each upstream call is a CLIENT span under the downstream call's SERVER span (forwarding runs
+ * inside the handler, in that span's context) and the upstream continues the same trace from `_meta`.
+ */
 export async function openUpstream(
   spec: UpstreamSpec,
   warn: (message: string) => void,
+  telemetry?: TelemetryOption,
 ): Promise<OpenUpstream> {
   const label = spec.label === undefined ? describe(spec.target) : stripControls(spec.label)
   const options: ClientOptions = {
+    ...(telemetry !== undefined && telemetry !== false && { telemetry }),
     ...spec.client,
     // What the upstream may ask is relayed to each call's downstream caller (input-relay.ts), so the
     // proxy declares it all; a caller that cannot answer gets the upstream's question refused.

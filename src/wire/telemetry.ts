@@ -24,6 +24,25 @@ export interface TelemetryOptions {
 
 export type TelemetryOption = boolean | TelemetryOptions
 
+/**
+ * The process-wide default of `defineServer({ telemetry })`, set by the CLI's `--otel` (which starts the
+ * OpenTelemetry SDK before it loads the served module): a server that leaves the option unset is then
+ * traced; `telemetry: false` keeps it off. A `Symbol.for` key on `globalThis`, so a module that resolves
+ * another copy of toolwire than the CLI's sees it too.
+ */
+const PROCESS_DEFAULT = Symbol.for('toolwire.telemetry.default')
+
+export function setProcessTelemetryDefault(option: TelemetryOption): void {
+  ;(globalThis as Record<symbol, unknown>)[PROCESS_DEFAULT] = option
+}
+
+export function processTelemetryDefault(): TelemetryOption | undefined {
+  const option = (globalThis as Record<symbol, unknown>)[PROCESS_DEFAULT]
+  return typeof option === 'boolean' || (typeof option === 'object' && option !== null)
+    ? (option as TelemetryOption)
+    : undefined
+}
+
 /** The instrumentation scope name of spans and metrics. */
 export const INSTRUMENTATION_NAME = 'toolwire'
 
@@ -62,6 +81,9 @@ export const ATTR = {
 
 export const SERVER_DURATION = 'mcp.server.operation.duration'
 export const CLIENT_DURATION = 'mcp.client.operation.duration'
+/** gen-ai/mcp.md §Metric mcp.server.session.duration: "The duration of the MCP session as observed on the MCP server". */
+export const SERVER_SESSION_DURATION = 'mcp.server.session.duration'
+export const CLIENT_SESSION_DURATION = 'mcp.client.session.duration'
 /** gen-ai/mcp.md §Metrics: "ExplicitBucketBoundaries of [0.01, … 300]" seconds. */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
 /** gen-ai/mcp.md, error.type note: a `CallToolResult` with `isError: true`. */

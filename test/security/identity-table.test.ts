@@ -42,6 +42,9 @@ const headerAuth: HttpAuthenticator = {
   },
 }
 
+/** A client that can answer an elicitation, for input rounds outside a task. */
+const ELICIT_META = meta({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } })
+
 const TASKS_META = meta({
   'io.modelcontextprotocol/clientCapabilities': {
     extensions: { 'io.modelcontextprotocol/tasks': {} },
@@ -237,6 +240,21 @@ async function startTask(mcp: Live, caller: Caller, name: string, args: Record<s
 }
 
 const FEATURES: readonly Feature[] = [
+  {
+    name: 'input rounds (requestState)',
+    server: () => makeServer(),
+    own: async (mcp, owner) => {
+      const reply = await call(mcp, owner, 'tools/call', { name: 'ask', arguments: {} }, ELICIT_META)
+      const asked = resultOf(reply)
+      if (typeof asked?.requestState !== 'string') throw new Error(`no input round: ${JSON.stringify(reply)}`)
+      return asked.requestState
+    },
+    reaches: async (mcp, caller, requestState) => {
+      const inputResponses = { go: { action: 'accept', content: { ok: true } } }
+      const params = { name: 'ask', arguments: {}, inputResponses, requestState }
+      return textOf(resultOf(await call(mcp, caller, 'tools/call', params, ELICIT_META))) === 'answered true'
+    },
+  },
   {
     name: 'handles',
     server: () => makeServer(),

@@ -63,6 +63,7 @@ export default function clusterMember(member) {
     version: '1.0.0',
     tools,
     ...(member?.changes && { changes: member.changes }),
+    ...(member?.sessionStore && { legacy: { stateStore: member.sessionStore } }),
     requestState: { secret: member?.requestStateSecret },
     security: {
       rateLimit: {

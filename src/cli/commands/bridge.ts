@@ -14,6 +14,7 @@ import type { ClientOptions } from '../../client/index.js'
 import { PINNABLE_VERSIONS } from '../../client/era.js'
 import { defineProxy } from '../../proxy/define.js'
 import { parseTarget, UsageError } from '../client/target.js'
+import { type OtelExporter, otelOption, startOtel } from '../otel.js'
 import { forTerminal } from '../terminal-text.js'
 import { type DownstreamAuthFlags, downstreamAuth, withDownstreamAuth } from '../auth/downstream.js'
 import { parseHostPort, run } from './serve.js'
@@ -33,6 +34,7 @@ interface BridgeFlags extends DownstreamAuthFlags {
   env?: string[]
   timeout?: string
   protocolVersion?: string
+  otel?: OtelExporter
 }
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`)
@@ -80,6 +82,7 @@ export function registerBridge(program: Command): void {
       '--protocol-version <rev>',
       `speak this MCP revision to the upstream instead of discovering its era (${PINNABLE_VERSIONS.join(', ')})`,
     )
+    .addOption(otelOption())
   withDownstreamAuth(command).action(async (operands: string[], flags: BridgeFlags) => {
     if (flags.http && flags.stdio) throw new UsageError('choose one of --http and --stdio')
     const auth = flags.stdio ? undefined : downstreamAuth(flags, servedUrl(flags.http))
@@ -91,8 +94,12 @@ export function registerBridge(program: Command): void {
         `unexpected ${forTerminal(target.rest.join(' '))}: bridge takes one upstream server`,
       )
     }
-    const options = upstreamOptions(flags)
+    const shutdownOtel = await startOtel(flags.otel, 'bridge')
+    // The upstream client is opened here (a target function), so it takes the flag itself.
+    const options = { ...upstreamOptions(flags), ...(shutdownOtel && { telemetry: true }) }
     const server = await defineProxy({
+      // Downstream spans, and upstream calls as their children.
+      ...(shutdownOtel && { telemetry: true }),
       target: () => target.open(options),
       label: target.describe,
       // One bridge process needs no shared secret (as for `toolwire demo`): a random one of its own, set
@@ -109,6 +116,12 @@ export function registerBridge(program: Command): void {
       }),
     })
     // The URL alone on stdout, once the server listens: scripts wait for this line.
-    await run(server, flags.stdio ? { stdio: true } : flags.http ? { http: flags.http } : {}, (url) => url)
+    await run(
+      server,
+      flags.stdio ? { stdio: true } : flags.http ? { http: flags.http } : {},
+      (url) => url,
+      undefined,
+      shutdownOtel,
+    )
   })
 }

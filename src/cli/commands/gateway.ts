@@ -16,6 +16,7 @@ import { commandAuth } from '../auth/options.js'
 import { serversIn } from '../client/config.js'
 import { type ClusterOptions, joinCluster } from '../cluster.js'
 import { UsageError } from '../client/target.js'
+import { type OtelExporter, otelOption, startOtel } from '../otel.js'
 import { forTerminal } from '../terminal-text.js'
 import { type DownstreamAuthFlags, downstreamAuth, withDownstreamAuth } from '../auth/downstream.js'
 import { servedUrl } from './bridge.js'
@@ -27,6 +28,7 @@ const memberUrl = (merged: string, name: string): string =>
 
 interface GatewayFlags extends DownstreamAuthFlags, ClusterOptions {
   readonly http?: string
+  readonly otel?: OtelExporter
 }
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`)
@@ -87,6 +89,7 @@ export function registerGateway(program: Command): void {
     .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
     .option('--redis <url>', 'cluster member: share list changes and rate limits through Redis')
     .option('--secret-env <name>', 'environment variable holding the requestState secret all members share')
+    .addOption(otelOption())
   withDownstreamAuth(command).action(async (file: string, flags: GatewayFlags) => {
     const auth = downstreamAuth(flags, servedUrl(flags.http))
     const members = membersOf(resolve(file))
@@ -97,6 +100,7 @@ export function registerGateway(program: Command): void {
     // Behind a load balancer, every instance shares list changes and rate limits (Redis) and the secret that
     // seals multi-round state, so any instance answers any request.
     const cluster = await joinCluster(flags)
+    const shutdownOtel = await startOtel(flags.otel, 'gateway')
     const secret =
       cluster.requestStateSecret ?? process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url')
     const rateLimitStore = cluster.rateLimitStore
@@ -108,6 +112,10 @@ export function registerGateway(program: Command): void {
       logger,
       requestState: { secret },
       ...(cluster.changes && { changes: cluster.changes }),
+      // 2025-era sessions (log level, subscriptions) are shared too: any instance serves any session.
+      ...(cluster.sessionStore && { legacy: { stateStore: cluster.sessionStore } }),
+      // Downstream spans, and each member call as a child of the call that made it.
+      ...(shutdownOtel && { telemetry: true }),
       ...((auth || rateLimitStore) && { security: { ...gatewaySecurity, ...(auth && { auth }) } }),
     })
     const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
@@ -138,6 +146,7 @@ export function registerGateway(program: Command): void {
       void Promise.all(alone.map((member) => member.close()))
         .then(() => running.close())
         .then(() => cluster.close())
+        .then(() => shutdownOtel?.())
         .then(() => process.exit(0))
     process.on('SIGTERM', stop)
     process.on('SIGINT', stop)

@@ -12,6 +12,7 @@ import { createDemoServer } from '../../demo/server.js'
 import { LEGACY_VERSIONS } from '../../legacy/versions.js'
 import { PROTOCOL_VERSION } from '../../wire/meta.js'
 import { type ClusterMember, type ClusterOptions, joinCluster } from '../cluster.js'
+import { type OtelExporter, otelOption, startOtel } from '../otel.js'
 
 const isServer = (value: unknown): value is Server =>
   value instanceof Server ||
@@ -22,7 +23,7 @@ const isServer = (value: unknown): value is Server =>
 
 /**
  * Finds the server a module exports: `default` or `server` (a Server, a factory, or an array of tools).
- * A factory is called with the cluster pieces (`changes`, `handleStore`, `rateLimitStore`,
+ * A factory is called with the cluster pieces (`changes`, `handleStore`, `rateLimitStore`, `sessionStore`,
  * `requestStateSecret`) so the server it builds can join a cluster.
  */
 export async function loadServer(modulePath: string, member?: ClusterMember): Promise<Server> {
@@ -61,6 +62,7 @@ export function parseHostPort(value: string): { host: string; port: number } {
 interface ServeFlags extends ClusterOptions {
   readonly http?: string
   readonly stdio?: boolean
+  readonly otel?: OtelExporter
 }
 
 /** Joins the cluster the flags name; a cluster member needs the shared secret, or multi-round calls break. */
@@ -76,9 +78,12 @@ export async function run(
   options: ServeFlags,
   banner?: (url: string) => string,
   member?: ClusterMember,
+  /** The OpenTelemetry SDK's shutdown (`--otel`): flushes buffered spans and metrics before exit. */
+  shutdownOtel?: () => Promise<void>,
 ): Promise<void> {
   const release = async (): Promise<void> => {
     await member?.close()
+    await shutdownOtel?.()
   }
   if (options.stdio) {
     const connection = serveStdio(server)
@@ -140,10 +145,13 @@ export function registerServe(program: Command): void {
     .option('--stdio', 'serve over stdin/stdout')
     .option('--redis <url>', 'cluster member: share list changes, handles and rate limits through Redis')
     .option('--secret-env <name>', 'environment variable holding the requestState secret all members share')
+    .addOption(otelOption())
     .action(async (modulePath: string, options: ServeFlags) => {
       if (options.http && options.stdio) throw new Error('choose one of --http and --stdio')
+      // Before the module loads: its server (telemetry unset) and its own instrumentation see the SDK.
+      const shutdownOtel = await startOtel(options.otel, 'serve')
       const member = await cluster(options)
-      await run(await loadServer(modulePath, member), options, undefined, member)
+      await run(await loadServer(modulePath, member), options, undefined, member, shutdownOtel)
     })
 
   program
@@ -155,7 +163,9 @@ export function registerServe(program: Command): void {
     .option('--stdio', 'serve over stdin/stdout')
     .option('--redis <url>', 'cluster member: share list changes, baskets and rate limits through Redis')
     .option('--secret-env <name>', 'environment variable holding the requestState secret all members share')
+    .addOption(otelOption())
     .action(async (options: ServeFlags) => {
+      const shutdownOtel = await startOtel(options.otel, 'demo')
       const member = await cluster(options)
       // TOOLWIRE_STATE_DB=<file> keeps the demo's baskets in SQLite, across restarts.
       const stateFile = process.env.TOOLWIRE_STATE_DB
@@ -167,6 +177,7 @@ export function registerServe(program: Command): void {
         ...(store && { store }),
         ...(member.changes && { changes: member.changes }),
         ...(member.rateLimitStore && { rateLimitStore: member.rateLimitStore }),
+        ...(member.sessionStore && { sessionStore: member.sessionStore }),
         // One demo process needs no shared secret, so it takes a random one of its own and the server's
         // warning about a per-process secret (meant for several instances) stays silent.
         requestStateSecret:
@@ -187,6 +198,7 @@ export function registerServe(program: Command): void {
             `  ${cli} call ${url} countdown seconds=3`,
           ].join('\n'),
         member,
+        shutdownOtel,
       )
     })
 }

@@ -18,6 +18,7 @@ import type { InputRequest } from '../../wire/types.js'
 import type { CreateOutcome, TaskIdentity, TaskLimits, TaskRecord, TaskStore } from './store.js'
 import { type OwnerKey, ownerKey, type Principal } from '../../protocol/principal.js'
 import { createTaskResult, TASKS_EXTENSION } from './wire.js'
+import type { TaskRunEnd, TaskTelemetry } from '../../protocol/task-telemetry.js'
 
 export interface TaskEngineOptions {
   readonly store: TaskStore
@@ -29,6 +30,19 @@ export interface TaskEngineOptions {
   readonly logger: ServerLogger
   /** Runs a tools/call in the given context (the server's tools/call, task decision included). */
   readonly call: (ctx: RequestContext) => Promise<ResultPayload>
+  /** Spans of task runs in the creating call's trace (`defineServer({ telemetry })`). */
+  readonly telemetry?: TaskTelemetry | undefined
+}
+
+type RunOutcome = { kind: 'again' } | { kind: 'change'; change: Parameters<TaskStore['transition']>[2] }
+
+/** How a run ended, for its span. */
+function runEnd(outcome: RunOutcome): TaskRunEnd {
+  if (outcome.kind === 'again') return { status: 'again' }
+  const { to, set } = outcome.change
+  if (to === 'failed' && set?.error) return { status: 'failed', ...set.error }
+  if (to === 'completed') return { status: 'completed', isError: set?.result?.isError === true }
+  return { status: 'input_required' }
 }
 
 /** What a task is filed under: its creator's owner key, exactly as for handles and limits. */
@@ -101,6 +115,7 @@ export class TaskEngine implements TaskHooks {
     const task = tool.task
     if (!task) throw new Error(`tool ${tool.name} does not run as a task`)
     const now = Date.now()
+    const trace = await this.#options.telemetry?.capture()
     const record: TaskRecord = {
       taskId: crypto.randomUUID(),
       owner: taskOwner(ctx),
@@ -108,6 +123,7 @@ export class TaskEngine implements TaskHooks {
       tool: tool.name,
       arguments: args,
       meta: ctx.meta.raw,
+      ...(trace && { trace }),
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
@@ -193,7 +209,13 @@ export class TaskEngine implements TaskHooks {
     }, this.#options.watchIntervalMs)
     watch.unref()
     try {
-      const outcome = await this.#execute(task, controller.signal)
+      const telemetry = this.#options.telemetry
+      const outcome = telemetry
+        ? await telemetry.run(task, async () => {
+            const value = await this.#execute(task, controller.signal)
+            return { value, end: runEnd(value) }
+          })
+        : await this.#execute(task, controller.signal)
       if (outcome.kind === 'again') {
         // `retryLater()` inside a task: run again after the suggested polling interval.
         setTimeout(() => this.resume(taskId, owner), task.pollIntervalMs).unref()
@@ -205,10 +227,7 @@ export class TaskEngine implements TaskHooks {
     }
   }
 
-  async #execute(
-    task: TaskRecord,
-    signal: AbortSignal,
-  ): Promise<{ kind: 'again' } | { kind: 'change'; change: Parameters<TaskStore['transition']>[2] }> {
+  async #execute(task: TaskRecord, signal: AbortSignal): Promise<RunOutcome> {
     const params: Record<string, unknown> = {
       name: task.tool,
       arguments: task.arguments,

@@ -41,6 +41,11 @@ export interface TaskRecord {
   readonly arguments: Record<string, unknown>
   /** The creating request's `_meta` (client capabilities, log level), reused on every resumption. */
   readonly meta: Record<string, unknown>
+  /**
+   * With telemetry on: the creating request's span context (`traceparent`, `tracestate`, `baggage`), so
+   * every run of the task, on any instance, continues that trace.
+   */
+  readonly trace?: Record<string, string>
   status: TaskStatus
   statusMessage?: string
   /** Epoch milliseconds. */

@@ -220,7 +220,9 @@ export class RequestInputs {
         method,
         name: typeof name === 'string' ? name : '',
         argsDigest: await digest(method === 'resources/read' ? null : (params.arguments ?? {})),
-        principal: this.#ctx.auth && ownerKey(this.#ctx.principal),
+        // The whole principal, anonymous callers included (by address bucket, as for handles, tasks and limits):
+        // a round started by one anonymous caller cannot be finished by another (patterns/mrtr §Security).
+        principal: ownerKey(this.#ctx.principal),
       }
     })()
     return this.#binding

@@ -6,6 +6,8 @@
 import { Redis } from 'ioredis'
 import type { ChangeBus, ChangeEvent } from '../../features/subscriptions/bus.js'
 import { consoleLogger } from '../../protocol/dispatcher.js'
+import type { TelemetryOption } from '../../wire/telemetry.js'
+import { BusTelemetry } from './bus-telemetry.js'
 
 export interface RedisChangeBusOptions {
   /** `redis://host:port/db`; ignored when `client` is given. */
@@ -21,6 +23,12 @@ export interface RedisChangeBusOptions {
    * how many connection errors it saw (default: the console, like the server's default logger).
    */
   readonly onOutage?: (message: string) => void
+  /**
+   * OpenTelemetry (docs/observability.md): each message carries the trace context of the request that
+   * published it (in `_meta`), and each instance delivers it in a span continuing that trace. Needs the
+   * optional peer dependency `@opentelemetry/api`, imported only when this is set.
+   */
+  readonly telemetry?: TelemetryOption
 }
 
 /** Every list a listener may follow: after an outage each of them may have changed unseen. */
@@ -51,12 +59,19 @@ const SESSION_CHANGES = new Set(['response', 'cancelled', 'level', 'subscribe', 
  * ```
  */
 export function parseChangeEvent(message: string): ChangeEvent | undefined {
-  let value: unknown
+  return changeEventOf(parsed(message))
+}
+
+function parsed(message: string): unknown {
   try {
-    value = JSON.parse(message)
+    return JSON.parse(message) as unknown
   } catch {
     return undefined
   }
+}
+
+/** The change event a parsed message holds (its `_meta`, the trace context, is read apart). */
+function changeEventOf(value: unknown): ChangeEvent | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const { type, uri, session, change } = value as {
     type?: unknown
@@ -98,6 +113,7 @@ export class RedisChangeBus implements ChangeBus {
   #downSince = 0
   #outageErrors = 0
   #closing = false
+  #telemetry: BusTelemetry | undefined
 
   private constructor(publisher: Redis, ownsPublisher: boolean, options: RedisChangeBusOptions) {
     this.channel = options.channel ?? 'toolwire:changes'
@@ -108,9 +124,12 @@ export class RedisChangeBus implements ChangeBus {
     this.#onOutage = options.onOutage ?? ((message) => consoleLogger.warn(message))
     this.#subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.channel) return
-      const event = parseChangeEvent(message)
+      const value = parsed(message)
+      const event = changeEventOf(value)
       if (!event) return this.#onError(new Error(`ignored a malformed message on ${channel}`))
-      this.#deliver(event)
+      const telemetry = this.#telemetry
+      if (telemetry) telemetry.process((value as { _meta?: unknown })._meta, () => this.#deliver(event))
+      else this.#deliver(event)
     })
     // ioredis reconnects by itself; an outage is reported once when it starts and once when it ends.
     this.#subscriber.on('error', (error: unknown) => this.#lost(error))
@@ -169,12 +188,26 @@ export class RedisChangeBus implements ChangeBus {
     const owns = options.client === undefined
     const publisher = options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379')
     const bus = new RedisChangeBus(publisher, owns, options)
+    if (options.telemetry) {
+      // Like a server's: without @opentelemetry/api the bus works untraced and says why once.
+      bus.#telemetry = await BusTelemetry.load(options.telemetry, bus.channel).catch((error: unknown) => {
+        bus.#onError(error)
+        return undefined
+      })
+    }
     await bus.#subscriber.subscribe(bus.channel)
     return bus
   }
 
   async publish(event: ChangeEvent): Promise<void> {
-    await this.#publisher.publish(this.channel, JSON.stringify(event))
+    const telemetry = this.#telemetry
+    if (!telemetry) {
+      await this.#publisher.publish(this.channel, JSON.stringify(event))
+      return
+    }
+    await telemetry.send((meta) =>
+      this.#publisher.publish(this.channel, JSON.stringify({ ...event, _meta: meta })),
+    )
   }
 
   subscribe(handler: (event: ChangeEvent) => void): () => void {

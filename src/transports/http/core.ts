@@ -2,6 +2,7 @@
  * Streamable HTTP, framework-free. Adapters (node:http, fetch) supply a request view and a response sink;
  * this file owns every MCP rule: POST only, Origin/Host, body limits, parsing, headers vs body, JSON or SSE.
  */
+import { KeepAlives } from './keep-alive.js'
 import type { AuthInfo } from '../../protocol/exchange.js'
 import type { Reply } from '../../protocol/dispatcher.js'
 import type { AuthOutcome, HttpAuthenticator, HttpDocument } from '../../protocol/handler.js'
@@ -107,6 +108,8 @@ export class HttpCore {
   readonly #policy: OriginPolicy | false | undefined
   readonly #authenticator: HttpAuthenticator | undefined
   readonly #keepAliveMs: number
+  /** The keep-alive comments of every open listen stream, on one timer. */
+  readonly #keepAlives: KeepAlives
   readonly #maxBacklog: number
   /** Open listen streams (and 2025-era GET streams) per client network. */
   readonly #listens: ListenSlots
@@ -116,6 +119,7 @@ export class HttpCore {
   constructor(server: DualEraHandler, options: HttpOptions = {}) {
     this.server = server
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
+    this.#keepAlives = new KeepAlives(this.#keepAliveMs)
     this.#maxBacklog = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG
     this.#listens = new ListenSlots(options.maxListenStreamsPerAddress ?? 16)
     if (server.legacy && server.sessions)
@@ -311,18 +315,14 @@ export class HttpCore {
     const exchange = new HttpExchange(view, out, auth, eventStream, this.#maxBacklog)
     // Long-lived listen streams get periodic SSE comments so proxies keep them open (streamable-http
     // §Receiving Messages).
-    const keepAlive =
-      this.#keepAliveMs > 0
-        ? setInterval(() => {
-            if (exchange.streaming && !exchange.aborted) out.write(':\n\n')
-          }, this.#keepAliveMs)
-        : undefined
-    keepAlive?.unref?.()
+    const stopKeepAlive = this.#keepAlives.add(() => {
+      if (exchange.streaming && !exchange.aborted) out.write(':\n\n')
+    })
     let reply: Reply | null
     try {
       reply = await this.server.handle(request, exchange, exchange)
     } finally {
-      if (keepAlive) clearInterval(keepAlive)
+      stopKeepAlive()
       release()
     }
     writeReply(exchange, reply, out)

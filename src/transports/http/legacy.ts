@@ -223,7 +223,7 @@ export class LegacyHttp {
   async end(view: HttpRequestView, out: HttpResponseSink, auth: AuthInfo | undefined): Promise<void> {
     const session = await this.#session(view, out, auth)
     if (!session) return
-    this.engine.end(session)
+    await this.engine.end(session)
     out.send(200, {})
   }
 
@@ -272,7 +272,8 @@ export class LegacyHttp {
     // rate limits, handles and tasks (`user:`, `client:` or `anon:` plus the id or address bucket), so a
     // client-credentials token whose subject equals a user's id cannot take over that user's session.
     const principal = ownerKey(principalOf(auth, view.remoteAddress, 'http'))
-    if (!session || this.engine.isEnded(session.id) || session.principal !== principal) {
+    // `open` also learns, from the state store when one is configured, whether another instance ended it.
+    if (!session || session.principal !== principal || !(await this.engine.open(session))) {
       sendError(
         out,
         404,

@@ -160,6 +160,9 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
     req.on('end', () => {
       if (refused) return
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
+      // The listeners stay attached to the request as long as its response is open, and a listen stream's
+      // response stays open for hours: let go of the body bytes once they are handed on.
+      chunks.length = 0
       core.handle(view, body, sink)
     })
   }

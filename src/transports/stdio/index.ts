@@ -81,6 +81,8 @@ interface LegacyConnection {
   readonly session: { version: string; capabilities: ClientCapabilities; clientInfo?: Implementation }
   readonly peer: PeerState
   readonly detach: () => void
+  /** Epoch ms of the `initialize` (the session's duration, when telemetry is on). */
+  readonly startedAt: number
 }
 
 /**
@@ -222,7 +224,7 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
         (message) => send(JSON.stringify(message)),
         () => {},
       )
-      legacy = { session, peer, detach }
+      legacy = { session, peer, detach, startedAt: Date.now() }
       send(encodeResult(request.id, negotiated.result))
     } catch (error) {
       if (!(error instanceof McpError)) throw error
@@ -302,6 +304,7 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
     if (pendingSize > 0) onLine(Buffer.concat(pending))
     pending = []
     legacy?.detach()
+    if (legacy) engine?.endConnection(legacy.startedAt, legacy.session.version)
     for (const id of listens) inFlight.get(id)?.abort('input ended')
     maybeClosed()
     if (inFlight.size > 0) setTimeout(abortAll, options.drainMs ?? 5_000).unref()

@@ -1,6 +1,6 @@
 // One server for every runtime test: plain JSON Schemas, a tool that flips another (to drive a listen stream).
 // Runs unchanged in Node, Bun, Deno and workerd; only the entry files differ.
-import { createFetchHandler, defineServer, defineTool, jsonSchema } from '../../dist/index.js'
+import { createFetchHandler, defineServer, defineTool, jsonSchema } from '../../../dist/index.js'
 
 const add = defineTool({
   name: 'add',

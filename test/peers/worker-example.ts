@@ -1,13 +1,15 @@
-// Runs examples/worker.ts in workerd (the Workers runtime) through Miniflare and calls it with the client.
+// Runs examples/worker.ts in workerd (the Workers runtime) through Miniflare and calls it with the client, as
+// `wrangler dev` would; test/peers/worker-example.test.ts runs this file. It lives here, not in examples/, because
+// Miniflare is a test peer (test/peers/package.json), not a dependency of the package.
 // Bundled as wrangler bundles it: with the `workerd`, `worker` and `browser` export conditions.
 import assert from 'node:assert/strict'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
-import { connect } from 'toolwire/client'
+import { connect } from '../../dist/client/index.js'
 
 const bundle = await build({
-  entryPoints: [fileURLToPath(new URL('worker.ts', import.meta.url))],
+  entryPoints: [fileURLToPath(new URL('../../examples/worker.ts', import.meta.url))],
   bundle: true,
   format: 'esm',
   platform: 'neutral',

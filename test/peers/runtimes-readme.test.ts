@@ -11,11 +11,9 @@ import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { meta } from './helpers/http.js'
-import { ROOT } from './helpers/paths.js'
-import { startUrlProcess, type UrlProcess } from './helpers/process-url.js'
-
-const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name)
+import { meta } from '../helpers/http.js'
+import { ROOT, peerBin } from '../helpers/paths.js'
+import { startUrlProcess, type UrlProcess } from '../helpers/process-url.js'
 
 /** The code spans of a row of the "Where it runs" table (docs/transports.md). */
 function readmeRow(where: string): string[] {
@@ -29,7 +27,7 @@ function readmeRow(where: string): string[] {
 const moduleUrl = (...path: string[]): string => JSON.stringify(pathToFileURL(join(ROOT, ...path)).href)
 const PRELUDE = [
   `import { createFetchHandler } from ${moduleUrl('dist', 'index.js')}`,
-  `import { server } from ${moduleUrl('test', 'runtimes', 'app.mjs')}`,
+  `import { server } from ${moduleUrl('test', 'peers', 'runtimes', 'app.mjs')}`,
 ]
 const LISTENING = 'console.log(`LISTENING http://127.0.0.1:${port}/mcp`)'
 
@@ -70,9 +68,9 @@ interface Row {
   readonly missing?: string | undefined
 }
 
-const BUN = { command: bin('bun'), args: (code: string) => ['--eval', code] }
+const BUN = { command: peerBin('bun'), args: (code: string) => ['--eval', code] }
 const DENO = {
-  command: bin('deno'),
+  command: peerBin('deno'),
   args: (code: string) => ['eval', '--ext=js', code],
   env: { DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
 }

@@ -1,0 +1,32 @@
+/** Keep-alive comments of every open stream share one timer, and each stream still gets its comment per interval. */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { KeepAlives } from '../src/transports/http/keep-alive.js'
+
+describe('KeepAlives', () => {
+  afterEach(() => void vi.useRealTimers())
+
+  it('runs one timer for a thousand streams, writes to each on every tick, and stops with the last', () => {
+    vi.useFakeTimers()
+    const keepAlives = new KeepAlives(15_000)
+    const writes = new Array<number>(1000).fill(0)
+    const stops = writes.map((_, index) => keepAlives.add(() => writes[index]!++))
+    expect(vi.getTimerCount()).toBe(1)
+    vi.advanceTimersByTime(15_000)
+    expect(new Set(writes)).toEqual(new Set([1]))
+    stops.slice(0, 999).forEach((stop) => stop())
+    vi.advanceTimersByTime(15_000)
+    expect(writes[0]).toBe(1)
+    expect(writes[999]).toBe(2)
+    stops[999]!()
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('writes nothing and holds no timer when keep-alive is off (0)', () => {
+    vi.useFakeTimers()
+    const write = vi.fn()
+    new KeepAlives(0).add(write)
+    expect(vi.getTimerCount()).toBe(0)
+    vi.advanceTimersByTime(60_000)
+    expect(write).not.toHaveBeenCalled()
+  })
+})
