@@ -26,12 +26,13 @@ import {
 } from './harness.js'
 import { AUTH_KINDS, type AuthKind, authRounds } from './auth.js'
 import { clientBench } from './client.js'
+import { gatewayBench } from './gateway.js'
 import { listenTable } from './listen.js'
 import { legacyCallMessage, legacyCallProblem, openLegacySession, parseAnswer } from './legacy.js'
 import { telemetryRounds } from './telemetry.js'
 
 const quick = process.argv.includes('--quick')
-/** `--only=cold,http,legacy,stdio,auth,telemetry,client,listen` runs a subset (for tuning); the table then shows what was measured. */
+/** `--only=cold,http,legacy,stdio,auth,telemetry,client,listen,gateway` runs a subset (for tuning); the table then shows what was measured. */
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice(7)
@@ -288,7 +289,7 @@ async function main(): Promise<void> {
     for (const running of pipes.values()) await running.stop()
   }
 
-  if (!only || only.some((part) => part !== 'client')) report(samples, get)
+  if (!only || only.some((part) => part !== 'client' && part !== 'gateway')) report(samples, get)
   // The client side: toolwire's client, SDK v2's and bare loops against one toolwire server (bench/client.ts).
   if (runs('listen')) {
     const table = await listenTable(quick ? 2_000 : 10_000)
@@ -302,6 +303,18 @@ async function main(): Promise<void> {
     console.log(`\n${table}\n`)
     mkdirSync('results', { recursive: true })
     writeFileSync(`results/bench-client-${new Date().toISOString().replace(/[:.]/g, '-')}.md`, `${table}\n`)
+  }
+  // The gateway: `toolwire bridge` and supergateway in front of a stdio upstream, and the upstream direct.
+  if (runs('gateway')) {
+    const table = await gatewayBench({
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      latencyCalls: quick ? 500 : 2_000,
+    })
+    console.log(`\n${table}\n`)
+    mkdirSync('results', { recursive: true })
+    writeFileSync(`results/bench-gateway-${new Date().toISOString().replace(/[:.]/g, '-')}.md`, `${table}\n`)
   }
 }
 

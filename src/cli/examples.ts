@@ -73,6 +73,10 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     ],
     [`toolwire bridge ${URL} --http 127.0.0.1:8080`, 'an HTTP server re-served'],
     [
+      'TOKEN=… toolwire bridge --http 0.0.0.0:8080 --bearer-token-env TOKEN -- node server.js',
+      'callers must send that bearer token',
+    ],
+    [
       'toolwire bridge --http 127.0.0.1:8080 --otel -- node server.js',
       'traced: upstream calls are children of the downstream ones',
     ],
@@ -101,6 +105,10 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
   ],
   gateway: [
     ['toolwire gateway .mcp.json --http 127.0.0.1:8080', 'every server of the file at /mcp, namespaced'],
+    [
+      'toolwire gateway .mcp.json --http 0.0.0.0:8080 --issuer https://auth.example.com --jwks-url https://auth.example.com/jwks --resource https://tools.example.com/mcp',
+      'OAuth access tokens required',
+    ],
     ['toolwire gateway .mcp.json --otel', 'traced, to the OTLP endpoint of OTEL_EXPORTER_OTLP_ENDPOINT'],
   ],
 }

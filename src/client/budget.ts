@@ -6,6 +6,7 @@
  * (or a `RequestTimeoutError` once its time is spent).
  */
 import { RequestTimeoutError } from './errors.js'
+import type { InputHandlers } from './input.js'
 import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
 /** The limits of one call; each has a default (`DEFAULT_BUDGET`) and can be set per client. */
@@ -104,6 +105,11 @@ export class CallBudget {
   readonly what: string
   /** When the call's time is spent (epoch ms; Infinity without a limit). */
   readonly deadline: number
+  /**
+   * The call's own input handlers (a per-call `handlers` option), if any: what a 2025-era server asks while
+   * this call is open is answered by them instead of the client's.
+   */
+  handlers: InputHandlers | undefined
   readonly #totalMs: number | undefined
   #inputRounds = 0
   #inputRequests = 0

@@ -167,6 +167,12 @@ export interface ToolCallOptions {
    * `Mcp-Param-*` headers are sent. Without it, such a call throws `UnknownToolError` before anything is sent.
    */
   readonly allowUnlisted?: boolean
+  /**
+   * Answers what the server asks during this call (elicitation, sampling, roots) instead of the client's
+   * `handlers`: a proxy hands each call's questions to its own caller. Only capabilities the client
+   * declared are answered.
+   */
+  readonly handlers?: InputHandlers
 }
 
 export interface ListToolsResult {
@@ -334,9 +340,14 @@ export class Client {
    * The budget of one call. Its time is `maxTotalTimeoutMs`, by default 10 × `timeoutMs`: each request of
    * the call still has its own `timeoutMs`, and a task the call waits for ends with the call.
    */
-  #budget(what: string, timing: { timeoutMs?: number; maxTotalTimeoutMs?: number } = {}): CallBudget {
+  #budget(
+    what: string,
+    timing: { timeoutMs?: number; maxTotalTimeoutMs?: number; handlers?: InputHandlers } = {},
+  ): CallBudget {
     const total = timing.maxTotalTimeoutMs ?? (timing.timeoutMs ?? this.#timeoutMs) * DEFAULT_TOTAL_FACTOR
-    return new CallBudget(this.#limits, what, total)
+    const budget = new CallBudget(this.#limits, what, total)
+    budget.handlers = timing.handlers
+    return budget
   }
 
   /** A request's options within its call's budget: never past the call's deadline. */
@@ -614,7 +625,8 @@ export class Client {
       if (result.resultType !== 'input_required') return result
       const asked = isRecord(result.inputRequests) ? Object.keys(result.inputRequests).length : 0
       budget.inputRound(asked)
-      const inputResponses = await answerInputs(result.inputRequests, this.#handlers, this.#capabilities, {
+      const handlers = budget.handlers ?? this.#handlers
+      const inputResponses = await answerInputs(result.inputRequests, handlers, this.#capabilities, {
         method,
         name,
         // A never-aborted signal when the caller gave none, made only when input is asked for.
@@ -640,26 +652,36 @@ export class Client {
     return this.#listAll('prompts/list', 'prompts', 'name', options.signal)
   }
 
-  /** Reads a resource; the server may ask for input first (answered by the handlers). */
-  async readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<ReadResourceResult> {
+  /**
+   * Reads a resource; the server may ask for input first (answered by the handlers, or by
+   * `options.handlers` for this call alone).
+   */
+  async readResource(
+    uri: string,
+    options: { signal?: AbortSignal; handlers?: InputHandlers } = {},
+  ): Promise<ReadResourceResult> {
     const result = await this.#withInputs(
       'resources/read',
       uri,
       { uri },
-      this.#budget(`resources/read ${uri}`),
+      this.#budget(`resources/read ${uri}`, options.handlers ? { handlers: options.handlers } : {}),
       { ...(options.signal && { signal: options.signal }) },
     )
     return checkReadResult(result)
   }
 
-  /** Gets a prompt with its arguments; the server may ask for input first (answered by the handlers). */
+  /**
+   * Gets a prompt with its arguments; the server may ask for input first (answered by the handlers, or by
+   * `options.handlers` for this call alone).
+   */
   async getPrompt(
     name: string,
     args: Record<string, string> = {},
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; handlers?: InputHandlers } = {},
   ): Promise<GetPromptResult> {
     const base = { name, arguments: args }
-    const result = await this.#withInputs('prompts/get', name, base, this.#budget(`prompts/get ${name}`), {
+    const budget = this.#budget(`prompts/get ${name}`, options.handlers ? { handlers: options.handlers } : {})
+    const result = await this.#withInputs('prompts/get', name, base, budget, {
       ...(options.signal && { signal: options.signal }),
     })
     return checkPromptResult(result)

@@ -39,7 +39,24 @@ export class ServerRequestGate {
       return
     }
     this.#inFlight++
-    void answerServerRequest(this.#session, request, origin, this.#handlers).finally(() => this.#inFlight--)
+    void answerServerRequest(this.#session, request, origin, this.#handlersFor(request, origin)).finally(
+      () => this.#inFlight--,
+    )
+  }
+
+  /**
+   * The handlers of the call that asked: the one the request names, or (stdio names none) the only call in
+   * flight that has handlers of its own. When that is unclear, the client's handlers answer. So does a
+   * `roots/list` that names no call: roots belong to the session (2025-11-25 client/roots), and a server
+   * asks for them on its own, e.g. right after `initialize`; one call's caller must not set them for all.
+   */
+  #handlersFor(request: JsonRpcRequest, origin: JsonRpcRequest | undefined): InputHandlers {
+    if (origin) return this.#session.budgetOf(origin.id)?.handlers ?? this.#handlers
+    if (request.method === 'roots/list') return this.#handlers
+    const own = new Set<InputHandlers>()
+    for (const budget of this.#session.activeBudgets()) if (budget.handlers) own.add(budget.handlers)
+    const [only] = own
+    return own.size === 1 && only ? only : this.#handlers
   }
 
   #admit(origin: JsonRpcRequest | undefined): string | undefined {

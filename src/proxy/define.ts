@@ -65,9 +65,22 @@ export class ProxyServer extends Server {
  * ```
  */
 export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
-  const { target, client, restart, startTimeoutMs, label, ...downstream } = options
+  const {
+    target,
+    client,
+    restart,
+    startTimeoutMs,
+    label,
+    maxResourceSubscriptions,
+    maxListenRetries,
+    isolate,
+    ...downstream
+  } = options
   const spec: UpstreamSpec = {
     target,
+    ...(maxResourceSubscriptions !== undefined && { maxResourceSubscriptions }),
+    ...(maxListenRetries !== undefined && { maxListenRetries }),
+    ...(isolate && { isolate }),
     ...(client && { client }),
     ...(restart && { restart }),
     ...(startTimeoutMs !== undefined && { startTimeoutMs }),
@@ -121,7 +134,7 @@ export async function proxyOf(
       if (owns) await upstream.close()
     },
   )
-  const mirror = new UpstreamMirror(server, upstream, capabilities, label, scope)
+  const mirror = new UpstreamMirror(server, upstream, capabilities, label, scope, opened.spec)
   try {
     await mirror.refresh()
   } catch (error) {

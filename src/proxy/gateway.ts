@@ -92,13 +92,14 @@ export class GatewayServer extends Server {
 
   /**
    * One member as a server of its own: its names without the namespace, filtered by its globs. Closing it
-   * leaves the shared upstream open.
+   * leaves the shared upstream open. `overrides` replace the gateway's downstream options for it (e.g.
+   * `security` with the auth of its own URL).
    */
-  member(name: string): Promise<ProxyServer> {
+  member(name: string, overrides: Partial<DownstreamOptions> = {}): Promise<ProxyServer> {
     const opened = this.#opened.get(name)
     const spec = this.#specs[name]
     if (!opened || !spec) return Promise.reject(new TypeError(`no gateway member ${JSON.stringify(name)}`))
-    return proxyOf(opened, { ...this.#downstream, name }, false, { offers: offers(spec) })
+    return proxyOf(opened, { ...this.#downstream, name, ...overrides }, false, { offers: offers(spec) })
   }
 
   override async close(): Promise<void> {
@@ -179,10 +180,17 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
       const member = members[name] as GatewayMember
       mirrors.set(
         name,
-        new UpstreamMirror(server, open.upstream, open.discovered.capabilities, `${name} (${open.label})`, {
-          rename: (tool) => `${name}${separator}${tool}`,
-          offers: offers(member),
-        }),
+        new UpstreamMirror(
+          server,
+          open.upstream,
+          open.discovered.capabilities,
+          `${name} (${open.label})`,
+          {
+            rename: (tool) => `${name}${separator}${tool}`,
+            offers: offers(member),
+          },
+          open.spec,
+        ),
       )
     }
     await refusingCollisions(mirrors)

@@ -4,8 +4,9 @@ import { connect } from '../client/connect.js'
 import { StdioTransport } from '../client/stdio.js'
 import { stripControls } from '../security/sanitize.js'
 import type { TelemetryOption } from '../wire/telemetry.js'
-import type { DiscoverResult } from '../wire/types.js'
+import type { ClientCapabilities, DiscoverResult } from '../wire/types.js'
 import { type RestartOptions, Upstream } from './upstream.js'
+import { type IsolateOptions, UpstreamPool } from './upstream-pool.js'
 
 /** A stdio server to spawn (one process shared by every downstream caller). */
 export interface StdioUpstream {
@@ -40,12 +41,35 @@ export interface UpstreamSpec {
   readonly label?: string
   /** How long the upstream may take to answer `server/discover` at start (default 10 s). */
   readonly startTimeoutMs?: number
+  /**
+   * Listed resources whose updates are followed upstream, for downstream subscribers (default 64; the
+   * rest are listed and read but not followed, with a warning).
+   */
+  readonly maxResourceSubscriptions?: number
+  /**
+   * Failed attempts in a row to reopen the upstream's change stream after it was dropped, before giving up
+   * with a warning (default 10; waits as `restart`).
+   */
+  readonly maxListenRetries?: number
+  /**
+   * Give each downstream principal its own upstream process (a stdio command or a `target` function), for
+   * stateful servers; bounded by `maxProcesses`, each stopped after `idleTimeoutMs` unused. Default: one
+   * process shared by every caller.
+   */
+  readonly isolate?: IsolateOptions
 }
 
 export interface OpenUpstream {
   readonly upstream: Upstream
   readonly discovered: DiscoverResult
   readonly label: string
+  readonly spec: UpstreamSpec
+}
+
+const RELAYED_CAPABILITIES: ClientCapabilities = {
+  elicitation: { form: {}, url: {} },
+  sampling: {},
+  roots: {},
 }
 
 function describe(target: ProxyTarget): string {
@@ -86,13 +110,22 @@ export async function openUpstream(
   const options: ClientOptions = {
     ...(telemetry !== undefined && telemetry !== false && { telemetry }),
     ...spec.client,
+    // What the upstream may ask is relayed to each call's downstream caller (input-relay.ts), so the
+    // proxy declares it all; a caller that cannot answer gets the upstream's question refused.
+    capabilities: { ...RELAYED_CAPABILITIES, ...spec.client?.capabilities },
     warn: spec.client?.warn ?? warn,
     discoverTimeoutMs: spec.startTimeoutMs ?? spec.client?.discoverTimeoutMs ?? 10_000,
   }
-  const upstream = new Upstream(opener(spec.target, options), label, spec.restart)
+  if (spec.isolate && typeof spec.target !== 'function' && 'url' in spec.target)
+    throw new TypeError(
+      'isolate needs a stdio command (or a target function): an HTTP upstream is one server',
+    )
+  const open = opener(spec.target, options)
+  const upstream = new Upstream(open, label, spec.restart)
+  if (spec.isolate) upstream.pool = new UpstreamPool(open, label, spec.restart ?? {}, spec.isolate)
   try {
     const discovered = await upstream.use((client) => client.discover())
-    return { upstream, discovered, label }
+    return { upstream, discovered, label, spec }
   } catch (error) {
     await upstream.close()
     throw error

@@ -22,6 +22,11 @@ import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import type { Icon, Tool } from '../wire/types.js'
 import { baseProblems } from '../features/metadata.js'
+import type { ReadResourceResult } from '../client/catalogs.js'
+import { type CompletionRef, upstreamCompleter } from './completion-relay.js'
+import { InputRelay } from './input-relay.js'
+import type { Completer } from '../features/prompts/define.js'
+import { compileUriTemplate } from '../features/resources/uri-template.js'
 import type { Upstream } from './upstream.js'
 
 /** A copy of `value` with control characters and escape sequences removed from every string in it. */
@@ -77,25 +82,36 @@ export function mirrorTool(tool: Tool, upstream: Upstream, name = tool.name): To
     ...optional('outputSchema', tool.outputSchema as Record<string, unknown> | undefined),
     handler: async (args, ctx) => {
       const wantsProgress = ctx.meta.progressToken !== undefined
-      const result = await upstream.use(
-        (client) =>
+      const result = await new InputRelay(ctx).run((relay) =>
+        upstream.useFor(ctx, (client) =>
           client.callTool(tool.name, args as Record<string, unknown>, {
-            signal: ctx.signal,
+            signal: relay.signal,
+            handlers: relay.handlers,
             onNotification: forwardLog(ctx),
             ...(wantsProgress && {
               onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
               resetTimeoutOnProgress: true,
             }),
           }),
-        ctx.signal,
+        ),
       )
       return toolResult(result)
     },
   })
 }
 
-export function mirrorPrompt(prompt: PromptInfo, upstream: Upstream, name = prompt.name): PromptDefinition {
+/**
+ * A downstream prompt named `name` that gets the upstream prompt `prompt.name`; with `completes` (the
+ * upstream declared `completions`) its arguments complete through the upstream.
+ */
+export function mirrorPrompt(
+  prompt: PromptInfo,
+  upstream: Upstream,
+  name = prompt.name,
+  completes = false,
+): PromptDefinition {
   const clean = cleanStrings(prompt)
+  const ref = { type: 'ref/prompt', name: prompt.name } as const
   return definePrompt({
     name,
     ...optional('title', clean.title),
@@ -105,14 +121,16 @@ export function mirrorPrompt(prompt: PromptInfo, upstream: Upstream, name = prom
       ...optional('title', argument.title),
       ...optional('description', argument.description),
       ...optional('required', argument.required),
+      ...(completes && { complete: upstreamCompleter(upstream, ref, argument.name) }),
     })),
     handler: async (args, ctx) => {
       const given: Record<string, string> = {}
       for (const [key, value] of Object.entries(args as Record<string, string | undefined>))
         if (typeof value === 'string') given[key] = value
-      const result = await upstream.use(
-        (client) => client.getPrompt(prompt.name, given, { signal: ctx.signal }),
-        ctx.signal,
+      const result = await new InputRelay(ctx).run((relay) =>
+        upstream.useFor(ctx, (client) =>
+          client.getPrompt(prompt.name, given, { signal: relay.signal, handlers: relay.handlers }),
+        ),
       )
       return {
         ...optional('description', result.description),
@@ -120,6 +138,15 @@ export function mirrorPrompt(prompt: PromptInfo, upstream: Upstream, name = prom
       }
     },
   })
+}
+
+/** Reads `uri` upstream, relaying what the upstream asks on the way. */
+function readThrough(upstream: Upstream, uri: string, ctx: RequestContext): Promise<ReadResourceResult> {
+  return new InputRelay(ctx).run((relay) =>
+    upstream.useFor(ctx, (client) =>
+      client.readResource(uri, { signal: relay.signal, handlers: relay.handlers }),
+    ),
+  )
 }
 
 export function mirrorResource(resource: ResourceInfo, upstream: Upstream): ResourceDefinition {
@@ -131,24 +158,42 @@ export function mirrorResource(resource: ResourceInfo, upstream: Upstream): Reso
     ...optional('description', clean.description),
     ...optional('mimeType', clean.mimeType),
     ...optional('size', resource.size),
-    read: async (ctx) =>
-      (await upstream.use((client) => client.readResource(resource.uri, { signal: ctx.signal }), ctx.signal))
-        .contents,
+    read: async (ctx) => (await readThrough(upstream, resource.uri, ctx)).contents,
   })
 }
 
 export function mirrorTemplate(
   template: ResourceTemplateInfo,
   upstream: Upstream,
+  completes = false,
 ): ResourceTemplateDefinition {
   const clean = cleanStrings(template)
+  const ref = { type: 'ref/resource', uri: template.uriTemplate } as const
+  const complete = completes ? completersOf(template.uriTemplate, upstream, ref) : undefined
   return defineResourceTemplate({
     uriTemplate: template.uriTemplate,
     name: clean.name,
     ...optional('title', clean.title),
     ...optional('description', clean.description),
     ...optional('mimeType', clean.mimeType),
-    read: async (uri, _variables, ctx) =>
-      (await upstream.use((client) => client.readResource(uri, { signal: ctx.signal }), ctx.signal)).contents,
+    ...optional('complete', complete),
+    read: async (uri, _variables, ctx) => (await readThrough(upstream, uri, ctx)).contents,
   })
+}
+
+/** One completer per variable of the template (none when it does not compile: the definition says why). */
+function completersOf(
+  uriTemplate: string,
+  upstream: Upstream,
+  ref: CompletionRef,
+): Record<string, Completer> | undefined {
+  let variables: readonly string[]
+  try {
+    variables = compileUriTemplate(uriTemplate).variables
+  } catch {
+    return undefined
+  }
+  return Object.fromEntries(
+    variables.map((variable) => [variable, upstreamCompleter(upstream, ref, variable)]),
+  )
 }

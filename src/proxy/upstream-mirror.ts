@@ -8,8 +8,11 @@
 import type { Client } from '../client/client.js'
 import type { Server } from '../server.js'
 import { stripControls } from '../security/sanitize.js'
-import type { ServerCapabilities } from '../wire/types.js'
+import type { JsonRpcNotification } from '../wire/jsonrpc.js'
+import type { ServerCapabilities, SubscriptionFilter } from '../wire/types.js'
 import { CatalogMirror } from './catalog-mirror.js'
+import { ChangeStream, DEFAULT_MAX_LISTEN_RETRIES } from './change-stream.js'
+import type { UpstreamSpec } from './link.js'
 import { mirrorPrompt, mirrorResource, mirrorTemplate, mirrorTool } from './mirror.js'
 import type { Upstream } from './upstream.js'
 
@@ -19,6 +22,12 @@ export interface MirrorScope {
   /** Whether an upstream tool or prompt (by its upstream name) is offered downstream. */
   readonly offers?: (name: string) => boolean
 }
+
+/**
+ * Listed resources a proxy follows upstream at most, by default: as many as a toolwire server lets one
+ * 2025-era session subscribe to, so the upstream does not refuse the subscription.
+ */
+export const DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS = 64
 
 /** Sees a downstream name before it is offered; throws to refuse it. */
 export type NameCheck = (kind: 'tool' | 'prompt', name: string) => void
@@ -33,9 +42,15 @@ export class UpstreamMirror {
   readonly #prompts
   readonly #resources
   readonly #templates
-  #subscription: { close(): Promise<void> } | undefined
-  #stopped = false
+  readonly #server: Server
+  readonly #maxSubscriptions: number
+  readonly #stream: ChangeStream
+  #warnedCap = false
   #first = true
+
+  get #completes(): boolean {
+    return this.#capabilities.completions !== undefined
+  }
 
   constructor(
     server: Server,
@@ -43,8 +58,11 @@ export class UpstreamMirror {
     capabilities: ServerCapabilities,
     label: string,
     scope: MirrorScope = {},
+    limits: Pick<UpstreamSpec, 'maxResourceSubscriptions' | 'maxListenRetries' | 'restart'> = {},
   ) {
     this.#upstream = upstream
+    this.#server = server
+    this.#maxSubscriptions = limits.maxResourceSubscriptions ?? DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS
     this.#capabilities = capabilities
     this.#report = (what, error) =>
       server.logger.warn(
@@ -56,6 +74,17 @@ export class UpstreamMirror {
     this.#prompts = new CatalogMirror(server.prompts, this.#report)
     this.#resources = new CatalogMirror(server.resources, this.#report)
     this.#templates = new CatalogMirror(server.resourceTemplates, this.#report)
+    this.#stream = new ChangeStream(
+      upstream,
+      {
+        filter: () => this.#filter(),
+        onNotification: (notification) => this.#onNotification(notification),
+        relist: () => this.#relist('listing after the change stream was reopened'),
+        report: this.#report,
+      },
+      limits.restart ?? {},
+      limits.maxListenRetries ?? DEFAULT_MAX_LISTEN_RETRIES,
+    )
   }
 
   /** The downstream names this member would offer now (for collision checks at definition). */
@@ -97,7 +126,11 @@ export class UpstreamMirror {
       .map((prompt) => {
         const name = this.#rename(prompt.name)
         check?.('prompt', name)
-        return { key: name, definition: mirrorPrompt(prompt, upstream, name), source: prompt }
+        return {
+          key: name,
+          definition: mirrorPrompt(prompt, upstream, name, this.#completes),
+          source: prompt,
+        }
       })
     this.#prompts.replaceAll(mirrored)
   }
@@ -113,8 +146,33 @@ export class UpstreamMirror {
       resources.map((r) => ({ key: r.uri, definition: mirrorResource(r, upstream), source: r })),
     )
     this.#templates.replaceAll(
-      templates.map((t) => ({ key: t.uriTemplate, definition: mirrorTemplate(t, upstream), source: t })),
+      templates.map((t) => ({
+        key: t.uriTemplate,
+        definition: mirrorTemplate(t, upstream, this.#completes),
+        source: t,
+      })),
     )
+    this.#stream.refollow()
+  }
+
+  /**
+   * The listed resources whose updates the upstream stream follows: every one, up to the bound, when the
+   * upstream supports subscriptions. Downstream, the server passes each update only to the streams and
+   * sessions subscribed to that URI (patterns/subscriptions; 2025-11-25 server/resources §Subscriptions).
+   */
+  #followed(): string[] {
+    if (this.#capabilities.resources?.subscribe !== true) return []
+    const uris = this.#resources.keys()
+    if (uris.length > this.#maxSubscriptions && !this.#warnedCap) {
+      this.#warnedCap = true
+      this.#report(
+        'following resource updates',
+        new Error(
+          `the upstream lists ${uris.length} resources; only the first ${this.#maxSubscriptions} are followed (maxResourceSubscriptions)`,
+        ),
+      )
+    }
+    return uris.slice(0, this.#maxSubscriptions)
   }
 
   /**
@@ -122,43 +180,43 @@ export class UpstreamMirror {
    * it is listed again, and the change stream is opened on the new connection.
    */
   connected(client: Client): void {
-    if (!this.#first) this.refresh().catch((error: unknown) => this.#report('listing after a restart', error))
+    if (!this.#first) this.#relist('listing after a restart')
     this.#first = false
-    this.#listen(client)
+    this.#stream.connected(client)
   }
 
-  #listen(client: Client): void {
+  #relist(what: string): void {
+    this.refresh().catch((error: unknown) => this.#report(what, error))
+  }
+
+  /** What the change stream follows: list changes the upstream announces, and the followed resources. */
+  #filter(): SubscriptionFilter | undefined {
     const capabilities = this.#capabilities
+    const uris = this.#followed()
     const filter = {
       ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
       ...(capabilities.prompts?.listChanged && { promptsListChanged: true }),
       ...(capabilities.resources?.listChanged && { resourcesListChanged: true }),
+      ...(uris.length > 0 && { resourceSubscriptions: uris }),
     }
-    if (this.#stopped || Object.keys(filter).length === 0) return
-    const refreshes: Record<string, () => Promise<void>> = {
+    return Object.keys(filter).length > 0 ? filter : undefined
+  }
+
+  #onNotification(notification: JsonRpcNotification): void {
+    const uri = notification.params?.uri
+    if (notification.method === 'notifications/resources/updated' && typeof uri === 'string') {
+      this.#server.resourceUpdated(uri)
+      return
+    }
+    const refresh = {
       'notifications/tools/list_changed': () => this.#refreshTools(),
       'notifications/prompts/list_changed': () => this.#refreshPrompts(),
       'notifications/resources/list_changed': () => this.#refreshResources(),
-    }
-    client
-      .subscribe(filter, {
-        onNotification: (notification) => {
-          refreshes[notification.method]?.().catch((error: unknown) =>
-            this.#report(`refreshing after ${notification.method}`, error),
-          )
-        },
-      })
-      .then(
-        (opened) => {
-          this.#subscription = opened
-          if (this.#stopped) void opened.close()
-        },
-        (error: unknown) => this.#report('listening for list changes', error),
-      )
+    }[notification.method]
+    refresh?.().catch((error: unknown) => this.#report(`refreshing after ${notification.method}`, error))
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true
-    await this.#subscription?.close().catch(() => undefined)
+    await this.#stream.stop()
   }
 }

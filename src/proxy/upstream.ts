@@ -13,6 +13,8 @@ import {
   TransportError,
   UnknownToolError,
 } from '../client/errors.js'
+import type { RequestContext } from '../protocol/context.js'
+import { ownerKey } from '../protocol/principal.js'
 import { stripControls } from '../security/sanitize.js'
 import { internalError, invalidParams, McpError, upstreamError, upstreamUnavailable } from '../wire/errors.js'
 
@@ -37,6 +39,14 @@ export interface RestartOptions {
  */
 export const RESTART_DEFAULTS = { initialDelayMs: 250, maxDelayMs: 10_000 } as const
 
+/** Per-caller upstreams (`UpstreamPool`): calls of one owner go to that owner's own connection. */
+export interface CallerPool {
+  use<T>(owner: string, work: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T>
+  /** Callers with a connection now. */
+  readonly size: number
+  close(): Promise<void>
+}
+
 /**
  * One upstream connection shared by every downstream caller: opened on first use, reopened (with backoff)
  * after a stdio upstream dies, and closed with the server. `use` runs a request on it and turns whatever
@@ -50,6 +60,11 @@ export const RESTART_DEFAULTS = { initialDelayMs: 250, maxDelayMs: 10_000 } as c
  * ```
  */
 export class Upstream {
+  /**
+   * With `isolate`, each principal's calls go to a connection (a process) of its own; this one still
+   * lists the upstream's offer and follows its changes.
+   */
+  pool: CallerPool | undefined
   readonly #open: () => Client
   readonly #label: string
   readonly #restart: Required<RestartOptions>
@@ -124,6 +139,11 @@ export class Upstream {
     }
   }
 
+  /** Runs a downstream call's request: on the caller's own connection when isolated, else on this one. */
+  useFor<T>(ctx: RequestContext, work: (client: Client) => Promise<T>): Promise<T> {
+    return this.pool ? this.pool.use(ownerKey(ctx.principal), work, ctx.signal) : this.use(work, ctx.signal)
+  }
+
   /** Marks `client` dead after a transport failure on stdio: its process is gone or unusable. */
   #drop(client: Client): void {
     if (this.#client !== client) return
@@ -161,6 +181,7 @@ export class Upstream {
 
   async close(): Promise<void> {
     this.#closed = true
+    await this.pool?.close()
     const client = this.#client ?? (await this.#pending?.catch(() => undefined))
     this.#client = undefined
     await client?.close()

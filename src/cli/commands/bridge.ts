@@ -16,9 +16,18 @@ import { defineProxy } from '../../proxy/define.js'
 import { parseTarget, UsageError } from '../client/target.js'
 import { type OtelExporter, otelOption, startOtel } from '../otel.js'
 import { forTerminal } from '../terminal-text.js'
-import { run } from './serve.js'
+import { type DownstreamAuthFlags, downstreamAuth, withDownstreamAuth } from '../auth/downstream.js'
+import { parseHostPort, run } from './serve.js'
 
-interface BridgeFlags {
+/** The URL a server served on `--http` (or its default) will have: the default resource for auth. */
+export function servedUrl(http: string | undefined): string {
+  const { host, port } = parseHostPort(http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`
+}
+
+interface BridgeFlags extends DownstreamAuthFlags {
+  /** `--no-rate-limit` sets this false. */
+  rateLimit?: boolean
   http?: string
   stdio?: boolean
   header?: string[]
@@ -51,7 +60,7 @@ function upstreamOptions(flags: BridgeFlags): ClientOptions {
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value]
 
 export function registerBridge(program: Command): void {
-  program
+  const command = program
     .command('bridge')
     .description(
       'serve another MCP server through toolwire: toolwire bridge --http HOST:PORT -- <command>  or  toolwire bridge <url> --http HOST:PORT | --stdio',
@@ -65,6 +74,7 @@ export function registerBridge(program: Command): void {
       'serve Streamable HTTP on this address (default 127.0.0.1:$PORT or 127.0.0.1:3000)',
     )
     .option('--stdio', 'serve over stdin/stdout')
+    .option('--no-rate-limit', 'turn off the per-caller request and tool-call rate limits (load tests)')
     .option('-H, --header <header>', 'HTTP header for the upstream, "Name: value" (repeatable)', collect)
     .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio upstream (repeatable)', collect)
     .option('--timeout <ms>', 'give up on an upstream request after this many milliseconds (default 60000)')
@@ -73,39 +83,45 @@ export function registerBridge(program: Command): void {
       `speak this MCP revision to the upstream instead of discovering its era (${PINNABLE_VERSIONS.join(', ')})`,
     )
     .addOption(otelOption())
-    .action(async (operands: string[], flags: BridgeFlags) => {
-      if (flags.http && flags.stdio) throw new UsageError('choose one of --http and --stdio')
-      const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
-      if (target.rest.length > 0) {
-        throw new UsageError(
-          `unexpected ${forTerminal(target.rest.join(' '))}: bridge takes one upstream server`,
-        )
-      }
-      const shutdownOtel = await startOtel(flags.otel, 'bridge')
-      // The upstream client is opened here (a target function), so it takes the flag itself.
-      const options = { ...upstreamOptions(flags), ...(shutdownOtel && { telemetry: true }) }
-      const server = await defineProxy({
-        // Downstream spans, and upstream calls as their children.
-        ...(shutdownOtel && { telemetry: true }),
-        target: () => target.open(options),
-        label: target.describe,
-        // One bridge process needs no shared secret (as for `toolwire demo`): a random one of its own, set
-        // explicitly so the warning meant for several instances stays silent.
-        requestState: {
-          secret: process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url'),
-        },
-        logger: {
-          warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
-          error: (message) => say(`error: ${forTerminal(message, { multiline: true })}`),
-        },
-      })
-      // The URL alone on stdout, once the server listens: scripts wait for this line.
-      await run(
-        server,
-        flags.stdio ? { stdio: true } : flags.http ? { http: flags.http } : {},
-        (url) => url,
-        undefined,
-        shutdownOtel,
+  withDownstreamAuth(command).action(async (operands: string[], flags: BridgeFlags) => {
+    if (flags.http && flags.stdio) throw new UsageError('choose one of --http and --stdio')
+    const auth = flags.stdio ? undefined : downstreamAuth(flags, servedUrl(flags.http))
+    if (flags.stdio && (flags.bearerTokenEnv ?? flags.jwksUrl ?? flags.issuer) !== undefined)
+      throw new UsageError('--stdio serves the one process that started it: auth flags are for --http')
+    const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
+    if (target.rest.length > 0) {
+      throw new UsageError(
+        `unexpected ${forTerminal(target.rest.join(' '))}: bridge takes one upstream server`,
       )
+    }
+    const shutdownOtel = await startOtel(flags.otel, 'bridge')
+    // The upstream client is opened here (a target function), so it takes the flag itself.
+    const options = { ...upstreamOptions(flags), ...(shutdownOtel && { telemetry: true }) }
+    const server = await defineProxy({
+      // Downstream spans, and upstream calls as their children.
+      ...(shutdownOtel && { telemetry: true }),
+      target: () => target.open(options),
+      label: target.describe,
+      // One bridge process needs no shared secret (as for `toolwire demo`): a random one of its own, set
+      // explicitly so the warning meant for several instances stays silent.
+      requestState: {
+        secret: process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url'),
+      },
+      logger: {
+        warn: (message) => say(`warning: ${forTerminal(message, { multiline: true })}`),
+        error: (message) => say(`error: ${forTerminal(message, { multiline: true })}`),
+      },
+      ...((auth || flags.rateLimit === false) && {
+        security: { ...(auth && { auth }), ...(flags.rateLimit === false && { rateLimit: false }) },
+      }),
     })
+    // The URL alone on stdout, once the server listens: scripts wait for this line.
+    await run(
+      server,
+      flags.stdio ? { stdio: true } : flags.http ? { http: flags.http } : {},
+      (url) => url,
+      undefined,
+      shutdownOtel,
+    )
+  })
 }

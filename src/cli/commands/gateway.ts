@@ -14,10 +14,22 @@ import { createNodeHandler, serveNode } from '../../transports/http/node.js'
 import { isLoopbackHost, loopbackPolicy } from '../../transports/http/guard.js'
 import { commandAuth } from '../auth/options.js'
 import { serversIn } from '../client/config.js'
+import { type ClusterOptions, joinCluster } from '../cluster.js'
 import { UsageError } from '../client/target.js'
 import { type OtelExporter, otelOption, startOtel } from '../otel.js'
 import { forTerminal } from '../terminal-text.js'
+import { type DownstreamAuthFlags, downstreamAuth, withDownstreamAuth } from '../auth/downstream.js'
+import { servedUrl } from './bridge.js'
 import { parseHostPort } from './serve.js'
+
+/** A member's endpoint beside the merged one: `…/mcp` → `…/servers/<name>/mcp`. */
+const memberUrl = (merged: string, name: string): string =>
+  new URL(`servers/${name}/mcp`, new URL('.', merged)).href
+
+interface GatewayFlags extends DownstreamAuthFlags, ClusterOptions {
+  readonly http?: string
+  readonly otel?: OtelExporter
+}
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`)
 
@@ -68,49 +80,75 @@ function membersOf(file: string): Record<string, GatewayMember> {
 }
 
 export function registerGateway(program: Command): void {
-  program
+  const command = program
     .command('gateway')
     .description(
       'serve every server of an mcpServers file: each at /servers/<name>/mcp, all together (namespaced) at /mcp',
     )
     .argument('<config>', 'a JSON file with mcpServers (or servers), as .mcp.json')
     .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
+    .option('--redis <url>', 'cluster member: share list changes and rate limits through Redis')
+    .option('--secret-env <name>', 'environment variable holding the requestState secret all members share')
     .addOption(otelOption())
-    .action(async (file: string, flags: { http?: string; otel?: OtelExporter }) => {
-      const members = membersOf(resolve(file))
-      const shutdownOtel = await startOtel(flags.otel, 'gateway')
-      const secret = process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url')
-      const gateway = await defineGateway({
-        name: 'toolwire-gateway',
-        version: '0.1.0',
-        members,
-        logger,
-        requestState: { secret },
-        // Downstream spans, and each member call as a child of the call that made it.
-        ...(shutdownOtel && { telemetry: true }),
-      })
-      const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
-      const originPolicy = isLoopbackHost(host) ? loopbackPolicy() : {}
-      const alone: ProxyServer[] = []
-      let fallback: ReturnType<typeof createNodeHandler> | undefined
-      for (const name of Object.keys(members).reverse()) {
-        const member = await gateway.member(name)
-        alone.push(member)
-        fallback = createNodeHandler(member, {
-          path: `/servers/${name}/mcp`,
-          originPolicy,
-          ...(fallback && { fallback }),
-        })
-      }
-      const running = await serveNode(gateway, { host, port, ...(fallback && { fallback }) })
-      // The merged endpoint's URL alone on stdout, once listening: scripts wait for this line.
-      console.log(running.url)
-      const stop = (): void =>
-        void Promise.all(alone.map((member) => member.close()))
-          .then(() => running.close())
-          .then(() => shutdownOtel?.())
-          .then(() => process.exit(0))
-      process.on('SIGTERM', stop)
-      process.on('SIGINT', stop)
+  withDownstreamAuth(command).action(async (file: string, flags: GatewayFlags) => {
+    const auth = downstreamAuth(flags, servedUrl(flags.http))
+    const members = membersOf(resolve(file))
+    if (flags.redis !== undefined && flags.secretEnv === undefined)
+      throw new UsageError(
+        '--redis needs --secret-env NAME: every gateway instance must sign requestState alike',
+      )
+    // Behind a load balancer, every instance shares list changes and rate limits (Redis) and the secret that
+    // seals multi-round state, so any instance answers any request.
+    const cluster = await joinCluster(flags)
+    const shutdownOtel = await startOtel(flags.otel, 'gateway')
+    const secret =
+      cluster.requestStateSecret ?? process.env.TOOLWIRE_STATE_SECRET ?? randomBytes(32).toString('base64url')
+    const rateLimitStore = cluster.rateLimitStore
+    const gatewaySecurity = rateLimitStore ? { rateLimit: { store: rateLimitStore } } : {}
+    const gateway = await defineGateway({
+      name: 'toolwire-gateway',
+      version: '0.1.0',
+      members,
+      logger,
+      requestState: { secret },
+      ...(cluster.changes && { changes: cluster.changes }),
+      // 2025-era sessions (log level, subscriptions) are shared too: any instance serves any session.
+      ...(cluster.sessionStore && { legacy: { stateStore: cluster.sessionStore } }),
+      // Downstream spans, and each member call as a child of the call that made it.
+      ...(shutdownOtel && { telemetry: true }),
+      ...((auth || rateLimitStore) && { security: { ...gatewaySecurity, ...(auth && { auth }) } }),
     })
+    const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
+    const originPolicy = isLoopbackHost(host) ? loopbackPolicy() : {}
+    const alone: ProxyServer[] = []
+    let fallback: ReturnType<typeof createNodeHandler> | undefined
+    for (const name of Object.keys(members).reverse()) {
+      // Each member's endpoint is a resource of its own (RFC 8707): its own metadata and token audience.
+      const memberAuth = downstreamAuth(
+        { ...flags, ...(flags.resource !== undefined && { resource: memberUrl(flags.resource, name) }) },
+        memberUrl(servedUrl(flags.http), name),
+      )
+      const member = await gateway.member(
+        name,
+        memberAuth ? { security: { ...gatewaySecurity, auth: memberAuth } } : {},
+      )
+      alone.push(member)
+      fallback = createNodeHandler(member, {
+        path: `/servers/${name}/mcp`,
+        originPolicy,
+        ...(fallback && { fallback }),
+      })
+    }
+    const running = await serveNode(gateway, { host, port, ...(fallback && { fallback }) })
+    // The merged endpoint's URL alone on stdout, once listening: scripts wait for this line.
+    console.log(running.url)
+    const stop = (): void =>
+      void Promise.all(alone.map((member) => member.close()))
+        .then(() => running.close())
+        .then(() => cluster.close())
+        .then(() => shutdownOtel?.())
+        .then(() => process.exit(0))
+    process.on('SIGTERM', stop)
+    process.on('SIGINT', stop)
+  })
 }

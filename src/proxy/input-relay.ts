@@ -1,0 +1,77 @@
+/**
+ * What an upstream asks during a call (elicitation, sampling, roots) is asked of the downstream caller in
+ * turn, in the downstream's era: on a 2025-era session it is a server-to-client request on that session
+ * (2025-11-25 client/elicitation, client/sampling, client/roots) and the upstream call waits for the answer;
+ * on 2026-07-28 it ends the downstream round with `input_required` (patterns/mrtr). The upstream call is
+ * then cancelled, and the client's retry runs it again, answering each question the upstream asks again
+ * from the answers the retry carries (sealed in `requestState`, so any instance can serve the retry). An
+ * upstream that does something before it asks does it again on each round: the price of a proxy that holds
+ * no state between rounds.
+ */
+import type { InputContext, InputHandlers } from '../client/input.js'
+import type { RequestContext } from '../protocol/context.js'
+import { InputRequired } from '../protocol/mrtr/inputs.js'
+import type { InputRequest, ListRootsResult } from '../wire/types.js'
+
+export class InputRelay {
+  readonly handlers: InputHandlers
+  /** The upstream call's signal: the caller's cancellation, or the end of this round. */
+  readonly signal: AbortSignal
+  readonly #ctx: RequestContext
+  readonly #roundEnded = new AbortController()
+  #pending: InputRequired | undefined
+  #asked = 0
+
+  constructor(ctx: RequestContext) {
+    this.#ctx = ctx
+    this.signal = AbortSignal.any([ctx.signal, this.#roundEnded.signal])
+    const ask = <R>(method: string, params: unknown, context: InputContext): Promise<R> =>
+      this.#ask<R>({ method, params } as InputRequest, context)
+    this.handlers = {
+      elicitation: (params, context) => ask('elicitation/create', params, context),
+      sampling: (params, context) => ask('sampling/createMessage', params, context),
+      roots: async (context) => (await ask<ListRootsResult>('roots/list', undefined, context)).roots,
+    }
+  }
+
+  /**
+   * The questions are keyed by their order in the upstream call, which is the same on every round for an
+   * upstream that asks the same things (the upstream's own key is not enough: a 2025-era server's requests
+   * have none).
+   */
+  async #ask<R>(request: InputRequest, context: InputContext): Promise<R> {
+    const key = `${++this.#asked}-${context.key}`
+    const asked = request.params === undefined ? { method: request.method } : request
+    try {
+      const answers = await this.#ctx.input.ask({ [key]: asked as InputRequest })
+      return answers[key] as R
+    } catch (error) {
+      if (error instanceof InputRequired) {
+        this.#pending ??= error
+        this.#roundEnded.abort(error)
+      }
+      throw error
+    }
+  }
+
+  /**
+   * After the upstream call ends (or fails): when a question ended the round, the downstream answer is
+   * `input_required` whatever became of the cancelled upstream call.
+   */
+  settle(): void {
+    if (this.#pending) throw this.#pending
+  }
+
+  /** Runs one upstream call with this relay, ending the round when a question needs the caller. */
+  async run<T>(call: (relay: InputRelay) => Promise<T>): Promise<T> {
+    let result: T
+    try {
+      result = await call(this)
+    } catch (error) {
+      this.settle()
+      throw error
+    }
+    this.settle()
+    return result
+  }
+}
