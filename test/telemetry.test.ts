@@ -143,6 +143,61 @@ describe('over HTTP', () => {
     await client.close()
   })
 
+  it('links the rounds of an input_required exchange: the client span of each retry links the round before', async () => {
+    const asking = defineServer({
+      name: 'otel-rounds',
+      version: '1.0.0',
+      telemetry: true,
+      tools: [
+        defineTool({
+          name: 'confirm',
+          handler: async (_args, ctx) => {
+            const first = await ctx.input.elicit({
+              message: 'Sure?',
+              requestedSchema: { type: 'object', properties: {} },
+            })
+            const second = await ctx.input.elicit({
+              message: 'Really?',
+              requestedSchema: { type: 'object', properties: {} },
+            })
+            return `${first.action} ${second.action}`
+          },
+        }),
+      ],
+    })
+    const serving = await serveNode(asking, { host: '127.0.0.1', port: 0 })
+    const client = connect(
+      { url: serving.url },
+      { telemetry: true, handlers: { elicitation: () => ({ action: 'accept', content: {} }) } },
+    )
+    try {
+      const { value, parent } = await inAppSpan(() => client.callTool('confirm', {}))
+      expect((value.content[0] as { text: string }).text).toBe('accept accept')
+      const of = (kind: SpanKind): ReadableSpan[] =>
+        finished()
+          .filter((span) => span.name === 'tools/call confirm' && span.kind === kind)
+          .sort((a, b) => (a.startTime[0] - b.startTime[0]) * 1e9 + (a.startTime[1] - b.startTime[1]))
+      // The first request and two retries, each answering one more question: a client span each, linked to
+      // the round before, and a server span under each.
+      const clients = of(SpanKind.CLIENT)
+      const servers = of(SpanKind.SERVER)
+      expect(clients).toHaveLength(3)
+      expect(servers).toHaveLength(3)
+      expect(clients[0]!.links).toEqual([])
+      for (let round = 1; round < 3; round++)
+        expect(clients[round]!.links.map((link) => link.context.spanId)).toEqual([
+          clients[round - 1]!.spanContext().spanId,
+        ])
+      for (const [round, server] of servers.entries()) {
+        expect(server.spanContext().traceId).toBe(parent.spanContext().traceId)
+        expect(server.parentSpanContext?.spanId).toBe(clients[round]!.spanContext().spanId)
+      }
+    } finally {
+      await client.close()
+      await serving.close()
+    }
+  })
+
   it('names requests without a target by their method', async () => {
     const client = connect({ url: running.url }, { telemetry: true })
     await client.listTools()

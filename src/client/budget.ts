@@ -110,6 +110,12 @@ export class CallBudget {
    * this call is open is answered by them instead of the client's.
    */
   handlers: InputHandlers | undefined
+  /**
+   * The span of the call's last request when telemetry is on (an OpenTelemetry span context, kept opaque here):
+   * the next request of the same call (an input_required retry, a poll) links it, so the rounds of one call
+   * stay connected even when no application span encloses them.
+   */
+  lastSpan: unknown = undefined
   readonly #totalMs: number | undefined
   #inputRounds = 0
   #inputRequests = 0

@@ -165,8 +165,12 @@ export class Session {
   ): Promise<JsonRpcResponse> {
     const telemetry = this.options.telemetry
     if (telemetry === undefined) return this.#exchange(method, params, options, status, undefined)
-    return telemetry.observe(method, params, this.version, (prepare) =>
-      this.#exchange(method, params, options, status, prepare),
+    return telemetry.observe(
+      method,
+      params,
+      this.version,
+      (prepare) => this.#exchange(method, params, options, status, prepare),
+      options.budget,
     )
   }
 

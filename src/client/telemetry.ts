@@ -4,7 +4,7 @@
  * so the server's span continues the client's trace on any transport and in both eras. Made only when
  * `connect(…, { telemetry })` is set; `@opentelemetry/api` is imported then, never otherwise.
  */
-import type { Attributes, Histogram, TextMapPropagator, Tracer } from '@opentelemetry/api'
+import type { Attributes, Histogram, Link, SpanContext, TextMapPropagator, Tracer } from '@opentelemetry/api'
 import { isRecord, type JsonRpcResponse } from '../wire/jsonrpc.js'
 import {
   ATTR,
@@ -126,6 +126,7 @@ export class ClientTelemetry {
     params: Record<string, unknown>,
     version: string,
     exchange: (prepare: PrepareMessage) => Promise<JsonRpcResponse>,
+    call?: { lastSpan: unknown },
   ): Promise<JsonRpcResponse> {
     const instruments = this.#instruments === undefined ? await this.#ready : this.#instruments
     if (instruments === null) return exchange(() => undefined)
@@ -139,7 +140,11 @@ export class ClientTelemetry {
     }
     const attributes: Attributes = { ...metricAttributes }
     if (target.uri !== undefined) attributes[ATTR.resourceUri] = target.uri
-    const span = tracer.startSpan(spanName(method, target), { kind: api.SpanKind.CLIENT, attributes })
+    // gen-ai/mcp.md §Context propagation: the rounds of one call (an input_required retry) are linked.
+    const previous = call?.lastSpan as SpanContext | undefined
+    const links: Link[] = previous ? [{ context: previous }] : []
+    const span = tracer.startSpan(spanName(method, target), { kind: api.SpanKind.CLIENT, attributes, links })
+    if (call) call.lastSpan = span.spanContext()
     const spanContext = api.trace.setSpan(api.context.active(), span)
     const prepare: PrepareMessage = (meta, id) => {
       span.setAttribute(ATTR.requestId, String(id))
