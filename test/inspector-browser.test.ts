@@ -304,6 +304,61 @@ describeBrowser('toolwire inspect in Chromium', () => {
     })
   })
 
+  describe('a tool with nested, array and nullable arguments', () => {
+    let inspector: Inspector
+    let opened: Opened
+    beforeAll(async () => {
+      inspector = await startInspector([
+        'inspect',
+        '--no-open',
+        '--',
+        process.execPath,
+        `${ROOT}/test/fixtures/inspector-forms-server.mjs`,
+      ])
+      opened = await openPage(browser, inspector)
+    }, 60_000)
+    afterAll(async () => {
+      await opened?.page.close()
+      await inspector?.stop()
+    })
+
+    it('fills a nested object, an array of objects and a null from the generated form, and sends exactly that', async () => {
+      const { page } = opened
+      await toolButton(page, 'place_order').click()
+      await page.getByLabel('name', { exact: true }).fill('Ada')
+      await page.getByLabel('vip', { exact: true }).check()
+      await page.getByRole('button', { name: 'Add to items' }).click()
+      await page.getByRole('button', { name: 'Add to items' }).click()
+      const skus = page.getByLabel('sku', { exact: true })
+      const quantities = page.getByLabel('qty', { exact: true })
+      await skus.nth(0).fill('apple')
+      await quantities.nth(0).fill('2')
+      await skus.nth(1).fill('pear')
+      await quantities.nth(1).fill('1')
+      await page.getByRole('button', { name: 'Remove items[1]' }).click()
+      await page.getByLabel('note is null').check()
+      await page.getByRole('button', { name: 'Call', exact: true }).click()
+      await expect.poll(() => result(page).innerText(), { timeout: UI_MS }).toContain('received')
+      const sent = /received (\{.*\})/.exec(await result(page).innerText())?.[1]
+      expect(JSON.parse(sent ?? 'null')).toEqual({
+        customer: { name: 'Ada', vip: true },
+        items: [{ sku: 'apple', qty: 2 }],
+        note: null,
+        priority: 3,
+      })
+    })
+
+    it('refuses an item that breaks the schema with toolwire’s validator, before calling', async () => {
+      const { page } = opened
+      await page.getByRole('button', { name: 'Add to items' }).click()
+      await page.getByLabel('sku', { exact: true }).last().fill('plum')
+      await page.getByLabel('qty', { exact: true }).last().fill('0')
+      await page.getByRole('button', { name: 'Call', exact: true }).click()
+      await page.getByRole('alert', { name: 'Invalid arguments' }).waitFor()
+      expect(await page.getByRole('alert', { name: 'Invalid arguments' }).innerText()).toMatch(/qty/)
+    })
+  })
+
   describe('a hostile server', () => {
     let inspector: Inspector
     let opened: Opened
