@@ -4,6 +4,7 @@
  * cancelled. Nothing is answered on the user's behalf (client/elicitation §User Interaction Model, client/
  * sampling §User Interaction Model: a human stays in the loop).
  */
+import { getMaxListeners, setMaxListeners } from 'node:events'
 import { randomUUID } from 'node:crypto'
 import type { InputContext } from '../../client/input.js'
 
@@ -56,6 +57,10 @@ export class InputBroker {
         reject(new Error('the request that asked was cancelled'))
       }
       if (context.signal.aborted) return abort()
+      // One request may ask up to MAX_PENDING_INPUTS questions at once (an input_required round with several
+      // requests), each listening on its signal: that many listeners are expected, not a leak to warn about.
+      if (getMaxListeners(context.signal) < MAX_PENDING_INPUTS + 1)
+        setMaxListeners(MAX_PENDING_INPUTS + 1, context.signal)
       context.signal.addEventListener('abort', abort, { once: true })
       this.#waiting.set(input.id, {
         input,
