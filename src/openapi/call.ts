@@ -100,15 +100,28 @@ async function send(
     signal: context.signal,
     ...(request.body === undefined ? {} : { body: request.body }),
   }
-  const send = (req: Request): Promise<Response> => settings.fetch(req)
+  // Each Request is held until its answer: fetch copies the Request it is given, and the copy follows that
+  // Request's signal through a weak reference. Collected mid-flight, it would take the link with it, and the
+  // call's deadline or cancellation would no longer reach the connection (seen as an API request left open
+  // after a tool timeout). So is the first one, which an OAuth provider copies in turn.
+  const send = async (req: Request): Promise<Response> => {
+    try {
+      return await settings.fetch(req)
+    } finally {
+      retain(req.signal)
+    }
+  }
+  const outgoing = new Request(url, init)
   try {
     const auth = settings.auth
     if (sameOrigin && typeof auth === 'object' && auth.type === 'oauth')
-      return await auth.provider.fetch(new Request(url, init), send)
-    return await send(new Request(url, init))
+      return await auth.provider.fetch(outgoing, send)
+    return await send(outgoing)
   } catch (error) {
     if (context.signal.aborted) throw error
     throw new ToolError(`Cannot reach ${url.origin}: ${messageOf(error)}`, { cause: error })
+  } finally {
+    retain(outgoing.signal)
   }
 }
 
@@ -182,4 +195,9 @@ function messageOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error)
   const cause = (error as { cause?: unknown }).cause
   return cause instanceof Error && cause.message ? `${error.message} (${cause.message})` : error.message
+}
+
+/** Keeps a value reachable up to this call (see `send`). */
+function retain(value: unknown): void {
+  if (value === retain) throw new Error('unreachable')
 }
