@@ -1,8 +1,6 @@
 /**
  * MCP Server Cards (extension io.modelcontextprotocol/server-card, SEP-2127): the document's types and its JSON
- * Schema, shared by the server that publishes a card and the client that checks one. The schema is the
- * extension's generated `schema.json` (JSON Schema 2020-12, Apache-2.0, modelcontextprotocol/experimental-ext-server-card)
- * with its descriptions left out; `$ref` points at the `ServerCard` definition.
+ * Schema, shared by the server that publishes a card and the client that checks one.
  */
 import type { Icon, JsonObject } from './types.js'
 
@@ -73,216 +71,92 @@ export interface ServerCard {
   [key: string]: unknown
 }
 
-/** The card's JSON Schema. */
+const string = { type: 'string' } as const
+const boolean = { type: 'boolean' } as const
+const uri = { type: 'string', format: 'uri' } as const
+const text = (maxLength: number, minLength?: number): JsonObject => ({
+  type: 'string',
+  maxLength,
+  ...(minLength === undefined ? {} : { minLength }),
+})
+const listOf = (items: JsonObject): JsonObject => ({ type: 'array', items })
+const ref = (name: string): JsonObject => ({ $ref: `#/$defs/${name}` })
+
+/** What a remote's URL variable and header values have in common (Server Cards §Remotes). */
+const INPUT_PROPERTIES: JsonObject = {
+  description: string,
+  isRequired: boolean,
+  isSecret: boolean,
+  default: string,
+  placeholder: string,
+  value: string,
+  choices: listOf(string),
+  format: { type: 'string', enum: ['string', 'number', 'boolean', 'filepath'] },
+}
+
+/**
+ * The card's JSON Schema (2020-12), written from the Server Cards specification's field rules: names are
+ * reverse-DNS with one slash, descriptions and titles are short, a remote is a URL (or a `{variable}` URL) of
+ * a known transport, and unknown members are allowed everywhere, as the extension evolves.
+ */
 export const SERVER_CARD_SCHEMA: JsonObject = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $defs: {
     Icon: {
-      properties: {
-        mimeType: {
-          type: 'string',
-        },
-        sizes: {
-          items: {
-            type: 'string',
-          },
-          type: 'array',
-        },
-        src: {
-          format: 'uri',
-          type: 'string',
-        },
-        theme: {
-          enum: ['dark', 'light'],
-          type: 'string',
-        },
-      },
+      type: 'object',
       required: ['src'],
-      type: 'object',
-    },
-    Input: {
       properties: {
-        choices: {
-          items: {
-            type: 'string',
-          },
-          type: 'array',
-        },
-        default: {
-          type: 'string',
-        },
-        description: {
-          type: 'string',
-        },
-        format: {
-          enum: ['boolean', 'filepath', 'number', 'string'],
-          type: 'string',
-        },
-        isRequired: {
-          type: 'boolean',
-        },
-        isSecret: {
-          type: 'boolean',
-        },
-        placeholder: {
-          type: 'string',
-        },
-        value: {
-          type: 'string',
-        },
+        src: uri,
+        mimeType: string,
+        sizes: listOf(string),
+        theme: { type: 'string', enum: ['light', 'dark'] },
       },
-      type: 'object',
     },
+    Input: { type: 'object', properties: INPUT_PROPERTIES },
+    // A header's value may itself name variables, like a remote's URL.
     KeyValueInput: {
-      properties: {
-        choices: {
-          items: {
-            type: 'string',
-          },
-          type: 'array',
-        },
-        default: {
-          type: 'string',
-        },
-        description: {
-          type: 'string',
-        },
-        format: {
-          enum: ['boolean', 'filepath', 'number', 'string'],
-          type: 'string',
-        },
-        isRequired: {
-          type: 'boolean',
-        },
-        isSecret: {
-          type: 'boolean',
-        },
-        name: {
-          type: 'string',
-        },
-        placeholder: {
-          type: 'string',
-        },
-        value: {
-          type: 'string',
-        },
-        variables: {
-          additionalProperties: {
-            $ref: '#/$defs/Input',
-          },
-          type: 'object',
-        },
-      },
+      type: 'object',
       required: ['name'],
-      type: 'object',
-    },
-    MetaObject: {
-      additionalProperties: {},
-      type: 'object',
+      properties: {
+        ...INPUT_PROPERTIES,
+        name: string,
+        variables: { type: 'object', additionalProperties: ref('Input') },
+      },
     },
     Remote: {
-      properties: {
-        headers: {
-          items: {
-            $ref: '#/$defs/KeyValueInput',
-          },
-          type: 'array',
-        },
-        supportedProtocolVersions: {
-          items: {
-            type: 'string',
-          },
-          type: 'array',
-        },
-        type: {
-          enum: ['sse', 'streamable-http'],
-          type: 'string',
-        },
-        url: {
-          pattern: '^(https?://[^\\s]+|\\{[a-zA-Z_][a-zA-Z0-9_]*\\}[^\\s]*)$',
-          type: 'string',
-        },
-        variables: {
-          additionalProperties: {
-            $ref: '#/$defs/Input',
-          },
-          type: 'object',
-        },
-      },
-      required: ['type', 'url'],
       type: 'object',
+      required: ['type', 'url'],
+      properties: {
+        type: { type: 'string', enum: ['streamable-http', 'sse'] },
+        url: { type: 'string', pattern: '^(https?://[^\\s]+|\\{[a-zA-Z_][a-zA-Z0-9_]*\\}[^\\s]*)$' },
+        headers: listOf(ref('KeyValueInput')),
+        variables: { type: 'object', additionalProperties: ref('Input') },
+        supportedProtocolVersions: listOf(string),
+      },
     },
     Repository: {
-      properties: {
-        id: {
-          type: 'string',
-        },
-        source: {
-          type: 'string',
-        },
-        subfolder: {
-          type: 'string',
-        },
-        url: {
-          format: 'uri',
-          type: 'string',
-        },
-      },
-      required: ['source', 'url'],
       type: 'object',
+      required: ['url', 'source'],
+      properties: { url: uri, source: string, id: string, subfolder: string },
     },
     ServerCard: {
+      type: 'object',
+      required: ['$schema', 'name', 'version', 'description'],
       properties: {
         $schema: {
-          format: 'uri',
+          ...uri,
           pattern: '^https://static\\.modelcontextprotocol\\.io/schemas/v1/server-card\\.schema\\.json$',
-          type: 'string',
         },
-        _meta: {
-          $ref: '#/$defs/MetaObject',
-        },
-        description: {
-          maxLength: 100,
-          minLength: 1,
-          type: 'string',
-        },
-        icons: {
-          items: {
-            $ref: '#/$defs/Icon',
-          },
-          type: 'array',
-        },
-        name: {
-          maxLength: 200,
-          minLength: 3,
-          pattern: '^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$',
-          type: 'string',
-        },
-        remotes: {
-          items: {
-            $ref: '#/$defs/Remote',
-          },
-          type: 'array',
-        },
-        repository: {
-          $ref: '#/$defs/Repository',
-        },
-        title: {
-          maxLength: 100,
-          minLength: 1,
-          type: 'string',
-        },
-        version: {
-          maxLength: 255,
-          type: 'string',
-        },
-        websiteUrl: {
-          format: 'uri',
-          type: 'string',
-        },
+        name: { ...text(200, 3), pattern: '^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$' },
+        version: text(255),
+        description: text(100, 1),
+        title: text(100, 1),
+        websiteUrl: uri,
+        repository: ref('Repository'),
+        icons: listOf(ref('Icon')),
+        remotes: listOf(ref('Remote')),
+        _meta: { type: 'object' },
       },
-      required: ['$schema', 'description', 'name', 'version'],
-      type: 'object',
     },
   },
   $ref: '#/$defs/ServerCard',
