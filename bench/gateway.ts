@@ -35,7 +35,8 @@ import { legacyCallMessage, legacyCallProblem, openLegacySession, parseAnswer } 
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CLI = `${ROOT}dist/cli/main.js`
-const SUPERGATEWAY = `${ROOT}node_modules/supergateway/dist/index.js`
+// A test peer (test/peers/package.json), installed by `npm run test:peers`, which `npm run bench` runs first.
+const SUPERGATEWAY = `${ROOT}test/peers/node_modules/supergateway/dist/index.js`
 const IN_FLIGHT = 32
 const SESSIONS = 200
 
