@@ -10,6 +10,7 @@ import type { LegacySession, SessionCodec } from '../../legacy/session.js'
 import { encodeError } from '../../protocol/encode.js'
 import { ErrorCode, invalidRequest, McpError } from '../../wire/errors.js'
 import { classify, type Inbound, isRecord, isRequestId, type JsonRpcRequest } from '../../wire/jsonrpc.js'
+import { LazyAbort } from '../../wire/lazy-abort.js'
 import { HEADER_PROTOCOL_VERSION } from '../../wire/meta.js'
 import { hasModernMeta } from '../../legacy/versions.js'
 import type { HttpRequestView, HttpResponseSink } from './core.js'
@@ -21,7 +22,9 @@ export const HEADER_SESSION_ID = 'mcp-session-id'
 
 /** A legacy request's exchange: it can also ask the client (elicitation, sampling, roots) on its stream. */
 class LegacyHttpExchange extends HttpExchange {
-  readonly #cancel = new AbortController()
+  // Lazy: an eager AbortController per POST was the largest single cost of a 2025-era call, and almost none
+  // is ever cancelled.
+  readonly #cancel = new LazyAbort()
   #signal: AbortSignal | undefined
 
   constructor(
@@ -43,7 +46,7 @@ class LegacyHttpExchange extends HttpExchange {
   }
 
   override get aborted(): boolean {
-    return this.#cancel.signal.aborted || (this.view.aborted ?? this.view.signal.aborted)
+    return this.#cancel.aborted || (this.view.aborted ?? this.view.signal.aborted)
   }
 
   cancel(reason: unknown): void {
