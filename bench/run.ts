@@ -30,9 +30,10 @@ import { gatewayBench } from './gateway.js'
 import { listenTable } from './listen.js'
 import { legacyCallMessage, legacyCallProblem, openLegacySession, parseAnswer } from './legacy.js'
 import { telemetryRounds } from './telemetry.js'
+import { guardRounds, guardTable } from './guards.js'
 
 const quick = process.argv.includes('--quick')
-/** `--only=cold,http,legacy,stdio,auth,telemetry,client,listen,gateway` runs a subset (for tuning); the table then shows what was measured. */
+/** `--only=cold,http,legacy,stdio,auth,telemetry,guards,client,listen,gateway` runs a subset (for tuning); the table then shows what was measured. */
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice(7)
@@ -289,7 +290,16 @@ async function main(): Promise<void> {
     for (const running of pipes.values()) await running.stop()
   }
 
-  if (!only || only.some((part) => part !== 'client' && part !== 'gateway')) report(samples, get)
+  const apart = new Set(['client', 'gateway', 'listen', 'guards'])
+  if (!only || only.some((part) => !apart.has(part))) report(samples, get)
+  // What each guard costs: one guard changed per row, server CPU per call beside calls/s (bench/guards.ts).
+  if (runs('guards')) {
+    const rows = await guardRounds({ rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, load })
+    const table = guardTable(rows)
+    console.log(`\n${table}\n`)
+    mkdirSync('results', { recursive: true })
+    writeFileSync(`results/bench-guards-${new Date().toISOString().replace(/[:.]/g, '-')}.md`, `${table}\n`)
+  }
   // The client side: toolwire's client, SDK v2's and bare loops against one toolwire server (bench/client.ts).
   if (runs('listen')) {
     const table = await listenTable(quick ? 2_000 : 10_000)

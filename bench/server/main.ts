@@ -4,12 +4,13 @@
  *   PORT=3000 TOOLS=1000 node bench/.build/main.js      Streamable HTTP on 127.0.0.1:PORT/mcp
  *   TOOLS=1 node bench/.build/main.js --stdio            stdio
  *
- * AUTH_* variables turn bearer auth on (see auth.ts); TELEMETRY=on turns OpenTelemetry on (see telemetry.ts).
+ * AUTH_* variables turn bearer auth on (see auth.ts); TELEMETRY=on turns OpenTelemetry on (see telemetry.ts);
+ * GUARD_VARIANT names one guard change of server.ts's GUARD_VARIANTS (the guard-cost rows).
  * PAGE_SIZE sets the `tools/list` page size (default 1000: a client building its tool list wants them all).
  * MAX_CONNECTIONS_PER_ADDRESS raises the per-address connection limit (default 64): the client benchmark
  * keeps several clients' keep-alive pools open from one address.
  */
-import { createBenchServer } from './server.js'
+import { createBenchServer, GUARD_VARIANTS, type GuardVariant } from './server.js'
 
 function positiveInt(value: string | undefined, fallback: number, label: string): number {
   if (value === undefined || value === '') return fallback
@@ -28,7 +29,10 @@ async function main(): Promise<void> {
   // The OpenTelemetry SDK is loaded only when a benchmark asks for telemetry.
   const telemetry =
     process.env.TELEMETRY === 'on' ? (await import('./telemetry.js')).benchTelemetry(process.env) : undefined
-  const server = createBenchServer(tools, pageSize, auth, telemetry)
+  const variant = process.env.GUARD_VARIANT
+  if (variant !== undefined && !(variant in GUARD_VARIANTS))
+    throw new Error(`unknown GUARD_VARIANT ${variant}`)
+  const server = createBenchServer(tools, pageSize, auth, telemetry, variant as GuardVariant | undefined)
   // Each mode imports only its own transport, as a server that serves one of them would.
   if (process.argv.includes('--stdio')) {
     const { serveStdio } = await import('toolwire/stdio')

@@ -10,6 +10,7 @@ import {
   defineServer,
   defineTool,
   jsonSchema,
+  type SecurityOptions,
   type Server,
   type TelemetryOptions,
   type ToolDefinition,
@@ -53,14 +54,38 @@ function filler(index: number): ToolDefinition {
 }
 
 /**
+ * The guard variants of the guard-cost rows (`--only=guards`, bench/guards.ts): each turns one guard off
+ * (or, for the two the benchmark normally leaves off, on with a bound the load never reaches), so the CPU a
+ * call costs with and without it gives that guard's price.
+ */
+export const GUARD_VARIANTS = {
+  'timeout off': { toolTimeoutMs: false },
+  'output guard off': { output: false },
+  'timeout and output guard off': { toolTimeoutMs: false, output: false },
+  // Redaction costs nothing until there is a secret: the benchmark's environment holds none.
+  'one secret to redact': { secrets: ['bench-secret-0123456789abcdef'] },
+  'rate limits on': {
+    rateLimit: {
+      requests: { points: 1e12, durationMs: 10_000 },
+      toolCalls: { points: 1e12, durationMs: 60_000 },
+    },
+  },
+  'concurrency cap on': { maxConcurrentCalls: 1_000 },
+} as const satisfies Record<string, SecurityOptions>
+
+export type GuardVariant = keyof typeof GUARD_VARIANTS
+
+/**
  * `auth`: bearer auth on every HTTP request (the auth rows of the benchmark); `telemetry`: OpenTelemetry
- * spans and metrics (the telemetry rows). Both off by default.
+ * spans and metrics (the telemetry rows); `variant`: one guard changed (the guard-cost rows). All off by
+ * default.
  */
 export function createBenchServer(
   tools: number,
   pageSize = 1000,
   auth?: BearerAuth,
   telemetry?: TelemetryOptions,
+  variant?: GuardVariant,
 ): Server {
   const definitions: ToolDefinition[] = [add]
   for (let index = 1; index < tools; index++) definitions.push(filler(index))
@@ -69,7 +94,12 @@ export function createBenchServer(
     version: '0.1.0',
     tools: definitions,
     pageSize,
-    security: { rateLimit: false, maxConcurrentCalls: false, ...(auth && { auth }) },
+    security: {
+      rateLimit: false,
+      maxConcurrentCalls: false,
+      ...(auth && { auth }),
+      ...(variant && GUARD_VARIANTS[variant]),
+    },
     ...(telemetry && { telemetry }),
   })
 }

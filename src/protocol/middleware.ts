@@ -20,13 +20,14 @@ export type Middleware = (ctx: RequestContext, next: Next) => Promise<ResultPayl
 export type MethodHandler = (ctx: RequestContext) => Promise<ResultPayload> | ResultPayload
 
 /**
- * Synchronous steps run around every handler, outside the middleware: the security layer's input check and
- * output cleaning when neither needs to wait for anything. Unlike middleware they add no promise, so a
- * synchronous handler's answer can be written in the same tick as the request was read.
+ * Steps run around every handler, outside the middleware: the security layer's input check, request limit
+ * and output cleaning. Unlike middleware they add no promise unless one of them has to wait (a shared
+ * rate-limit store), so a synchronous handler's answer can be written in the same tick as the request was
+ * read.
  */
 export interface AroundSteps {
-  /** Throws to refuse the request. */
-  before(ctx: RequestContext): void
+  /** Throws (or rejects) to refuse the request; a promise when the check has to wait. */
+  before(ctx: RequestContext): void | PromiseLike<void>
   /** The rewrite of `method`'s results, or undefined when they go out as they are. */
   after(method: string): ((result: ResultPayload) => ResultPayload) | undefined
 }
@@ -43,18 +44,23 @@ export function composeAround(
   const after = around.after(method)
   if (!after) {
     return (ctx) => {
-      around.before(ctx)
-      return inner(ctx)
+      const checked = around.before(ctx)
+      return isThenable(checked) ? Promise.resolve(checked).then(() => inner(ctx)) : inner(ctx)
     }
   }
-  return (ctx) => {
-    around.before(ctx)
+  const innerThenAfter: MethodHandler = (ctx) => {
     const result = inner(ctx)
     return isThenable(result) ? Promise.resolve(result).then(after) : after(result)
   }
+  return (ctx) => {
+    const checked = around.before(ctx)
+    return isThenable(checked)
+      ? Promise.resolve(checked).then(() => innerThenAfter(ctx))
+      : innerThenAfter(ctx)
+  }
 }
 
-const isThenable = (value: unknown): value is PromiseLike<ResultPayload> =>
+const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function'
 
 /** Composes middleware around a handler once, at definition time. */

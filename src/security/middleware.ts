@@ -1,9 +1,9 @@
 /**
- * The security layer's `(ctx, next)` middleware: input limits, the per-principal request rate, and output
- * sanitising of prompt and resource reads, in one layer so the hot path pays for one async hop, not three.
+ * The security layer's steps around every method: input limits, the per-principal request rate, and output
+ * sanitising of prompt and resource reads, outside any middleware and with no async hop of their own.
  * Tool results are guarded inside the tools/call pipeline (`output-guard.ts`), before they are validated.
  */
-import type { AroundSteps, Middleware } from '../protocol/middleware.js'
+import type { AroundSteps } from '../protocol/middleware.js'
 import type { RequestContext } from '../protocol/context.js'
 import type { RefusalGuard } from '../protocol/telemetry.js'
 import { isRawJson, type ResultPayload } from '../protocol/encode.js'
@@ -11,7 +11,7 @@ import { invalidParams } from '../wire/errors.js'
 import { tooManyRequests } from '../wire/errors.js'
 import { type InputLimits, inputProblem } from './input.js'
 import type { OwnerOf } from './principal.js'
-import type { Bucket, RateLimitStore } from './rate-limit.js'
+import type { Bucket, Consumed, RateLimitStore } from './rate-limit.js'
 import { cleanValue } from './output-guard.js'
 
 export interface RequestLimit {
@@ -34,40 +34,43 @@ export interface GuardOptions {
 const SANITIZED = new Set(['prompts/get', 'resources/read'])
 
 /**
- * The guard without a request limit: nothing in it waits, so it runs as synchronous steps around the
- * handler rather than as middleware.
+ * The request guard as steps around every handler (input limits, the request limit, output cleaning of
+ * prompt and resource reads). Nothing here waits unless the limit's store does: the in-process store
+ * answers at once, so a request under it costs no promise; a shared store's answer is waited for.
  */
-export function requestSteps(options: Omit<GuardOptions, 'requests'>): AroundSteps {
-  const { input, output } = options
+export function requestSteps(options: GuardOptions): AroundSteps {
+  const { input, output, requests } = options
+  const what = requests
+    ? `more than ${requests.bucket.points} requests in ${requests.bucket.durationMs / 1000} s`
+    : ''
+  const verdict = (ctx: RequestContext, consumed: Consumed | undefined): void => {
+    if (consumed && !consumed.allowed)
+      throw refuse(ctx, 'rate_limit', tooManyRequests(consumed.retryAfterMs, what))
+  }
   return {
     before: (ctx) => {
       const problem = inputProblem(ctx.params, input)
       if (problem) throw refuse(ctx, 'validation', invalidParams(`Invalid params: ${problem}`))
+      if (!requests) return
+      let consumed
+      try {
+        consumed = requests.store.consume(requests.bucket, requests.principal(ctx))
+      } catch (error) {
+        requests.onStoreFailure(error) // a broken shared store must not take the server down
+        return
+      }
+      if (!isThenable(consumed)) return verdict(ctx, consumed)
+      return Promise.resolve(consumed).then(
+        (settled) => verdict(ctx, settled),
+        (error: unknown) => requests.onStoreFailure(error),
+      )
     },
     after: (method) => (output && SANITIZED.has(method) ? sanitized : undefined),
   }
 }
 
-/** The guard with a request limit, which waits for the limit's store: middleware. */
-export function requestGuard(options: GuardOptions & { readonly requests: RequestLimit }): Middleware {
-  const { input, requests, output } = options
-  const guardOutput = (ctx: RequestContext, result: ResultPayload): ResultPayload =>
-    output && SANITIZED.has(ctx.method) ? sanitized(result) : result
-  const what = `more than ${requests.bucket.points} requests in ${requests.bucket.durationMs / 1000} s`
-  return async (ctx, next) => {
-    const problem = inputProblem(ctx.params, input)
-    if (problem) throw refuse(ctx, 'validation', invalidParams(`Invalid params: ${problem}`))
-    let consumed
-    try {
-      consumed = await requests.store.consume(requests.bucket, requests.principal(ctx))
-    } catch (error) {
-      requests.onStoreFailure(error) // a broken shared store must not take the server down
-    }
-    if (consumed && !consumed.allowed)
-      throw refuse(ctx, 'rate_limit', tooManyRequests(consumed.retryAfterMs, what))
-    return guardOutput(ctx, await next())
-  }
-}
+const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function'
 
 /** Tells telemetry which guard refused, and returns the refusal to throw. */
 export function refuse<E>(ctx: RequestContext, guard: RefusalGuard, refusal: E): E {

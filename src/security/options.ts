@@ -11,7 +11,7 @@ import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import { DEFAULT_MAX_DEPTH } from '../wire/json-depth.js'
 import type { BearerAuth } from './auth/bearer.js'
 import type { HttpAuthenticator } from '../protocol/handler.js'
-import { requestGuard, requestSteps } from './middleware.js'
+import { requestSteps } from './middleware.js'
 import { OutageReporter, reportingStore } from './outage.js'
 import { defaultPrincipal, type OwnerOf, type PrincipalOf } from './principal.js'
 import { type OwnerKey, ownerKey } from '../protocol/principal.js'
@@ -221,26 +221,21 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     output = { ...SECURITY_DEFAULTS.output, ...options.output }
     if (!(output.maxBytes > 0)) throw new TypeError('security.output.maxBytes must be positive')
   }
-  // Without a request limit nothing in the request guard waits: it runs as synchronous steps around the
-  // handler instead of as middleware, so a synchronous tool's answer costs no promise of its own.
-  const guarded = { input: { maxDepth }, output: output !== undefined }
-  const around = requests ? undefined : requestSteps(guarded)
-  const middleware: Middleware[] = [
-    ...(requests
-      ? [
-          requestGuard({
-            ...guarded,
-            requests: {
-              store: store as RateLimitStore,
-              bucket: { name: 'requests', ...requests },
-              principal,
-              onStoreFailure,
-            },
-          }),
-        ]
-      : []),
-    ...(host.middleware ?? []),
-  ]
+  // The request guard runs as steps around the handler rather than as middleware: with the in-process
+  // store nothing in it waits, so a synchronous tool's answer costs no promise of its own.
+  const around = requestSteps({
+    input: { maxDepth },
+    output: output !== undefined,
+    requests: requests
+      ? {
+          store: store as RateLimitStore,
+          bucket: { name: 'requests', ...requests },
+          principal,
+          onStoreFailure,
+        }
+      : undefined,
+  })
+  const middleware: Middleware[] = [...(host.middleware ?? [])]
 
   const guard = toolGuard({ principal, store, bucketFor, maxConcurrent, defaultTimeoutMs, onStoreFailure })
   const inner = host.wrapToolHandler

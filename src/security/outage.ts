@@ -40,7 +40,7 @@ export class OutageReporter {
 export function reportingStore(store: RateLimitStore, reporter: OutageReporter): RateLimitStore {
   return {
     consume: (bucket, key, points) =>
-      store.consume(bucket, key, points).then((consumed) => {
+      Promise.resolve(store.consume(bucket, key, points)).then((consumed) => {
         if (reporter.failing) reporter.recovered()
         return consumed
       }),

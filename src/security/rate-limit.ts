@@ -1,28 +1,12 @@
 /**
- * Rate limiting on rate-limiter-flexible behind a deliberately small store interface: a store only has to
- * take points from a key's budget in a fixed window. Memory is the default; a shared store (Redis …)
- * implements the same one method so every replica sees the same counts.
+ * Rate limits behind a deliberately small store interface: a store only has to take points from a key's
+ * budget in a fixed window. The in-process store counts synchronously in an LRU map (a limit that answers
+ * at once keeps a synchronous tool's call free of promises); a shared store (Redis …) implements the same
+ * one method, asynchronously, so every replica sees the same counts.
  */
-import type RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
-import type RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js'
 import type { LRUCache } from 'lru-cache'
 import { lazyLru, type LRUCacheClass } from './lru.js'
 import type { OwnerKey } from '../protocol/principal.js'
-
-interface Library {
-  readonly Memory: typeof RateLimiterMemory
-  readonly Res: typeof RateLimiterRes
-  readonly LRU: LRUCacheClass
-}
-/** Loaded on the first `consume`: a server with rate limits off never imports these packages. */
-let library: Library | undefined
-let loading: Promise<Library> | undefined
-const load = (): Promise<Library> =>
-  (loading ??= Promise.all([
-    import('rate-limiter-flexible/lib/RateLimiterMemory.js'),
-    import('rate-limiter-flexible/lib/RateLimiterRes.js'),
-    lazyLru.load(),
-  ]).then(([memory, res, LRU]) => (library = { Memory: memory.default, Res: res.default, LRU })))
 
 /** A budget: `points` per `durationMs` window. */
 export interface Limit {
@@ -50,8 +34,11 @@ export type Consumed = { readonly allowed: true } | { readonly allowed: false; r
  * ```
  */
 export interface RateLimitStore {
-  /** Takes `points` (default 1) from `owner`'s budget in `bucket`; refused when the budget is spent. */
-  consume(bucket: Bucket, owner: OwnerKey, points?: number): Promise<Consumed>
+  /**
+   * Takes `points` (default 1) from `owner`'s budget in `bucket`; refused when the budget is spent. The
+   * answer may be immediate (the in-process store) or a promise (a shared store).
+   */
+  consume(bucket: Bucket, owner: OwnerKey, points?: number): Consumed | Promise<Consumed>
 }
 
 export interface MemoryRateLimitOptions {
@@ -72,11 +59,10 @@ export interface MemoryRateLimitOptions {
  * ```
  */
 export class MemoryRateLimitStore implements RateLimitStore {
-  readonly #limiters = new Map<string, RateLimiterMemory>()
-  /** Buckets are usually defined once: look their limiter up by identity before building the id. */
-  readonly #byBucket = new WeakMap<Bucket, RateLimiterMemory>()
-  /** Keys remembered, least recently used dropped first (its count goes with it). */
-  #keys: LRUCache<string, { limiter: RateLimiterMemory; key: string }> | undefined
+  /** Each bucket's key prefix, built once per bucket object (buckets are defined once, used per call). */
+  readonly #prefixes = new WeakMap<Bucket, string>()
+  /** Windows by bucket and key, least recently used dropped first (its count goes with it). */
+  #windows: LRUCache<string, Window> | undefined
   readonly #maxKeys: number
 
   constructor(options: MemoryRateLimitOptions = {}) {
@@ -87,55 +73,50 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   /** How many keys are remembered now (for tests and metrics). */
   get size(): number {
-    return this.#keys?.size ?? 0
+    return this.#windows?.size ?? 0
   }
 
-  #keysOf(lib: Library): LRUCache<string, { limiter: RateLimiterMemory; key: string }> {
-    return (this.#keys ??= new lib.LRU({
-      max: this.#maxKeys,
-      dispose: (entry, _slot, reason) => {
-        if (reason === 'evict') void entry.limiter.delete(entry.key)
-      },
-    }))
-  }
-
-  consume(bucket: Bucket, key: OwnerKey, points = 1): Promise<Consumed> {
-    const lib = library
-    if (!lib) return load().then(() => this.consume(bucket, key, points))
-    const limiter = this.#limiter(lib, bucket)
-    const slot = `${bucket.name}\u0000${key}`
-    // get() marks the key as recently used; a new key may evict the least recently used one.
-    const keys = this.#keysOf(lib)
-    if (keys.get(slot) === undefined) keys.set(slot, { limiter, key })
-    return limiter.consume(key, points).then(allowed, refused)
-  }
-
-  #limiter(lib: Library, bucket: Bucket): RateLimiterMemory {
-    let limiter = this.#byBucket.get(bucket)
-    if (limiter) return limiter
-    const id = `${bucket.name}/${bucket.points}/${bucket.durationMs}`
-    limiter = this.#limiters.get(id)
-    if (!limiter) {
-      limiter = new lib.Memory({
-        keyPrefix: bucket.name,
-        points: bucket.points,
-        duration: bucket.durationMs / 1000,
-      })
-      this.#limiters.set(id, limiter)
+  consume(bucket: Bucket, key: OwnerKey, points = 1): Consumed | Promise<Consumed> {
+    if (!this.#windows) {
+      // lru-cache loads with the first count: synchronously where `require` reaches it (Node), else once.
+      const LRU = lazyLru.now()
+      if (!LRU) return lazyLru.load().then((loaded) => this.#take(this.#open(loaded), bucket, key, points))
+      this.#open(LRU)
     }
-    this.#byBucket.set(bucket, limiter)
-    return limiter
+    return this.#take(this.#windows as LRUCache<string, Window>, bucket, key, points)
   }
+
+  #open(LRU: LRUCacheClass): LRUCache<string, Window> {
+    return (this.#windows ??= new LRU<string, Window>({ max: this.#maxKeys }))
+  }
+
+  /** A fixed window per key: it starts with the key's first count and ends `durationMs` later. */
+  #take(windows: LRUCache<string, Window>, bucket: Bucket, key: OwnerKey, points: number): Consumed {
+    let prefix = this.#prefixes.get(bucket)
+    if (prefix === undefined) {
+      prefix = `${bucket.name}/${bucket.points}/${bucket.durationMs}\u0000`
+      this.#prefixes.set(bucket, prefix)
+    }
+    const slot = prefix + key
+    const now = Date.now()
+    // get() marks the key as recently used; a new key may evict the least recently used one.
+    let window = windows.get(slot)
+    if (window === undefined || window.endsAt <= now) {
+      window = { used: 0, endsAt: now + bucket.durationMs }
+      windows.set(slot, window)
+    }
+    if (window.used + points > bucket.points) return { allowed: false, retryAfterMs: window.endsAt - now }
+    window.used += points
+    return ALLOWED
+  }
+}
+
+interface Window {
+  used: number
+  readonly endsAt: number
 }
 
 const ALLOWED: Consumed = Object.freeze({ allowed: true })
-const allowed = (): Consumed => ALLOWED
-/** Only reached after a limiter answered, so the library is loaded. */
-function refused(outcome: unknown): Consumed {
-  if (outcome instanceof (library as Library).Res)
-    return { allowed: false, retryAfterMs: outcome.msBeforeNext }
-  throw outcome
-}
 
 export function checkLimit(limit: Limit, what: string): void {
   if (!Number.isInteger(limit.points) || limit.points < 1)

@@ -8,7 +8,7 @@ import type { CompiledTool } from '../features/tools/compile.js'
 import { ToolError } from '../features/tools/errors.js'
 import type { OwnerOf } from './principal.js'
 import type { OwnerKey } from '../protocol/principal.js'
-import type { Bucket, RateLimitStore } from './rate-limit.js'
+import type { Bucket, Consumed, RateLimitStore } from './rate-limit.js'
 import { Deadlines } from './deadlines.js'
 
 /** A server's own wrapper around each tool handler (`wrapToolHandler`): `run` resolves to the handler's value. */
@@ -43,7 +43,7 @@ function span(ms: number): string {
   return `${ms} ms`
 }
 
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function'
 
 export function toolGuard(options: ToolGuardOptions): GuardWrapper {
@@ -65,28 +65,47 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
     else inFlight.set(principal, count)
   }
 
-  const limited = async (
+  const refusal = (
+    tool: CompiledTool,
+    ctx: RequestContext,
+    bucket: Bucket,
+    consumed: Extract<Consumed, { allowed: false }>,
+  ): ToolError => {
+    ctx.refused('rate_limit')
+    return new ToolError(
+      `Rate limit for tool ${tool.name} reached (${bucket.points} calls per ${span(bucket.durationMs)}); retry in ${seconds(consumed.retryAfterMs)} s.`,
+    )
+  }
+  // Synchronous while the store answers at once (the in-process store): no promise unless the handler or
+  // a shared store makes one.
+  const limited = (
     tool: CompiledTool,
     ctx: RequestContext,
     run: () => unknown,
     principal: OwnerKey,
-  ) => {
-    const bucket = bucketFor?.(tool.name)
-    if (bucket && options.store) {
-      let consumed
-      try {
-        consumed = await options.store.consume(bucket, principal)
-      } catch (error) {
-        options.onStoreFailure(error) // a broken shared store must not take every tool down
-      }
-      if (consumed && !consumed.allowed) {
-        ctx.refused('rate_limit')
-        throw new ToolError(
-          `Rate limit for tool ${tool.name} reached (${bucket.points} calls per ${span(bucket.durationMs)}); retry in ${seconds(consumed.retryAfterMs)} s.`,
-        )
-      }
+    bucket: Bucket,
+  ): unknown => {
+    let consumed: Consumed | PromiseLike<Consumed> | undefined
+    try {
+      consumed = (options.store as RateLimitStore).consume(bucket, principal)
+    } catch (error) {
+      options.onStoreFailure(error) // a broken shared store must not take every tool down
+      return timed(tool, ctx, run)
     }
-    return await timed(tool, ctx, run)
+    if (!isThenable(consumed)) {
+      if (!consumed.allowed) throw refusal(tool, ctx, bucket, consumed)
+      return timed(tool, ctx, run)
+    }
+    return Promise.resolve(consumed).then(
+      (settled) => {
+        if (!settled.allowed) throw refusal(tool, ctx, bucket, settled)
+        return timed(tool, ctx, run)
+      },
+      (error: unknown) => {
+        options.onStoreFailure(error)
+        return timed(tool, ctx, run)
+      },
+    )
   }
 
   return (tool, ctx, run) => {
@@ -102,7 +121,8 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
     // The call counts as in flight until its value, or its promise, settles.
     let settlesLater = false
     try {
-      const value = bucketFor?.(tool.name) ? limited(tool, ctx, run, principal) : timed(tool, ctx, run)
+      const bucket = options.store ? bucketFor?.(tool.name) : undefined
+      const value = bucket ? limited(tool, ctx, run, principal, bucket) : timed(tool, ctx, run)
       if (!isThenable(value)) return value
       settlesLater = true
       return Promise.resolve(value).finally(() => release(principal))
