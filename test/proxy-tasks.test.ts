@@ -10,10 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, type Client, type ClientOptions, ProtocolError, TaskHandle } from '../src/client/index.js'
 import {
   bearerAuth,
+  type CreateOutcome,
   defineServer,
   defineTool,
   InvalidTokenError,
+  MemoryTaskStore,
   type Server,
+  type TaskLimits,
+  type TaskRecord,
   ToolError,
 } from '../src/index.js'
 import { invalidParams } from '../src/wire/errors.js'
@@ -42,10 +46,20 @@ const seen = { started: 0, cancelled: 0, release: [] as (() => void)[] }
 
 const FAST = { pollIntervalMs: 100 } as const
 
-function upstreamServer(): Server {
+/** The upstream's own task store, noting the ids it hands out so a test can try them downstream. */
+class NotingStore extends MemoryTaskStore {
+  readonly ids: string[] = []
+  override create(record: TaskRecord, limits: TaskLimits): Promise<CreateOutcome> {
+    this.ids.push(record.taskId)
+    return super.create(record, limits)
+  }
+}
+
+function upstreamServer(store = new NotingStore()): Server {
   return defineServer({
     name: 'upstream',
     version: '1.0.0',
+    tasks: { store },
     requestState: { secret: SECRET },
     security: { rateLimit: false },
     tools: [
@@ -108,6 +122,7 @@ const auth = bearerAuth({
 })
 
 describe('tasks passed through a proxy', () => {
+  const upstreamTasks = new NotingStore()
   let upstream: RunningServer
   let proxy: ProxyServer
   let running: RunningServer
@@ -125,7 +140,7 @@ describe('tasks passed through a proxy', () => {
   }
 
   beforeAll(async () => {
-    upstream = await serveNode(upstreamServer(), { port: 0 })
+    upstream = await serveNode(upstreamServer(upstreamTasks), { port: 0 })
     proxy = await defineProxy({
       target: { url: upstream.url },
       requestState: { secret: SECRET },
@@ -233,6 +248,11 @@ describe('tasks passed through a proxy', () => {
       expect(b.code).toBe(-32602)
       expect(a.message.replace(task.id, 'ID')).toBe(b.message.replace(madeUp.id, 'ID'))
     }
+    // Not even alice reaches an upstream task by its upstream id: the proxy knows only its own ids.
+    const upstreamId = upstreamTasks.ids.at(-1) as string
+    expect(upstreamId).not.toBe(task.id)
+    const direct = await refusal(alice.task(upstreamId).get())
+    expect(direct).toEqual({ code: -32602, message: `Unknown task: ${upstreamId}` })
     // Bob's attempts reached nothing: alice's task still works and ends normally.
     expect((await task.get()).status).toBe('working')
     await until(() => seen.release.length > 0, 'the upstream task to start')
