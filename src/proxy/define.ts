@@ -14,7 +14,7 @@ import { cleanStrings } from './mirror.js'
 import { type MirrorScope, UpstreamMirror } from './upstream-mirror.js'
 import { type OpenUpstream, openUpstream, type UpstreamSpec } from './link.js'
 import type { Upstream } from './upstream.js'
-import { offersTasks, UpstreamTaskRelay } from './task-relay.js'
+import { offersTasks, relayName, UpstreamTaskRelay } from './task-relay.js'
 
 /** What the downstream server is made of besides its upstream: everything `defineServer` takes but the lists. */
 export type DownstreamOptions = Omit<
@@ -137,8 +137,9 @@ export async function proxyOf(
       if (owns) await upstream.close()
     },
   )
-  server.taskEngine?.relayTo(new UpstreamTaskRelay(new Map([[scope.via ?? '', upstream]])))
-  const mirror = new UpstreamMirror(server, upstream, capabilities, label, scope, opened.spec)
+  const via = relayName(upstream, scope.via ?? '', opened.spec.target)
+  server.taskEngine?.relayTo(new UpstreamTaskRelay(new Map([[via, upstream]])))
+  const mirror = new UpstreamMirror(server, upstream, capabilities, label, { ...scope, via }, opened.spec)
   try {
     await mirror.refresh()
   } catch (error) {

@@ -19,6 +19,7 @@ import { ErrorCode, McpError, upstreamUnavailable } from '../wire/errors.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { InputRequest, ServerCapabilities } from '../wire/types.js'
 import { cleanStrings } from './clean.js'
+import type { ProxyTarget } from './link.js'
 import type { Upstream } from './upstream.js'
 
 /** How long the proxy waits for the upstream to take back a task it could not keep (a refused one). */
@@ -81,12 +82,33 @@ export async function answerWithTask(
 const unknownThere = (error: unknown): boolean =>
   error instanceof McpError && error.code === ErrorCode.InvalidParams
 
+const names = new WeakMap<Upstream, string>()
+
+/**
+ * How relayed tasks name `upstream` (`name`: a gateway member's, '' for a proxy). An HTTP upstream is the
+ * same server for every instance sharing a task store, so its name is enough; a stdio process (or a
+ * `target` function's client) belongs to this instance alone, so its name gets a random suffix: another
+ * instance then reads its tasks as unknown instead of asking its own process, which never had them.
+ */
+export function relayName(upstream: Upstream, name: string, target: ProxyTarget): string {
+  let relayed = names.get(upstream)
+  if (relayed === undefined) {
+    relayed = typeof target !== 'function' && 'url' in target ? name : `${name}#${crypto.randomUUID()}`
+    names.set(upstream, relayed)
+  }
+  return relayed
+}
+
 /** Relays downstream task requests to the upstream named by each task's `via`. */
 export class UpstreamTaskRelay implements TaskRelay {
   readonly #upstreams: ReadonlyMap<string, Upstream>
 
   constructor(upstreams: ReadonlyMap<string, Upstream>) {
     this.#upstreams = upstreams
+  }
+
+  knows(ref: UpstreamTaskRef): boolean {
+    return this.#upstreams.has(ref.via)
   }
 
   async get(ref: UpstreamTaskRef, ctx: RequestContext): Promise<RelayedState | undefined> {

@@ -30,11 +30,11 @@ const unknownTask = (taskId: string) => notFound(`Unknown task: ${taskId}`, { ta
 
 /**
  * The task filed under this caller; a task standing for an upstream's reads as unknown on a server that
- * cannot relay it (a store shared with a server that is not its proxy): it must never run here.
+ * cannot relay it to that upstream (a store shared with another server): it must never run here.
  */
 async function findTask(ctx: RequestContext, engine: TaskEngine, taskId: string): Promise<TaskRecord> {
   const task = await engine.store.get(taskId, taskOwner(ctx))
-  if (!task || (task.upstream && !engine.relayed)) throw unknownTask(taskId)
+  if (!task || (task.upstream && !engine.relayed?.reaches(task))) throw unknownTask(taskId)
   return task
 }
 

@@ -45,7 +45,13 @@ export interface RelayedState {
 
 /** The upstream side, implemented by the proxy. Each call runs for the downstream request `ctx`. */
 export interface TaskRelay {
-  /** The task as the upstream has it now; undefined when the upstream no longer knows it. */
+  /**
+   * Whether this server reaches the upstream `ref.via` names. A task another server made (one sharing the
+   * store, with another upstream, or another instance's own stdio process) is none of this one's business:
+   * it reads as unknown here, and is left as it is.
+   */
+  knows(ref: UpstreamTaskRef): boolean
+  /** The task as the upstream has it now; undefined when the upstream no longer knows it (it restarted). */
   get(ref: UpstreamTaskRef, ctx: RequestContext): Promise<RelayedState | undefined>
   update(ref: UpstreamTaskRef, inputResponses: Record<string, unknown>, ctx: RequestContext): Promise<void>
   /** Asks the upstream to cancel; false when it no longer knows the task. */
@@ -111,6 +117,11 @@ export class RelayedTasks {
     const outcome = await this.#engine.store.create(record, this.#engine.limits)
     if (outcome !== 'created') throw this.#engine.refusal(outcome, record.pollIntervalMs, record.ttlMs)
     return createTaskResult(record)
+  }
+
+  /** Whether this server can relay `task` (see `TaskRelay.knows`). */
+  reaches(task: TaskRecord): boolean {
+    return task.upstream !== undefined && this.#relay.knows(task.upstream)
   }
 
   /** The task as the upstream has it now, stored; a finished one is answered from the store alone. */
