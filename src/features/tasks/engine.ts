@@ -122,14 +122,6 @@ export class TaskEngine implements TaskHooks {
     this.#relayed = new RelayedTasks(relay, this, finish)
   }
 
-  ownerOf(ctx: RequestContext): OwnerKey {
-    return taskOwner(ctx)
-  }
-
-  identityOf(ctx: RequestContext): TaskIdentity {
-    return identityOf(ctx)
-  }
-
   declared(ctx: RequestContext): boolean {
     return ctx.meta.clientCapabilities.extensions?.[TASKS_EXTENSION] !== undefined
   }

@@ -24,6 +24,7 @@ import {
 } from '../../wire/errors.js'
 import type { ClientCapabilities, InputRequest } from '../../wire/types.js'
 import type { TaskEngine } from './engine.js'
+import { ownerKey } from '../../protocol/principal.js'
 import { TERMINAL, type TaskRecord, type TaskStatus, type TaskTransition } from './store.js'
 import { createTaskResult } from './wire.js'
 
@@ -99,8 +100,9 @@ export class RelayedTasks {
     const now = Date.now()
     const record: TaskRecord = {
       taskId: crypto.randomUUID(),
-      owner: this.#engine.ownerOf(ctx),
-      identity: this.#engine.identityOf(ctx),
+      owner: ownerKey(ctx.principal),
+      // Never run here, so only who owns it is kept: no scopes, claims or address.
+      identity: { principal: ctx.principal },
       tool,
       arguments: {},
       // The creating request's capabilities decide which upstream questions its caller may be asked.
