@@ -207,6 +207,39 @@ describe('tasks passed through a proxy', () => {
     expect(asked[0]).not.toContain(ESC)
   })
 
+  it('passes an upstream refusal of tasks/update with its code, naming the caller’s task id', async () => {
+    const alice = as('alice', {
+      handlers: { elicitation: () => Promise.resolve({ action: 'accept', content: { ok: true } }) },
+    })
+    const task = (await alice.callTool('ask', {}, { task: true })) as TaskHandle
+    let state = await task.get()
+    const end = Date.now() + 20_000
+    while (state.status !== 'input_required' && Date.now() < end) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      state = await task.get()
+    }
+    expect(state.status).toBe('input_required')
+    const [key] = Object.keys(state.inputRequests ?? {})
+    // The upstream task ends behind the proxy's back (the proxy and this client are the same anonymous
+    // caller there): the answer then reaches a task that no longer waits.
+    const upstreamId = upstreamTasks.ids.at(-1) as string
+    const direct = connect({ url: upstream.url }, { warn: () => {} })
+    try {
+      await direct.task(upstreamId).cancel()
+    } finally {
+      await direct.close()
+    }
+    const refused = await task
+      .update({ [key as string]: { action: 'accept', content: { ok: true } } })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(ProtocolError)
+    expect((refused as ProtocolError).code).toBe(-32602)
+    expect((refused as ProtocolError).message).toContain(task.id)
+    expect((refused as ProtocolError).message).not.toContain(upstreamId)
+    expect((refused as ProtocolError).data).toMatchObject({ taskId: task.id, status: 'cancelled' })
+    expect((await task.get()).status).toBe('cancelled')
+  })
+
   it('refuses the upstream’s question to a caller that did not declare the capability (-32021)', async () => {
     const alice = as('alice')
     const task = (await alice.callTool('ask', {}, { task: true })) as TaskHandle

@@ -181,7 +181,7 @@ export class RelayedTasks {
     const message = state.statusMessage !== undefined ? { statusMessage: state.statusMessage } : {}
     switch (state.status) {
       case 'working':
-        if (task.status === 'working' && task.statusMessage === state.statusMessage) return undefined
+        if (task.status === 'working' && sameMessage(task, state)) return undefined
         return { from, to: 'working', set: message }
       case 'input_required': {
         const inputRequests = state.inputRequests ?? {}
@@ -195,7 +195,7 @@ export class RelayedTasks {
         if (
           task.status === 'input_required' &&
           JSON.stringify(task.inputRequests) === JSON.stringify(inputRequests) &&
-          task.statusMessage === state.statusMessage
+          sameMessage(task, state)
         )
           return undefined
         return { from, to: 'input_required', set: { ...message, inputRequests } }
@@ -242,11 +242,15 @@ export class RelayedTasks {
       return await call()
     } catch (error) {
       const upstreamId = task.upstream?.taskId
-      if (!(error instanceof McpError) || upstreamId === undefined || upstreamId === '') throw error
-      const swap = (text: string): string => text.split(upstreamId).join(task.taskId)
-      const data =
-        error.data === undefined ? undefined : (JSON.parse(swap(JSON.stringify(error.data))) as unknown)
-      throw upstreamError(error.code, swap(error.message), data)
+      // A short id could stand for any text in the message: only an id as long as a UUID's first part is swapped.
+      if (!(error instanceof McpError) || upstreamId === undefined || upstreamId.length < 8) throw error
+      const swap = (value: unknown): unknown => {
+        if (typeof value === 'string') return value.split(upstreamId).join(task.taskId)
+        if (Array.isArray(value)) return value.map(swap)
+        if (typeof value !== 'object' || value === null) return value
+        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, swap(item)]))
+      }
+      throw upstreamError(error.code, swap(error.message) as string, swap(error.data))
     }
   }
 }
@@ -256,6 +260,10 @@ const upstreamLost = (): { code: number; message: string; data?: unknown } =>
   upstreamUnavailable(
     'the upstream no longer knows this task (it restarted, or the task expired there)',
   ).toJSON()
+
+/** Nothing new to say: the upstream's message (when it gives one) is the one stored. */
+const sameMessage = (task: TaskRecord, state: RelayedState): boolean =>
+  state.statusMessage === undefined || state.statusMessage === task.statusMessage
 
 function failure(error: {
   code: number
