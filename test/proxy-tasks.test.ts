@@ -61,8 +61,15 @@ function upstreamServer(store = new NotingStore()): Server {
     version: '1.0.0',
     tasks: { store },
     requestState: { secret: SECRET },
-    security: { rateLimit: false },
+    // The upstream sends its output as it is (escape sequences, 2 MiB): the proxy must clean and cap it.
+    security: { rateLimit: false, output: false, secretsFromEnv: false },
     tools: [
+      defineTool({
+        name: 'big',
+        inputSchema: { type: 'object' },
+        task: { support: 'optional', ...FAST },
+        handler: () => 'x'.repeat(2 * 1024 * 1024),
+      }),
       defineTool({
         name: 'slow',
         description: 'Waits until the test releases it, or until it is cancelled.',
@@ -170,6 +177,14 @@ describe('tasks passed through a proxy', () => {
     expect(textOf(result)).not.toContain(ESC)
     const done = await task.get()
     expect(done.status).toBe('completed')
+  })
+
+  it('puts the upstream task’s result through the proxy’s output guard (1 MiB cap)', async () => {
+    const alice = as('alice')
+    const task = (await alice.callTool('big', {}, { task: true })) as TaskHandle
+    const text = textOf(await task.result())
+    expect(text.length).toBeGreaterThan(0)
+    expect(text.length).toBeLessThan(1024 * 1024)
   })
 
   it('keeps the kind of a failure: isError stays a tool error, a protocol error its code', async () => {
