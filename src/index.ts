@@ -25,6 +25,7 @@ export type {
   TaskStore,
   TaskTransition,
 } from './features/tasks/store.js'
+export type { UpstreamTaskRef } from './features/tasks/relayed.js'
 export { TASKS_EXTENSION } from './features/tasks/wire.js'
 export type { TaskControl } from './protocol/task-control.js'
 export { ToolwireError } from './wire/toolwire-error.js'

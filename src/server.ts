@@ -18,7 +18,7 @@ import type { AuthOutcome, HttpAuthenticator, RequestHandler, ServerCardSource }
 import type { MethodHandler, Middleware } from './protocol/middleware.js'
 import type { RequestContext } from './protocol/context.js'
 import { SchemaCompiler, type SchemaValidatorChoice } from './schema/json-schema.js'
-import { toolMethods, type ToolCallOptions } from './features/tools/call.js'
+import { finishForeignResult, toolMethods, type ToolCallOptions } from './features/tools/call.js'
 import type { CompiledTool } from './features/tools/compile.js'
 import type { ToolDefinition } from './features/tools/define.js'
 import type { ErrorExposure } from './features/tools/errors.js'
@@ -356,7 +356,7 @@ export class Server implements RequestHandler {
       ),
     )
     const offersTasks = options.tasks !== undefined || (options.tools ?? []).some((t) => t.config.task)
-    const toolCall: { current?: MethodSpec | undefined } = {}
+    const toolCall: { current?: MethodSpec | undefined; options?: ToolCallOptions } = {}
     const engine = offersTasks
       ? new TaskEngine({
           store: options.tasks?.store ?? new MemoryTaskStore(),
@@ -374,6 +374,10 @@ export class Server implements RequestHandler {
             if (!toolCall.current) throw new Error('tools/call is not ready')
             return (await toolCall.current.handler(ctx)) as Record<string, unknown>
           },
+          finish: (tool, result) => {
+            if (!toolCall.options) throw new Error('tools/call is not ready')
+            return finishForeignResult(this.tools, toolCall.options, tool, result)
+          },
         })
       : undefined
     this.taskEngine = engine
@@ -390,6 +394,7 @@ export class Server implements RequestHandler {
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)
     toolCall.current = methods.get('tools/call')
+    toolCall.options = toolOptions
     if (engine) {
       capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} }
       for (const [method, spec] of Object.entries(taskMethods(engine))) methods.set(method, spec)

@@ -19,3 +19,11 @@ export class StartTask {
 
 /** Calls that can never become tasks. */
 export const NO_TASK: TaskControl = { id: undefined, start: () => Promise.resolve() }
+
+/**
+ * Thrown by a handler whose call is answered by a task that stands for one running elsewhere (a proxy's
+ * upstream task): the tools/call answer is `result`, the `CreateTaskResult`, as it is.
+ */
+export class RelayedTask {
+  constructor(readonly result: Record<string, unknown>) {}
+}

@@ -14,6 +14,7 @@ import { cleanStrings } from './mirror.js'
 import { type MirrorScope, UpstreamMirror } from './upstream-mirror.js'
 import { type OpenUpstream, openUpstream, type UpstreamSpec } from './link.js'
 import type { Upstream } from './upstream.js'
+import { offersTasks, relayName, UpstreamTaskRelay } from './task-relay.js'
 
 /** What the downstream server is made of besides its upstream: everything `defineServer` takes but the lists. */
 export type DownstreamOptions = Omit<
@@ -127,6 +128,8 @@ export async function proxyOf(
       tools: [],
       ...(capabilities.prompts && { prompts: [] }),
       ...(capabilities.resources && { resources: [] }),
+      // A task store only when the upstream may answer with tasks (or the options bring one).
+      ...(downstream.tasks === undefined && offersTasks(capabilities) && { tasks: {} }),
     },
     upstream,
     async () => {
@@ -134,7 +137,9 @@ export async function proxyOf(
       if (owns) await upstream.close()
     },
   )
-  const mirror = new UpstreamMirror(server, upstream, capabilities, label, scope, opened.spec)
+  const via = relayName(upstream, scope.via ?? '', opened.spec.target)
+  server.taskEngine?.relayTo(new UpstreamTaskRelay(new Map([[via, upstream]])))
+  const mirror = new UpstreamMirror(server, upstream, capabilities, label, { ...scope, via }, opened.spec)
   try {
     await mirror.refresh()
   } catch (error) {

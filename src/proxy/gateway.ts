@@ -12,6 +12,7 @@ import { type DownstreamOptions, proxyOf, type ProxyServer } from './define.js'
 import { type OpenUpstream, openUpstream, type UpstreamSpec } from './link.js'
 import type { Upstream } from './upstream.js'
 import { UpstreamMirror } from './upstream-mirror.js'
+import { offersTasks, relayName, UpstreamTaskRelay } from './task-relay.js'
 
 export interface GatewayMember extends UpstreamSpec {
   /** Only tools and prompts whose upstream name matches one of these globs (`*`, `?`); default all. */
@@ -99,7 +100,10 @@ export class GatewayServer extends Server {
     const opened = this.#opened.get(name)
     const spec = this.#specs[name]
     if (!opened || !spec) return Promise.reject(new TypeError(`no gateway member ${JSON.stringify(name)}`))
-    return proxyOf(opened, { ...this.#downstream, name, ...overrides }, false, { offers: offers(spec) })
+    return proxyOf(opened, { ...this.#downstream, name, ...overrides }, false, {
+      offers: offers(spec),
+      via: name,
+    })
   }
 
   override async close(): Promise<void> {
@@ -152,9 +156,11 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
   }
 
   const capabilities: ServerCapabilities = {}
+  let tasks = false
   for (const open of opened.values()) {
     if (open.discovered.capabilities.prompts) capabilities.prompts = {}
     if (open.discovered.capabilities.resources) capabilities.resources = {}
+    tasks ||= offersTasks(open.discovered.capabilities)
   }
   const stops: (() => unknown)[] = []
   const server = new GatewayServer(
@@ -165,6 +171,7 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
       tools: [],
       ...(capabilities.prompts && { prompts: [] }),
       ...(capabilities.resources && { resources: [] }),
+      ...(downstream.tasks === undefined && tasks && { tasks: {} }),
     },
     opened,
     members,
@@ -173,6 +180,11 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
       for (const stop of stops) await stop()
       await closeAll()
     },
+  )
+  const via = (name: string): string =>
+    relayName((opened.get(name) as OpenUpstream).upstream, name, (members[name] as GatewayMember).target)
+  server.taskEngine?.relayTo(
+    new UpstreamTaskRelay(new Map([...opened].map(([name, open]) => [via(name), open.upstream]))),
   )
   try {
     const mirrors = new Map<string, UpstreamMirror>()
@@ -188,6 +200,7 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
           {
             rename: (tool) => `${name}${separator}${tool}`,
             offers: offers(member),
+            via: via(name),
           },
           open.spec,
         ),

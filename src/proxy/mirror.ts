@@ -17,10 +17,9 @@ import {
 import { defineTool, type ToolDefinition } from '../features/tools/define.js'
 import { toolResult } from '../features/tools/result.js'
 import type { RequestContext } from '../protocol/context.js'
-import { stripControls } from '../security/sanitize.js'
 import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
-import type { Icon, Tool } from '../wire/types.js'
+import type { CallToolResult, Icon, Tool } from '../wire/types.js'
 import { baseProblems } from '../features/metadata.js'
 import type { ReadResourceResult } from '../client/catalogs.js'
 import { type CompletionRef, upstreamCompleter } from './completion-relay.js'
@@ -28,18 +27,12 @@ import { InputRelay } from './input-relay.js'
 import type { Completer } from '../features/prompts/define.js'
 import { compileUriTemplate } from '../features/resources/uri-template.js'
 import type { Upstream } from './upstream.js'
+import { answerWithTask, passesTasks, type TaskPassThrough } from './task-relay.js'
+import { TaskHandle } from '../client/tasks.js'
+import type { ToolCallOptions } from '../client/client.js'
 
-/** A copy of `value` with control characters and escape sequences removed from every string in it. */
-export function cleanStrings<T>(value: T): T {
-  if (typeof value === 'string') return stripControls(value) as T
-  if (Array.isArray(value)) return value.map((item: unknown) => cleanStrings(item)) as T
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [stripControls(key), cleanStrings(item)]),
-    ) as T
-  }
-  return value
-}
+import { cleanStrings } from './clean.js'
+export { cleanStrings }
 
 /**
  * The upstream's icons the downstream may publish: an icon with an unsafe source (`http:`, `javascript:`,
@@ -67,9 +60,15 @@ function forwardLog(ctx: RequestContext): (notification: JsonRpcNotification) =>
 /**
  * A downstream tool named `name` that calls the upstream tool `tool.name`. Progress is relayed only when the
  * downstream caller asked for it (patterns/progress), and the caller's cancellation (`ctx.signal`) cancels
- * the upstream request; an upstream `isError` result stays a tool error.
+ * the upstream request; an upstream `isError` result stays a tool error. With `tasks`, a caller that
+ * declared the tasks extension gets the upstream's task answer as a task of its own (task-relay.ts).
  */
-export function mirrorTool(tool: Tool, upstream: Upstream, name = tool.name): ToolDefinition {
+export function mirrorTool(
+  tool: Tool,
+  upstream: Upstream,
+  name = tool.name,
+  tasks?: TaskPassThrough,
+): ToolDefinition {
   const clean = cleanStrings(tool)
   return defineTool({
     name,
@@ -82,9 +81,10 @@ export function mirrorTool(tool: Tool, upstream: Upstream, name = tool.name): To
     ...optional('outputSchema', tool.outputSchema as Record<string, unknown> | undefined),
     handler: async (args, ctx) => {
       const wantsProgress = ctx.meta.progressToken !== undefined
+      const asTask = passesTasks(tasks, ctx)
       const result = await new InputRelay(ctx).run((relay) =>
-        upstream.useFor(ctx, (client) =>
-          client.callTool(tool.name, args as Record<string, unknown>, {
+        upstream.useFor(ctx, (client) => {
+          const options: ToolCallOptions = {
             signal: relay.signal,
             handlers: relay.handlers,
             onNotification: forwardLog(ctx),
@@ -92,10 +92,15 @@ export function mirrorTool(tool: Tool, upstream: Upstream, name = tool.name): To
               onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
               resetTimeoutOnProgress: true,
             }),
-          }),
-        ),
+          }
+          const given = args as Record<string, unknown>
+          return asTask
+            ? client.callTool(tool.name, given, { ...options, task: true })
+            : client.callTool(tool.name, given, options)
+        }),
       )
-      return toolResult(result)
+      if (result instanceof TaskHandle && tasks) return answerWithTask(tasks, ctx, name, result)
+      return toolResult(result as CallToolResult)
     },
   })
 }

@@ -15,12 +15,15 @@ import { ChangeStream, DEFAULT_MAX_LISTEN_RETRIES } from './change-stream.js'
 import type { UpstreamSpec } from './link.js'
 import { mirrorPrompt, mirrorResource, mirrorTemplate, mirrorTool } from './mirror.js'
 import type { Upstream } from './upstream.js'
+import type { TaskPassThrough } from './task-relay.js'
 
 export interface MirrorScope {
   /** Downstream name of an upstream tool or prompt (a gateway adds the member's namespace). */
   readonly rename?: (name: string) => string
   /** Whether an upstream tool or prompt (by its upstream name) is offered downstream. */
   readonly offers?: (name: string) => boolean
+  /** The upstream's name in the tasks it relays (a gateway member's; default ''). */
+  readonly via?: string
 }
 
 /**
@@ -45,6 +48,7 @@ export class UpstreamMirror {
   readonly #server: Server
   readonly #maxSubscriptions: number
   readonly #stream: ChangeStream
+  readonly #tasks: TaskPassThrough | undefined
   #warnedCap = false
   #first = true
 
@@ -70,6 +74,7 @@ export class UpstreamMirror {
       )
     this.#rename = scope.rename ?? ((name) => name)
     this.#offers = scope.offers ?? (() => true)
+    this.#tasks = server.taskEngine && { engine: server.taskEngine, via: scope.via ?? '' }
     this.#tools = new CatalogMirror(server.tools, this.#report)
     this.#prompts = new CatalogMirror(server.prompts, this.#report)
     this.#resources = new CatalogMirror(server.resources, this.#report)
@@ -112,7 +117,7 @@ export class UpstreamMirror {
       .map((tool) => {
         const name = this.#rename(tool.name)
         check?.('tool', name)
-        return { key: name, definition: mirrorTool(tool, upstream, name), source: tool }
+        return { key: name, definition: mirrorTool(tool, upstream, name, this.#tasks), source: tool }
       })
     this.#tools.replaceAll(mirrored)
   }

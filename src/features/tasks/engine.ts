@@ -19,6 +19,7 @@ import type { CreateOutcome, TaskIdentity, TaskLimits, TaskRecord, TaskStore } f
 import { type OwnerKey, ownerKey, type Principal } from '../../protocol/principal.js'
 import { createTaskResult, TASKS_EXTENSION } from './wire.js'
 import type { TaskRunEnd, TaskTelemetry } from '../../protocol/task-telemetry.js'
+import { type FinishResult, RelayedTasks, type TaskRelay } from './relayed.js'
 
 export interface TaskEngineOptions {
   readonly store: TaskStore
@@ -32,6 +33,8 @@ export interface TaskEngineOptions {
   readonly call: (ctx: RequestContext) => Promise<ResultPayload>
   /** Spans of task runs in the creating call's trace (`defineServer({ telemetry })`). */
   readonly telemetry?: TaskTelemetry | undefined
+  /** Checks a result made elsewhere (a relayed task's) like the server's own tools' results. */
+  readonly finish?: FinishResult
 }
 
 type RunOutcome = { kind: 'again' } | { kind: 'change'; change: Parameters<TaskStore['transition']>[2] }
@@ -93,6 +96,7 @@ export class TaskEngine implements TaskHooks {
   /** Runs on this instance, so a local cancel aborts at once. */
   readonly #running = new Map<string, { controller: AbortController; owner: OwnerKey }>()
   #closed = false
+  #relayed: RelayedTasks | undefined
 
   constructor(options: TaskEngineOptions) {
     this.#options = options
@@ -100,6 +104,22 @@ export class TaskEngine implements TaskHooks {
 
   get store(): TaskStore {
     return this.#options.store
+  }
+
+  get limits(): TaskLimits {
+    return this.#options.limits
+  }
+
+  /** Tasks standing for an upstream's (a proxy's); undefined until `relayTo`. */
+  get relayed(): RelayedTasks | undefined {
+    return this.#relayed
+  }
+
+  /** Lets calls answered upstream with a task answer with a task of this server relayed to it (a proxy). */
+  relayTo(relay: TaskRelay): void {
+    const finish = this.#options.finish
+    if (!finish) throw new Error('this task engine cannot check relayed results')
+    this.#relayed = new RelayedTasks(relay, this, finish)
   }
 
   declared(ctx: RequestContext): boolean {
@@ -133,7 +153,7 @@ export class TaskEngine implements TaskHooks {
     }
     // Stored before the handle is returned, so an immediate tasks/get finds it (extensions/tasks §Tasks).
     const outcome = await this.store.create(record, this.#options.limits)
-    if (outcome !== 'created') throw this.#refusal(outcome, task.pollIntervalMs, task.ttlMs)
+    if (outcome !== 'created') throw this.refusal(outcome, task.pollIntervalMs, task.ttlMs)
     this.resume(record.taskId, record.owner)
     return createTaskResult(record)
   }
@@ -142,7 +162,7 @@ export class TaskEngine implements TaskHooks {
    * 429 naming the limit. An unfinished task may finish at the next poll; stored ones leave when their
    * `ttlMs` passes, so the caller is told to come back within a minute rather than hammer the server.
    */
-  #refusal(outcome: Exclude<CreateOutcome, 'created'>, pollIntervalMs: number, ttlMs: number): Error {
+  refusal(outcome: Exclude<CreateOutcome, 'created'>, pollIntervalMs: number, ttlMs: number): Error {
     const { maxLive, maxStored, maxStoredBytes } = this.#options.limits
     if (outcome === 'live')
       return tooManyRequests(pollIntervalMs, `more than ${maxLive} unfinished tasks for this caller`)
@@ -198,7 +218,8 @@ export class TaskEngine implements TaskHooks {
   async #run(taskId: string, owner: OwnerKey, controller: AbortController): Promise<void> {
     const store = this.store
     const task = await store.get(taskId, owner)
-    if (!task || task.status !== 'working') return
+    // A task standing for an upstream's is relayed, never run here.
+    if (!task || task.status !== 'working' || task.upstream) return
     const watch = setInterval(() => {
       store.get(taskId, owner).then(
         (current) => {

@@ -9,7 +9,7 @@ import type { RequestContext } from '../../protocol/context.js'
 import { invalidParams, missingCapability, notFound } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import { taskOwner, type TaskEngine } from './engine.js'
-import { TERMINAL } from './store.js'
+import { TERMINAL, type TaskRecord } from './store.js'
 import { detailedTask, TASKS_EXTENSION } from './wire.js'
 
 const ACK = { resultType: 'complete' }
@@ -28,6 +28,16 @@ function taskIdOf(ctx: RequestContext, engine: TaskEngine): string {
 
 const unknownTask = (taskId: string) => notFound(`Unknown task: ${taskId}`, { taskId })
 
+/**
+ * The task filed under this caller; a task standing for an upstream's reads as unknown on a server that
+ * cannot relay it to that upstream (a store shared with another server): it must never run here.
+ */
+async function findTask(ctx: RequestContext, engine: TaskEngine, taskId: string): Promise<TaskRecord> {
+  const task = await engine.store.get(taskId, taskOwner(ctx))
+  if (!task || (task.upstream && !engine.relayed?.reaches(task))) throw unknownTask(taskId)
+  return task
+}
+
 export function taskMethods(engine: TaskEngine): Record<string, MethodSpec> {
   const store = engine.store
   return {
@@ -35,9 +45,9 @@ export function taskMethods(engine: TaskEngine): Record<string, MethodSpec> {
       nameParam: 'taskId',
       handler: async (ctx) => {
         const taskId = taskIdOf(ctx, engine)
-        const task = await store.get(taskId, taskOwner(ctx))
-        if (!task) throw unknownTask(taskId)
-        return detailedTask(task)
+        const task = await findTask(ctx, engine, taskId)
+        const relayed = task.upstream && engine.relayed
+        return detailedTask(relayed ? await relayed.refresh(task, ctx) : task)
       },
     },
     'tasks/update': {
@@ -48,13 +58,17 @@ export function taskMethods(engine: TaskEngine): Record<string, MethodSpec> {
         if (!isRecord(inputResponses))
           throw invalidParams('Invalid params: inputResponses must be an object keyed by input request')
         const owner = taskOwner(ctx)
-        const current = await store.get(taskId, owner)
-        if (!current) throw unknownTask(taskId)
+        const current = await findTask(ctx, engine, taskId)
         if (current.status !== 'input_required')
           throw invalidParams(`Task ${taskId} is not waiting for input (status: ${current.status})`, {
             taskId,
             status: current.status,
           })
+        const relayed = current.upstream && engine.relayed
+        if (relayed) {
+          await relayed.update(current, inputResponses, ctx)
+          return { ...ACK }
+        }
         const outcome = await store.answer(taskId, owner, inputResponses)
         if (!outcome) throw unknownTask(taskId)
         if (outcome.resume) engine.resume(taskId, owner)
@@ -66,6 +80,12 @@ export function taskMethods(engine: TaskEngine): Record<string, MethodSpec> {
       handler: async (ctx) => {
         const taskId = taskIdOf(ctx, engine)
         const owner = taskOwner(ctx)
+        const current = await findTask(ctx, engine, taskId)
+        const relayed = current.upstream && engine.relayed
+        if (relayed) {
+          await relayed.cancel(current, ctx)
+          return { ...ACK }
+        }
         const task = await store.transition(taskId, owner, {
           from: ['working', 'input_required'],
           to: 'cancelled',

@@ -6,6 +6,7 @@
  */
 import type { InputRequest } from '../../wire/types.js'
 import type { OwnerKey, Principal } from '../../protocol/principal.js'
+import type { UpstreamTaskRef } from './relayed.js'
 
 export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const
 export type TaskStatus = (typeof TASK_STATUSES)[number]
@@ -61,6 +62,8 @@ export interface TaskRecord {
   result?: Record<string, unknown>
   /** The JSON-RPC error once `failed`. */
   error?: { code: number; message: string; data?: unknown }
+  /** Set when the task stands for an upstream server's task (a proxy's): relayed, never run here. */
+  readonly upstream?: UpstreamTaskRef
 }
 
 /** A change applied only when the task is still in one of `from`. */

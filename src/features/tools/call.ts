@@ -4,7 +4,7 @@ import { markRefused } from '../../protocol/telemetry.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
-import { StartTask } from '../../protocol/task-control.js'
+import { RelayedTask, StartTask } from '../../protocol/task-control.js'
 import { contentAnnotationProblem } from '../../wire/annotations.js'
 import {
   internalError,
@@ -21,7 +21,7 @@ import type { CompiledTool } from './compile.js'
 import { type ErrorExposure, exposesMessage } from './errors.js'
 import { checkParamHeaders } from './header-check.js'
 import type { ToolRegistry } from './registry.js'
-import { contentProblem, jsonText, normalizeReturn } from './result.js'
+import { contentProblem, jsonText, normalizeReturn, toolResult } from './result.js'
 import { addedBytes } from './result-size.js'
 
 /** The tasks extension's part in tools/call (see features/tasks/engine.ts). */
@@ -168,6 +168,7 @@ function handlerFailed(
 ): Payload {
   // The handler asked to continue as a task: keep what it was told so far for its replay (§MRTR composition).
   if (error instanceof StartTask && taskable) return taskable.create(tool, ctx, args, ctx.input.answered())
+  if (error instanceof RelayedTask) return error.result
   if (isAnswerError(error) || error instanceof InputRequired) throw error
   if (exposesMessage(error, options.errorExposure)) {
     const message = (error as Error).message || `Tool ${tool.name} failed`
@@ -209,6 +210,24 @@ function taskDecision(
       `Tool ${tool.name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
     )
   return undefined
+}
+
+/**
+ * A result made elsewhere for the tool `name` (the upstream task a relayed task stands for), through the
+ * tool's own output pipeline: the outputSchema check, the output guard, the JSON text copy, the size cap.
+ */
+export async function finishForeignResult(
+  registry: ToolRegistry,
+  options: ToolCallOptions,
+  name: string,
+  result: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const tool = registry.get(name)
+  if (!tool)
+    throw internalError(
+      `Internal error: tool ${name} is no longer offered, so its task result cannot be checked`,
+    )
+  return { ...(await finishResult(tool, toolResult(result as unknown as CallToolResult), options)) }
 }
 
 /**
