@@ -4,22 +4,15 @@
  */
 import type { Readable, Writable } from 'node:stream'
 import type { DualEraHandler } from '../dual-era.js'
-import type { Exchange } from '../../protocol/exchange.js'
-import { LazyAbort } from '../../wire/lazy-abort.js'
+import type { LazyAbort } from '../../wire/lazy-abort.js'
+import { StdioExchange } from './exchange.js'
 import { encodeError, encodeResult } from '../../protocol/encode.js'
 import type { Reply } from '../../protocol/dispatcher.js'
 import { invalidRequest, McpError, nestedTooDeep, parseError } from '../../wire/errors.js'
 import { DEFAULT_MAX_DEPTH, nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
 import { PeerState } from '../../legacy/engine.js'
 import { hasModernMeta } from '../../legacy/versions.js'
-import {
-  classify,
-  isRecord,
-  isRequestId,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type RequestId,
-} from '../../wire/jsonrpc.js'
+import { classify, isRecord, isRequestId, type JsonRpcRequest, type RequestId } from '../../wire/jsonrpc.js'
 import type { ClientCapabilities, Implementation } from '../../wire/types.js'
 
 export interface StdioOptions {
@@ -40,41 +33,6 @@ export interface StdioConnection {
 
 const NEWLINE = 0x0a
 const utf8 = new TextDecoder('utf-8', { fatal: true })
-
-/**
- * One request's exchange; a class, because object literals with getters and per-request closures measurably
- * raise the cost of a request. `notify` is handed out as a bound function only when read.
- */
-class StdioExchange implements Exchange {
-  readonly transport = 'stdio' as const
-  readonly controller = new LazyAbort()
-
-  constructor(
-    private readonly send: (line: string) => void,
-    private readonly pending: () => number,
-    /** Asks the client directly; set only for 2025-era connections (see Exchange.request). */
-    readonly request?: (method: string, params: unknown, signal: AbortSignal) => Promise<unknown>,
-  ) {}
-
-  /** Bytes written but not yet taken by the reader of stdout (bounds slow listen streams). */
-  backlog(): number {
-    return this.pending()
-  }
-
-  get notify(): (message: JsonRpcNotification) => void {
-    return (message) => {
-      if (!this.controller.aborted) this.send(JSON.stringify(message))
-    }
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal
-  }
-
-  get aborted(): boolean {
-    return this.controller.aborted
-  }
-}
 
 /** A connection that opened with `initialize` (2025-11-25 basic/lifecycle): its negotiated terms. */
 interface LegacyConnection {
@@ -113,10 +71,12 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
   let resolveClosed!: () => void
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
 
-  // With several requests in flight, lines are collected and written once per event-loop turn, so one
-  // write carries many answers; a lone request's answer is written at once (no added latency).
+  // Answers made while a chunk of input is read go out in one write when the chunk is done, as a hand-written
+  // loop would write them. With several requests in flight, later answers are collected and written once
+  // per event-loop turn, so one write carries many; a lone request's answer is written at once.
   let outgoing = ''
   let flushQueued = false
+  let reading = false
   const flush = (): void => {
     flushQueued = false
     if (outgoing === '') return
@@ -125,6 +85,10 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
     if (!output.writableEnded && !output.destroyed) output.write(data)
   }
   const send = (line: string): void => {
+    if (reading) {
+      outgoing += `${line}\n`
+      return
+    }
     if (outgoing === '' && inFlight.size <= 1) {
       if (!output.writableEnded && !output.destroyed) output.write(`${line}\n`)
       return
@@ -205,7 +169,17 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
     }
     const exchange = new StdioExchange(send, backlog)
     if (request.method === 'subscriptions/listen') listens.add(request.id)
-    track(request, exchange, server.handle(request, exchange))
+    if (!server.answer) return track(request, exchange, server.handle(request, exchange))
+    // A request answered synchronously is written with the rest of its chunk: no promise, no bookkeeping.
+    let reply: ReturnType<NonNullable<typeof server.answer>>
+    try {
+      reply = server.answer(request, exchange)
+    } catch (error) {
+      return track(request, exchange, Promise.reject(error as Error))
+    }
+    if (reply instanceof Promise) return track(request, exchange, reply)
+    deliver(request, exchange.controller, reply)
+    listens.delete(request.id)
   }
 
   /** A 2025-era client's handshake: from now on this connection speaks its negotiated revision. */
@@ -232,26 +206,28 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
     }
   }
 
+  const deliver = (request: JsonRpcRequest, controller: LazyAbort, reply: Reply | null): void => {
+    if (!reply || controller.aborted) return
+    send(reply.body)
+    // A listen stream the server ended is also torn down with notifications/cancelled on stdio
+    // (patterns/cancellation asks for a cancel, patterns/subscriptions §Graceful Closure for a result; we
+    // send both): the result first, then the cancel.
+    if (request.method === 'subscriptions/listen' && reply.status === 200) {
+      send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: request.id, reason: 'server closed the subscription' },
+        }),
+      )
+    }
+  }
+
   const track = (request: JsonRpcRequest, exchange: StdioExchange, handled: Promise<Reply | null>): void => {
     const controller = exchange.controller
     inFlight.set(request.id, controller)
     handled
-      .then((reply) => {
-        if (!reply || controller.aborted) return
-        send(reply.body)
-        // A listen stream the server ended is also torn down with notifications/cancelled on stdio
-        // (patterns/cancellation asks for a cancel, patterns/subscriptions §Graceful Closure for a result; we
-        // send both): the result first, then the cancel.
-        if (request.method === 'subscriptions/listen' && reply.status === 200) {
-          send(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              method: 'notifications/cancelled',
-              params: { requestId: request.id, reason: 'server closed the subscription' },
-            }),
-          )
-        }
-      })
+      .then((reply) => deliver(request, controller, reply))
       .catch((error: unknown) => server.logger.error('stdio request failed', { error: String(error) }))
       .finally(() => {
         inFlight.delete(request.id)
@@ -261,6 +237,16 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
   }
 
   const onData = (chunk: Buffer): void => {
+    reading = true
+    try {
+      readChunk(chunk)
+    } finally {
+      reading = false
+      flush()
+    }
+  }
+
+  const readChunk = (chunk: Buffer): void => {
     let start = 0
     for (let index = chunk.indexOf(NEWLINE); index !== -1; index = chunk.indexOf(NEWLINE, start)) {
       const piece = chunk.subarray(start, index)
