@@ -26,6 +26,8 @@ import { CLI, ROOT } from './helpers/paths.js'
 const UI_MS = 20_000
 /** The frame bound of src/cli/inspector/page/app-frame.ts (guard table: "tool view height"). */
 const MAX_VIEW_HEIGHT_PX = 1200
+/** The notice bound of src/cli/inspector/page/app-host.ts (guard table: "tool view notices"). */
+const MAX_NOTICE_CHARS = 500
 const describeBrowser = hasChromium ? describe : describe.skip
 
 const toolButton = (page: Page, name: string) =>
@@ -37,19 +39,39 @@ const viewOf = (page: Page, tool: string): FrameLocator =>
 const heightOf = (page: Page, tool: string): Promise<number> =>
   frameOf(page, tool).evaluate((element) => element.getBoundingClientRect().height)
 
-/** A raw GET to the sandbox listener, so Host can be whatever a rebinding page would send. */
-function get(url: URL, host = url.host): Promise<{ status: number; headers: Record<string, unknown> }> {
+/** A raw request, so Host and Origin can be whatever a hostile page would send. */
+function send(
+  url: URL,
+  options: { host?: string; method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers: { host } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: options.method ?? 'GET',
+        headers: { host: options.host ?? url.host, ...options.headers },
+      },
       (res) => {
         res.resume()
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }))
       },
     )
     req.on('error', reject)
-    req.end()
+    req.end(options.body)
   })
+}
+const get = (url: URL, host = url.host) => send(url, { host })
+
+/** Calls a probe tool from the page and waits for its view to be connected. */
+async function showProbe(page: Page, tool: string, inspectorUrl: string): Promise<FrameLocator> {
+  await toolButton(page, tool).click()
+  await page.getByLabel('inspector', { exact: true }).fill(new URL(inspectorUrl).origin)
+  await page.getByRole('button', { name: 'Call', exact: true }).click()
+  const view = viewOf(page, tool)
+  await view.locator('#status').filter({ hasText: 'connected' }).waitFor()
+  return view
 }
 
 describeBrowser('toolwire inspect renders MCP Apps views', () => {
@@ -90,10 +112,7 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
       page = await browser.context.newPage()
       page.setDefaultTimeout(UI_MS)
       await page.goto(inspector.url)
-      await toolButton(page, 'probe_view').click()
-      await page.getByLabel('inspector', { exact: true }).fill(new URL(inspector.url).origin)
-      await page.getByRole('button', { name: 'Call', exact: true }).click()
-      await viewOf(page, 'probe_view').locator('#status').filter({ hasText: 'connected' }).waitFor()
+      await showProbe(page, 'probe_view', inspector.url)
     }, 60_000)
     afterAll(async () => {
       await page?.close()
@@ -102,7 +121,9 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
 
     it('renders the view under the result, on another origin, with the tool’s input and result', async () => {
       const view = viewOf(page, 'probe_view')
-      await expect.poll(() => view.locator('#result').innerText()).toContain('hello from probe_view')
+      await expect
+        .poll(() => view.locator('#result').innerText(), { timeout: UI_MS })
+        .toContain('hello from probe_view')
       expect(JSON.parse(await view.locator('#input').innerText())).toEqual({
         inspector: new URL(inspector.url).origin,
       })
@@ -121,37 +142,43 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
     it('lets the view call a tool through the inspector and shows its answer', async () => {
       const view = viewOf(page, 'probe_view')
       await view.getByRole('button', { name: 'Call echo' }).click()
-      await expect.poll(() => view.locator('#echo').innerText()).toBe('answer: echo: from the view')
+      await expect
+        .poll(() => view.locator('#echo').innerText(), { timeout: UI_MS })
+        .toBe('answer: echo: from the view')
     })
 
     it('resizes the frame when the view grows, up to the bound', async () => {
       const view = viewOf(page, 'probe_view')
       const before = await heightOf(page, 'probe_view')
-      await view.getByRole('button', { name: 'Grow' }).click()
+      await view.getByRole('button', { name: 'Grow', exact: true }).click()
       await expect.poll(() => heightOf(page, 'probe_view'), { timeout: UI_MS }).toBeGreaterThan(before + 400)
-      await view.getByRole('button', { name: 'Ask for a huge height' }).click()
+      await view.getByRole('button', { name: 'Grow huge' }).click()
       await expect.poll(() => heightOf(page, 'probe_view'), { timeout: UI_MS }).toBe(MAX_VIEW_HEIGHT_PX)
-    })
+    }, 60_000)
 
     it('answers a tool the server does not have, and a model-only tool, with the same error', async () => {
       const view = viewOf(page, 'probe_view')
       await view.getByRole('button', { name: 'Call a missing tool' }).click()
       await view.getByRole('button', { name: 'Call a model-only tool' }).click()
-      await expect.poll(() => view.locator('#missing').innerText()).toMatch(/^error: .*not available/)
-      await expect.poll(() => view.locator('#model-only').innerText()).toMatch(/^error: .*not available/)
+      await expect
+        .poll(() => view.locator('#missing').innerText(), { timeout: UI_MS })
+        .toMatch(/^error: .*not available/)
+      await expect
+        .poll(() => view.locator('#model-only').innerText(), { timeout: UI_MS })
+        .toMatch(/^error: .*not available/)
     })
 
     it('keeps the view from the inspector API: the fetch is blocked', async () => {
       const view = viewOf(page, 'probe_view')
       await view.getByRole('button', { name: 'Fetch the inspector API' }).click()
-      await expect.poll(() => view.locator('#fetch').innerText()).toMatch(/^blocked: /)
+      await expect.poll(() => view.locator('#fetch').innerText(), { timeout: UI_MS }).toMatch(/^blocked: /)
     })
 
     it('refuses a javascript: link and offers an https link for the user to click, opening nothing', async () => {
       const view = viewOf(page, 'probe_view')
       const pages = browser.context.pages().length
       await view.getByRole('button', { name: 'Open links' }).click()
-      await expect.poll(() => view.locator('#links').innerText()).toContain('web')
+      await expect.poll(() => view.locator('#links').innerText(), { timeout: UI_MS }).toContain('web')
       const links = JSON.parse(await view.locator('#links').innerText()) as Record<string, unknown>
       expect(links.script).toMatchObject({ isError: true })
       expect(links.web).not.toMatchObject({ isError: true })
@@ -160,6 +187,20 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
       expect(await offered.getAttribute('target')).toBe('_blank')
       expect(await page.getByRole('link', { name: /javascript:/ }).count()).toBe(0)
       expect(browser.context.pages().length).toBe(pages)
+    })
+
+    it('refuses a message for the model, and shows it clipped', async () => {
+      const view = viewOf(page, 'probe_view')
+      await view.getByRole('button', { name: 'Send a long message' }).click()
+      await expect
+        .poll(() => view.locator('#message').innerText(), { timeout: UI_MS })
+        .toContain('"isError":true')
+      const notice = page.getByRole('region', { name: 'App view' }).getByRole('status').filter({
+        hasText: 'message for the model',
+      })
+      const text = await notice.innerText()
+      expect(text).toContain(`${'m'.repeat(MAX_NOTICE_CHARS)}…`)
+      expect(text).not.toContain('m'.repeat(MAX_NOTICE_CHARS + 1))
     })
 
     it('serves the proxy only to the page, under the view’s policy, and refuses a rebinding Host', async () => {
@@ -179,6 +220,46 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
       expect((await get(widened)).status).toBe(400)
       // The proxy has no API: the token-guarded operations exist only on the page's origin.
       expect((await get(new URL('/api/state', proxy))).status).toBe(404)
+    })
+  })
+
+  describe('a view whose CSP lets it connect to every port of 127.0.0.1', () => {
+    let inspector: Inspector
+    let page: Page
+    beforeAll(async () => {
+      inspector = await startInspector([
+        'inspect',
+        '--no-open',
+        '--',
+        process.execPath,
+        join(ROOT, 'test/fixtures/inspector-apps-server.mjs'),
+        join(folder, 'view.js'),
+      ])
+      page = await browser.context.newPage()
+      page.setDefaultTimeout(UI_MS)
+      await page.goto(inspector.url)
+    }, 60_000)
+    afterAll(async () => {
+      await page?.close()
+      await inspector?.stop()
+    })
+
+    it('still cannot use the inspector API: no token, an opaque Origin, no CORS', async () => {
+      const view = await showProbe(page, 'probe_open_view', inspector.url)
+      const proxy = new URL((await frameOf(page, 'probe_open_view').getAttribute('src')) ?? '')
+      const policy = String((await get(proxy)).headers['content-security-policy'])
+      expect(policy).toContain('connect-src http://127.0.0.1:*')
+      await view.getByRole('button', { name: 'Fetch the inspector API' }).click()
+      await expect.poll(() => view.locator('#fetch').innerText(), { timeout: UI_MS }).toMatch(/^blocked: /)
+      // Even a view that had guessed the token: its Origin is "null", which the API refuses.
+      const api = new URL('/api/state', inspector.url)
+      const token = new URL(inspector.url).searchParams.get('token') ?? ''
+      const answer = await send(api, {
+        method: 'POST',
+        headers: { origin: 'null', 'content-type': 'application/json', 'x-inspector-token': token },
+        body: '{}',
+      })
+      expect(answer.status).toBe(403)
     })
   })
 
@@ -216,11 +297,13 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
       await view.getByRole('button', { name: 'Roll again' }).click()
       await page.getByRole('tab', { name: /^Messages/ }).click()
       await expect
-        .poll(() =>
-          page
-            .getByRole('region', { name: 'Messages' })
-            .getByText(/→ tools\/call/)
-            .count(),
+        .poll(
+          () =>
+            page
+              .getByRole('region', { name: 'Messages' })
+              .getByText(/→ tools\/call/)
+              .count(),
+          { timeout: UI_MS },
         )
         .toBeGreaterThanOrEqual(2)
     })
