@@ -261,6 +261,13 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
       })
       expect(answer.status).toBe(403)
     })
+
+    it('removes a view that navigates its frame to another document', async () => {
+      const view = viewOf(page, 'probe_open_view')
+      await view.getByRole('button', { name: 'Navigate away' }).click()
+      const proxy = page.frameLocator('iframe[title="View of probe_open_view"]')
+      await expect.poll(() => proxy.locator('iframe').count(), { timeout: UI_MS }).toBe(0)
+    }, 60_000)
   })
 
   describe('the demo’s dice view, which speaks the protocol by hand', () => {

@@ -6,7 +6,7 @@
  * (an opaque origin: no storage, no cookies, no access to this document), and relays every other message both
  * ways: from the page (checked by origin and window) to the view, from the view (checked by window) to the page
  * only. The page's `sandbox` override and permission requests are not honoured: every view gets the same
- * sandbox and no powerful feature.
+ * sandbox and no powerful feature. A view that navigates its frame to another document is removed.
  */
 const PROXY_READY = 'ui/notifications/sandbox-proxy-ready'
 const RESOURCE_READY = 'ui/notifications/sandbox-resource-ready'
@@ -34,6 +34,12 @@ function start(): void {
         // One view per proxy: a second resource would replace a running view under the page's feet.
         if (loaded || typeof html !== 'string') return
         loaded = true
+        // The view's document loads once. A later load is the view navigating its frame away (CSP cannot stop
+        // that): the new document gets no messages and may send none, so the frame goes.
+        let loads = 0
+        inner.addEventListener('load', () => {
+          if (++loads > 1) inner.remove()
+        })
         inner.srcdoc = html
         return
       }
