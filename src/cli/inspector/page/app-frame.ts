@@ -95,12 +95,16 @@ export function AppFrame(props: { tool: string; args: JsonObject; result: JsonOb
           .then(() => bridge.sendToolResult(forView(props.result) as never))
       }
       await bridge.connect(new PostMessageTransport(target, target))
+      if (gone) return void bridge.close()
       stop = async () => {
-        await bridge.teardownResource({ reason: 'the inspector replaced the view' }, { timeout: 2_000 })
-        await bridge.close()
+        try {
+          await bridge.teardownResource({ reason: 'the inspector replaced the view' }, { timeout: 2_000 })
+        } finally {
+          await bridge.close()
+        }
       }
       // Only now the proxy loads: its ready message must find the bridge listening.
-      if (!gone) iframe.src = proxyUrl(view)
+      iframe.src = proxyUrl(view)
     })().catch((error: unknown) => setProblem(`the view host failed: ${String(error)}`))
     return () => {
       gone = true
