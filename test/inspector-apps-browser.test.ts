@@ -22,12 +22,9 @@ import {
   type Inspector,
 } from './helpers/inspector.js'
 import { CLI, ROOT } from './helpers/paths.js'
+import { MAX_NOTICE_CHARS, MAX_VIEW_HEIGHT_PX } from '../src/cli/inspector/page/app-limits.js'
 
 const UI_MS = 20_000
-/** The frame bound of src/cli/inspector/page/app-frame.ts (guard table: "tool view height"). */
-const MAX_VIEW_HEIGHT_PX = 1200
-/** The notice bound of src/cli/inspector/page/app-host.ts (guard table: "tool view notices"). */
-const MAX_NOTICE_CHARS = 500
 const describeBrowser = hasChromium ? describe : describe.skip
 
 const toolButton = (page: Page, name: string) =>

@@ -11,9 +11,8 @@ import type { VNode } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, isObject, type JsonObject } from './api.js'
 import { hostHandlers, type HostNotice } from './app-host.js'
+import { boundedHeight, MAX_NOTICES, MAX_VIEW_HEIGHT_PX } from './app-limits.js'
 
-/** The tallest a view may make its frame (guard table, docs/security.md); taller views scroll inside. */
-export const MAX_VIEW_HEIGHT_PX = 1200
 const INITIAL_HEIGHT_PX = 160
 
 interface PageAppView {
@@ -36,9 +35,6 @@ function proxyUrl(view: PageAppView): string {
   if (isObject(view.meta.csp)) query.set('csp', JSON.stringify(view.meta.csp))
   return `${view.sandboxOrigin}/proxy?${query.toString()}`
 }
-
-export const boundedHeight = (height: number): number =>
-  Math.min(MAX_VIEW_HEIGHT_PX, Math.max(0, Math.ceil(height)))
 
 export function AppFrame(props: { tool: string; args: JsonObject; result: JsonObject }): VNode {
   const [view, setView] = useState<PageAppView | null | undefined>(undefined)
@@ -79,7 +75,7 @@ export function AppFrame(props: { tool: string; args: JsonObject; result: JsonOb
         },
       )
       hostHandlers(bridge, {
-        onNotice: (notice) => setNotices((old) => [...old.slice(-4), notice]),
+        onNotice: (notice) => setNotices((old) => [...old, notice].slice(-MAX_NOTICES)),
         onHeight: (next) => setHeight(boundedHeight(next)),
         onTeardown: () => setClosed(true),
       })

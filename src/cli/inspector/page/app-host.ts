@@ -8,6 +8,7 @@
  */
 import type { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge'
 import { api, errorOf, isObject, type JsonObject } from './api.js'
+import { clip, webLink } from './app-limits.js'
 
 /** A line shown under the view: what it asked for that the page did not do by itself. */
 export interface HostNotice {
@@ -26,22 +27,6 @@ export interface HostCallbacks {
 type CallResult = Awaited<ReturnType<NonNullable<AppBridge['oncalltool']>>>
 type ReadResult = Awaited<ReturnType<NonNullable<AppBridge['onreadresource']>>>
 type ListResult = Awaited<ReturnType<NonNullable<AppBridge['onlistresources']>>>
-
-/** Longest text of a view's message or log line shown on the page. */
-const MAX_NOTICE_CHARS = 500
-const clip = (text: string): string =>
-  text.length > MAX_NOTICE_CHARS ? `${text.slice(0, MAX_NOTICE_CHARS)}…` : text
-
-/** An http(s) URL as the URL parser writes it, or undefined for any other scheme or a malformed URL. */
-export function webLink(url: unknown): string | undefined {
-  if (typeof url !== 'string') return undefined
-  try {
-    const parsed = new URL(url)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined
-  } catch {
-    return undefined
-  }
-}
 
 /** An API answer that carries `error` becomes a JSON-RPC error for the view. */
 function answered<T>(answer: unknown): T {
