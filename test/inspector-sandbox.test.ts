@@ -105,9 +105,11 @@ describe('toolwire inspect: tool views without a browser', () => {
     expect(String((await api('view', { tool: 'no_such_tool' })).error)).toContain('no_such_tool')
   })
 
-  it('lets the page frame only the proxy', async () => {
+  it('lets the page frame only the proxy, and serves only the chunks it built', async () => {
     const served = await send(new URL(`/?token=${page.searchParams.get('token') ?? ''}`, page))
     expect(String(served.headers['content-security-policy'])).toContain(`frame-src ${sandbox.origin}`)
+    expect((await send(new URL('/chunks/no-such-chunk.js', page))).status).toBe(404)
+    expect((await send(new URL('/chunks/..%2Fapp.js', page))).status).toBe(404)
   })
 
   it('calls app-visible tools for a view, and answers any other tool with one error', async () => {

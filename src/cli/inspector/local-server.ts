@@ -109,7 +109,8 @@ export async function serveInspector(
         // The page itself is served only with the token, so a stray visit learns nothing of it.
         if (url.pathname === '/' && !sameToken(url.searchParams.get('token'), token))
           return refuse(response, 401, 'the inspector URL needs its token: use the URL the CLI printed')
-        const body = await readFile(join(assets, asset.file))
+        const body = await readFile(join(assets, asset.file)).catch(() => undefined)
+        if (body === undefined) return refuse(response, 404, 'not found')
         response.writeHead(200, {
           'content-type': asset.type,
           'content-security-policy': policy,
