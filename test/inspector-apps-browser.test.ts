@@ -17,6 +17,7 @@ import {
   hasChromium,
   launchChromium,
   screenshot,
+  SCREENSHOTS,
   startInspector,
   type BrowserSession,
   type Inspector,
@@ -279,6 +280,20 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
         .poll(() => view.locator('#status').innerText(), { timeout: UI_MS })
         .toMatch(/^3 × d6, total/)
       expect(await view.locator('.die').count()).toBe(3)
+      // The frames are other processes (other origins): shot as the viewport shows them, not a full-page
+      // resize, from the result to the view (docs/public/inspector-app-view.png).
+      await frameOf(page, 'roll_dice').scrollIntoViewIfNeeded()
+      const from = await page.getByRole('region', { name: 'Result' }).boundingBox()
+      const to = await frameOf(page, 'roll_dice').boundingBox()
+      if (from && to) {
+        const clip = {
+          x: from.x - 8,
+          y: from.y - 8,
+          width: from.width + 16,
+          height: to.y + to.height - from.y + 16,
+        }
+        await page.screenshot({ path: join(SCREENSHOTS, 'inspector-app-view-dice.png'), clip })
+      }
       await view.getByRole('button', { name: 'Roll again' }).click()
       await page.getByRole('tab', { name: /^Messages/ }).click()
       await expect
