@@ -4,15 +4,22 @@
  * SDK; the demo's dice view speaks the protocol by hand. The view must run through the sandbox proxy on the
  * inspector's second listener (another origin than the page, which holds the token), in an inner iframe with
  * an opaque origin, receive the tool's input and result, call tools through the inspector (only those visible
- * to apps), resize its frame (bounded), and fail to reach the inspector's API or open a link by itself.
+ * to apps), follow the page's theme, resize its frame (bounded), and fail to reach the inspector's API or
+ * open a link by itself (more hostile views: inspector-apps-hostile-browser.test.ts).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { request } from 'node:http'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { build } from 'esbuild'
-import type { FrameLocator, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  bundleProbeView,
+  frameOf,
+  heightOf,
+  inspectProbeServer,
+  showProbe,
+  toolButton,
+  UI_MS,
+  viewOf,
+} from './helpers/app-views.js'
 import {
   hasChromium,
   launchChromium,
@@ -22,91 +29,28 @@ import {
   type BrowserSession,
   type Inspector,
 } from './helpers/inspector.js'
-import { CLI, ROOT } from './helpers/paths.js'
+import { CLI } from './helpers/paths.js'
 import { MAX_NOTICE_CHARS, MAX_VIEW_HEIGHT_PX } from '../src/cli/inspector/page/app-limits.js'
 
-const UI_MS = 20_000
 const describeBrowser = hasChromium ? describe : describe.skip
-
-const toolButton = (page: Page, name: string) =>
-  page.getByRole('button', { name: new RegExp(`^${name}( |$)`) })
-const frameOf = (page: Page, tool: string) => page.locator(`iframe[title="View of ${tool}"]`)
-/** The view itself: the inner iframe of the sandbox proxy. */
-const viewOf = (page: Page, tool: string): FrameLocator =>
-  page.frameLocator(`iframe[title="View of ${tool}"]`).frameLocator('iframe')
-const heightOf = (page: Page, tool: string): Promise<number> =>
-  frameOf(page, tool).evaluate((element) => element.getBoundingClientRect().height)
-
-/** A raw request, so Host and Origin can be whatever a hostile page would send. */
-function send(
-  url: URL,
-  options: { host?: string; method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; headers: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: `${url.pathname}${url.search}`,
-        method: options.method ?? 'GET',
-        headers: { host: options.host ?? url.host, ...options.headers },
-      },
-      (res) => {
-        res.resume()
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }))
-      },
-    )
-    req.on('error', reject)
-    req.end(options.body)
-  })
-}
-const get = (url: URL, host = url.host) => send(url, { host })
-
-/** Calls a probe tool from the page and waits for its view to be connected. */
-async function showProbe(page: Page, tool: string, inspectorUrl: string): Promise<FrameLocator> {
-  await toolButton(page, tool).click()
-  await page.getByLabel('inspector', { exact: true }).fill(new URL(inspectorUrl).origin)
-  await page.getByRole('button', { name: 'Call', exact: true }).click()
-  const view = viewOf(page, tool)
-  await view.locator('#status').filter({ hasText: 'connected' }).waitFor()
-  return view
-}
 
 describeBrowser('toolwire inspect renders MCP Apps views', () => {
   let browser: BrowserSession
-  let folder: string
+  let probe: Awaited<ReturnType<typeof bundleProbeView>>
   beforeAll(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'toolwire-apps-view-'))
-    const bundled = await build({
-      entryPoints: [join(ROOT, 'test/fixtures/inspector-apps-view.ts')],
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      minify: true,
-      write: false,
-      logLevel: 'warning',
-    })
-    writeFileSync(join(folder, 'view.js'), bundled.outputFiles[0]?.text ?? '')
+    probe = await bundleProbeView()
     browser = await launchChromium()
   }, 60_000)
   afterAll(async () => {
     await browser?.close()
-    if (folder) rmSync(folder, { recursive: true, force: true })
+    probe?.remove()
   })
 
   describe('a view written with ext-apps’ App', () => {
     let inspector: Inspector
     let page: Page
     beforeAll(async () => {
-      inspector = await startInspector([
-        'inspect',
-        '--no-open',
-        '--',
-        process.execPath,
-        join(ROOT, 'test/fixtures/inspector-apps-server.mjs'),
-        join(folder, 'view.js'),
-      ])
+      inspector = await inspectProbeServer(probe.script)
       page = await browser.context.newPage()
       page.setDefaultTimeout(UI_MS)
       await page.goto(inspector.url)
@@ -154,6 +98,15 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
       await expect.poll(() => heightOf(page, 'probe_view'), { timeout: UI_MS }).toBe(MAX_VIEW_HEIGHT_PX)
     }, 60_000)
 
+    it('tells the view the page’s theme, and when it changes', async () => {
+      const view = viewOf(page, 'probe_view')
+      await expect.poll(() => view.locator('#theme').innerText(), { timeout: UI_MS }).toBe('light')
+      await page.getByRole('button', { name: 'Dark theme' }).click()
+      await expect.poll(() => view.locator('#theme').innerText(), { timeout: UI_MS }).toBe('dark')
+      await page.getByRole('button', { name: 'Light theme' }).click()
+      await expect.poll(() => view.locator('#theme').innerText(), { timeout: UI_MS }).toBe('light')
+    })
+
     it('answers a tool the server does not have, and a model-only tool, with the same error', async () => {
       const view = viewOf(page, 'probe_view')
       await view.getByRole('button', { name: 'Call a missing tool' }).click()
@@ -200,53 +153,6 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
       expect(text).toContain(`${'m'.repeat(MAX_NOTICE_CHARS)}…`)
       expect(text).not.toContain('m'.repeat(MAX_NOTICE_CHARS + 1))
     })
-  })
-
-  describe('a view whose CSP lets it connect to every port of 127.0.0.1', () => {
-    let inspector: Inspector
-    let page: Page
-    beforeAll(async () => {
-      inspector = await startInspector([
-        'inspect',
-        '--no-open',
-        '--',
-        process.execPath,
-        join(ROOT, 'test/fixtures/inspector-apps-server.mjs'),
-        join(folder, 'view.js'),
-      ])
-      page = await browser.context.newPage()
-      page.setDefaultTimeout(UI_MS)
-      await page.goto(inspector.url)
-    }, 60_000)
-    afterAll(async () => {
-      await page?.close()
-      await inspector?.stop()
-    })
-
-    it('still cannot use the inspector API: no token, an opaque Origin, no CORS', async () => {
-      const view = await showProbe(page, 'probe_open_view', inspector.url)
-      const proxy = new URL((await frameOf(page, 'probe_open_view').getAttribute('src')) ?? '')
-      const policy = String((await get(proxy)).headers['content-security-policy'])
-      expect(policy).toContain('connect-src http://127.0.0.1:*')
-      await view.getByRole('button', { name: 'Fetch the inspector API' }).click()
-      await expect.poll(() => view.locator('#fetch').innerText(), { timeout: UI_MS }).toMatch(/^blocked: /)
-      // Even a view that had guessed the token: its Origin is "null", which the API refuses.
-      const api = new URL('/api/state', inspector.url)
-      const token = new URL(inspector.url).searchParams.get('token') ?? ''
-      const answer = await send(api, {
-        method: 'POST',
-        headers: { origin: 'null', 'content-type': 'application/json', 'x-inspector-token': token },
-        body: '{}',
-      })
-      expect(answer.status).toBe(403)
-    })
-
-    it('removes a view that navigates its frame to another document', async () => {
-      const view = viewOf(page, 'probe_open_view')
-      await view.getByRole('button', { name: 'Navigate away' }).click()
-      const proxy = page.frameLocator('iframe[title="View of probe_open_view"]')
-      await expect.poll(() => proxy.locator('iframe').count(), { timeout: UI_MS }).toBe(0)
-    }, 60_000)
   })
 
   describe('the demo’s dice view, which speaks the protocol by hand', () => {

@@ -6,6 +6,7 @@
  * (apps §Communication Protocol), and its handlers reach the server only through the local API, as the page's
  * own calls do. The bridge is a chunk loaded on demand: pages without views never load it.
  */
+import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge'
 import { html } from 'htm/preact'
 import type { VNode } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
@@ -27,6 +28,17 @@ export function hasView(tool: JsonObject): boolean {
   const meta = isObject(tool._meta) ? tool._meta : {}
   const ui = isObject(meta.ui) ? meta.ui : {}
   return typeof (ui.resourceUri ?? meta['ui/resourceUri']) === 'string'
+}
+
+/** What the view is told of its host (apps §Host Context): the page's theme, one inline frame. */
+function hostContext(): McpUiHostContext {
+  return {
+    theme: document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light',
+    displayMode: 'inline',
+    availableDisplayModes: ['inline'],
+    platform: 'web',
+    containerDimensions: { maxHeight: MAX_VIEW_HEIGHT_PX },
+  }
 }
 
 /** The proxy's URL: the page's origin (the only one that may frame it) and the CSP the view asked for. */
@@ -64,16 +76,11 @@ export function AppFrame(props: { tool: string; args: JsonObject; result: JsonOb
         null,
         { name: 'toolwire-inspector', version: '0.1.0' },
         { serverTools: {}, serverResources: {}, openLinks: {}, logging: {} },
-        {
-          hostContext: {
-            theme: document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light',
-            displayMode: 'inline',
-            availableDisplayModes: ['inline'],
-            platform: 'web',
-            containerDimensions: { maxHeight: MAX_VIEW_HEIGHT_PX },
-          },
-        },
+        { hostContext: hostContext() },
       )
+      // The page's theme toggle reaches the view (ui/notifications/host-context-changed).
+      const themes = new MutationObserver(() => bridge.setHostContext(hostContext()))
+      themes.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] })
       hostHandlers(bridge, {
         onNotice: (notice) => setNotices((old) => [...old, notice].slice(-MAX_NOTICES)),
         onHeight: (next) => setHeight(boundedHeight(next)),
@@ -91,8 +98,12 @@ export function AppFrame(props: { tool: string; args: JsonObject; result: JsonOb
           .then(() => bridge.sendToolResult(forView(props.result) as never))
       }
       await bridge.connect(new PostMessageTransport(target, target))
-      if (gone) return void bridge.close()
+      if (gone) {
+        themes.disconnect()
+        return void bridge.close()
+      }
       stop = async () => {
+        themes.disconnect()
         try {
           await bridge.teardownResource({ reason: 'the inspector replaced the view' }, { timeout: 2_000 })
         } finally {
