@@ -28,6 +28,7 @@ export const UNIT_TESTS = [
   'test/http-errors.test.ts',
   'test/http-headers.test.ts',
   'test/inspector-bounds.test.ts',
+  'test/inspector-view-bounds.test.ts',
   'test/install-footprint.test.ts',
   'test/keep-alive.test.ts',
   'test/legacy-batch.test.ts',

@@ -94,15 +94,30 @@ for (const built of Object.values(pkg.bin)) chmodSync(new URL(`../${built}`, imp
 const page = `${root}src/cli/inspector/page/`
 const pageOut = `${root}dist/inspector-page/`
 mkdirSync(pageOut, { recursive: true })
+// The MCP Apps host (ext-apps' AppBridge, with the SDK and zod it needs) is a chunk the page loads only when a
+// tool view is shown; the sandbox proxy's script is served by the inspector's second listener.
 await build({
-  entryPoints: [`${page}main.ts`],
+  entryPoints: { app: `${page}main.ts` },
   bundle: true,
+  splitting: true,
   format: 'esm',
   platform: 'browser',
   target: 'es2022',
   minify: true,
   legalComments: 'none',
-  outfile: `${pageOut}app.js`,
+  outdir: pageOut,
+  chunkNames: 'chunks/[name]-[hash]',
+  logLevel: 'warning',
+})
+await build({
+  entryPoints: { proxy: `${page}sandbox-proxy.ts` },
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'none',
+  outdir: pageOut,
   logLevel: 'warning',
 })
 for (const file of ['index.html', 'app.css']) copyFileSync(`${page}${file}`, `${pageOut}${file}`)

@@ -1,6 +1,7 @@
 /** The inspector's local JSON API: one POST per operation, answered from the session (the page's only peer). */
 import { isRecord } from '../../wire/jsonrpc.js'
 import { parseTarget } from '../client/target.js'
+import { callFromView, viewFor } from './app-views.js'
 import type { InspectorSession } from './session.js'
 
 export interface ApiAnswer {
@@ -25,7 +26,17 @@ const strings = (value: unknown, what: string): Record<string, string> => {
   return Object.fromEntries(entries) as Record<string, string>
 }
 
-type Operation = (session: InspectorSession, body: Record<string, unknown>) => Promise<unknown> | unknown
+/** What the local server knows and the session does not. */
+export interface ApiContext {
+  /** The origin of the sandbox proxy's listener, where tool views are rendered. */
+  readonly sandboxOrigin?: string
+}
+
+type Operation = (
+  session: InspectorSession,
+  body: Record<string, unknown>,
+  context: ApiContext,
+) => Promise<unknown> | unknown
 
 const OPERATIONS: Record<string, Operation> = {
   state: (session) => session.state(),
@@ -40,6 +51,12 @@ const OPERATIONS: Record<string, Operation> = {
   validate: (session, body) => ({ issues: session.validate(text(body.tool, 'tool'), body.args ?? {}) }),
   call: (session, body) =>
     session.call(text(body.callId, 'callId'), text(body.tool, 'tool'), record(body.args, 'args')),
+  view: (session, body, context) => {
+    if (context.sandboxOrigin === undefined) throw new Error('this inspector renders no tool views')
+    return viewFor(session, text(body.tool, 'tool'), context.sandboxOrigin)
+  },
+  'view-call': (session, body) =>
+    callFromView(session, text(body.callId, 'callId'), text(body.tool, 'tool'), record(body.args, 'args')),
   cancel: async (session, body) => ({ cancelled: await session.cancel(text(body.callId, 'callId')) }),
   answer: (session, body) => ({ answered: session.inputs.answer(text(body.id, 'id'), body.answer) }),
   read: (session, body) => session.client.readResource(text(body.uri, 'uri')),
@@ -57,11 +74,16 @@ const OPERATIONS: Record<string, Operation> = {
   },
 }
 
-export async function handleApi(session: InspectorSession, name: string, body: unknown): Promise<ApiAnswer> {
+export async function handleApi(
+  session: InspectorSession,
+  name: string,
+  body: unknown,
+  context: ApiContext = {},
+): Promise<ApiAnswer> {
   const operation = Object.hasOwn(OPERATIONS, name) ? OPERATIONS[name] : undefined
   if (!operation) return { status: 404, body: { error: `no operation ${name}` } }
   try {
-    return { status: 200, body: await operation(session, record(body, 'the request body')) }
+    return { status: 200, body: await operation(session, record(body, 'the request body'), context) }
   } catch (error) {
     // A failed operation is an answer for the page to show, not a failure of the local server.
     return { status: 200, body: { error: error instanceof Error ? error.message : String(error) } }

@@ -101,6 +101,8 @@ export class InspectorSession {
     return {
       ...this.#options.client,
       clientInfo: { name: 'toolwire-inspector', version: '0.1.0' },
+      // The page renders tool views (docs/inspector.md, "Tool views"): servers may attach them.
+      apps: true,
       warn: (message) => this.emit({ type: 'warning', message }),
       onNotification: (notification) => this.#notified(notification),
       handlers: {

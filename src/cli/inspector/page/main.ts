@@ -188,7 +188,7 @@ function App(): VNode {
       delete copy[name]
       return copy
     })
-    setOutcomes((old) => ({ ...old, [name]: outcome }))
+    setOutcomes((old) => ({ ...old, [name]: { ...outcome, callId, args } }))
     setHistory((old) => [{ tool: name, args, outcome, at: new Date().toISOString() }, ...old].slice(0, 100))
   }
   const onCancel = (name: string): void => {

@@ -117,6 +117,9 @@ export interface CallOutcome {
   readonly outputIssues?: string[] | null
   readonly error?: string
   readonly durationMs?: number
+  /** Set by the page: the call's id and arguments (a tool view receives them). */
+  readonly callId?: string
+  readonly args?: JsonObject
 }
 
 export function ResultView({ outcome, context }: { outcome: CallOutcome; context: ResultContext }): VNode {

@@ -6,6 +6,7 @@ import { api, isObject, type JsonObject } from './api.js'
 import { Markdown } from './markdown.js'
 import { initialValue, SchemaForm } from './schema-form.js'
 import { JsonTree, ResultView, type CallOutcome, type ResultContext } from './result-view.js'
+import { AppFrame, hasView } from './app-frame.js'
 
 export interface Tool extends JsonObject {
   name: string
@@ -190,6 +191,16 @@ ${raw}</textarea>
       <h3>Result</h3>
       ${props.outcome ? html`<${ResultView} outcome=${props.outcome} context=${props.context} />` : html`<p class="hint">Not called yet.</p>`}
     </section>
+    ${
+      props.outcome?.result && hasView(tool)
+        ? html`<${AppFrame}
+            key=${props.outcome.callId ?? ''}
+            tool=${tool.name}
+            args=${props.outcome.args ?? {}}
+            result=${props.outcome.result}
+          />`
+        : ''
+    }
   </article>`
 }
 
