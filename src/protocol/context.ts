@@ -11,6 +11,7 @@ import { type Principal, principalOf } from './principal.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 import { NO_TASK, type TaskControl } from './task-control.js'
 import type { OperationProbe, RefusalGuard } from './telemetry.js'
+import { followSignals } from '../wire/follow-signals.js'
 
 const SEVERITY: Record<string, number> = Object.fromEntries(LOG_LEVELS.map((level, index) => [level, index]))
 
@@ -104,7 +105,7 @@ export class RequestContext {
     if (this.#extraSignals) {
       // Combined on first read only: most handlers never look at their signal.
       const extra = this.#extraSignals.map((signal) => (typeof signal === 'function' ? signal() : signal))
-      this.#signal = AbortSignal.any([this.#signal ?? this.exchange.signal, ...extra])
+      this.#signal = followSignals([this.#signal ?? this.exchange.signal, ...extra])
       this.#extraSignals = undefined
     }
     return this.#signal ?? this.exchange.signal

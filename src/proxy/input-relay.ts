@@ -11,6 +11,7 @@
 import type { InputContext, InputHandlers } from '../client/input.js'
 import type { RequestContext } from '../protocol/context.js'
 import { InputRequired } from '../protocol/mrtr/inputs.js'
+import { followSignals } from '../wire/follow-signals.js'
 import type { InputRequest, ListRootsResult } from '../wire/types.js'
 
 export class InputRelay {
@@ -24,7 +25,8 @@ export class InputRelay {
 
   constructor(ctx: RequestContext) {
     this.#ctx = ctx
-    this.signal = AbortSignal.any([ctx.signal, this.#roundEnded.signal])
+    // Both sources end with this request (see followSignals).
+    this.signal = followSignals([ctx.signal, this.#roundEnded.signal])
     const ask = <R>(method: string, params: unknown, context: InputContext): Promise<R> =>
       this.#ask<R>({ method, params } as InputRequest, context)
     this.handlers = {
