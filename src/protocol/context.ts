@@ -5,7 +5,7 @@
 import type { RequestId } from '../wire/jsonrpc.js'
 import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { RequestMeta } from '../wire/types.js'
-import { type AuthInfo, type Exchange, isAborted } from './exchange.js'
+import { type AuthInfo, type Exchange, isAborted, onAbortOf, onSignalAbort } from './exchange.js'
 import { RequestInputs } from './mrtr/inputs.js'
 import { type Principal, principalOf } from './principal.js'
 import type { RequestStateCodec } from './mrtr/state.js'
@@ -109,6 +109,15 @@ export class RequestContext {
       this.#extraSignals = undefined
     }
     return this.#signal ?? this.exchange.signal
+  }
+
+  /**
+   * Calls `listener` once when the request is cancelled (at once if it was) and returns what unregisters it,
+   * without making `signal` when nothing else did: an open listen stream then holds no AbortController.
+   */
+  onAbort(listener: () => void): () => void {
+    if (this.#extraSignals || this.#signal) return onSignalAbort(this.signal, listener)
+    return onAbortOf(this.exchange, listener)
   }
 
   /**

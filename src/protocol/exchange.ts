@@ -24,6 +24,12 @@ export interface Exchange {
   readonly signal: AbortSignal
   /** Whether `signal` has fired, for transports that make the signal lazily (reading it would create it). */
   readonly aborted?: boolean
+  /**
+   * Calls `listener` once when the request is cancelled (at once if it already was) and returns what
+   * unregisters it: a long-lived request (a listen stream) waits for its end without making `signal`, which
+   * a transport creates lazily. Optional: `onAbortOf` falls back to `signal`.
+   */
+  onAbort?(listener: () => void): () => void
   /** Sends a notification scoped to this request, before its response (progress, log messages). */
   notify(message: JsonRpcNotification): void
   /** Bytes written for this request but not yet taken by the peer (bounds slow listen streams). */
@@ -51,6 +57,20 @@ export interface Exchange {
 /** True once the request was cancelled, without creating a lazily made signal. */
 export const isAborted = (exchange: Exchange): boolean => exchange.aborted ?? exchange.signal.aborted
 
+/** `listener` once when `signal` fires (at once if it has); returns what unregisters it. */
+export function onSignalAbort(signal: AbortSignal, listener: () => void): () => void {
+  if (signal.aborted) {
+    listener()
+    return () => undefined
+  }
+  signal.addEventListener('abort', listener, { once: true })
+  return () => signal.removeEventListener('abort', listener)
+}
+
+/** `exchange.onAbort`, or the same through its signal for exchanges without it. */
+export const onAbortOf = (exchange: Exchange, listener: () => void): (() => void) =>
+  exchange.onAbort ? exchange.onAbort(listener) : onSignalAbort(exchange.signal, listener)
+
 /**
  * An exchange whose notifications pass through `filter` first (e.g. output sanitising). It delegates
  * everything else: transports expose `signal`, `notify` and `header` as prototype getters, so spreading an
@@ -69,6 +89,9 @@ class FilteredExchange implements Exchange {
   }
   get aborted(): boolean {
     return isAborted(this.inner)
+  }
+  onAbort(listener: () => void): () => void {
+    return onAbortOf(this.inner, listener)
   }
   get auth(): AuthInfo | undefined {
     return this.inner.auth

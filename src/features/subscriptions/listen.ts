@@ -116,10 +116,13 @@ export class ListenHub {
     })
     if (this.#closed) return Promise.resolve(closing)
     return new Promise((resolve) => {
-      const signal = ctx.signal
+      let stopWatching = (): void => undefined
+      let ended = false
       const end = (): void => {
+        if (ended) return
+        ended = true
         this.#listeners.delete(listener)
-        signal.removeEventListener('abort', end)
+        stopWatching()
         resolve(closing)
       }
       const listener: Listener = {
@@ -129,9 +132,10 @@ export class ListenHub {
         ctx,
         end,
       }
-      if (signal.aborted) return end()
-      signal.addEventListener('abort', end, { once: true })
       this.#listeners.add(listener)
+      // Through onAbort, not ctx.signal: an open stream then holds no AbortController of its own.
+      stopWatching = ctx.onAbort(end)
+      if (ended) stopWatching()
     })
   }
 

@@ -64,6 +64,8 @@ export interface HttpRequestView {
   readonly signal: AbortSignal
   /** Whether `signal` has fired, when the adapter makes the signal lazily. */
   readonly aborted?: boolean
+  /** `listener` once when the request is cancelled, without making `signal` (see Exchange.onAbort). */
+  onAbort?(listener: () => void): () => void
   readonly remoteAddress?: string | undefined
   /** The address the connection arrived on, where the adapter knows it (picks the default Host policy). */
   readonly localAddress?: string | undefined

@@ -1,6 +1,6 @@
 /** One HTTP request's exchange and how its answer is written (plain JSON, or SSE once something streamed). */
 import type { MethodSpec, Reply, TransportCheck } from '../../protocol/dispatcher.js'
-import type { AuthInfo, Exchange } from '../../protocol/exchange.js'
+import { type AuthInfo, type Exchange, onSignalAbort } from '../../protocol/exchange.js'
 import type { JsonRpcNotification, JsonRpcRequest } from '../../wire/jsonrpc.js'
 import type { RequestMeta } from '../../wire/types.js'
 import type { HttpRequestView, HttpResponseSink } from './core.js'
@@ -72,6 +72,10 @@ export class HttpExchange implements Exchange, TransportCheck {
 
   get aborted(): boolean {
     return this.view.aborted ?? this.view.signal.aborted
+  }
+
+  onAbort(listener: () => void): () => void {
+    return this.view.onAbort ? this.view.onAbort(listener) : onSignalAbort(this.view.signal, listener)
   }
 
   /** Bytes written for this request that the peer has not taken yet (bounds slow listen streams). */

@@ -49,6 +49,21 @@ class LegacyHttpExchange extends HttpExchange {
     return this.#cancel.aborted || (this.view.aborted ?? this.view.signal.aborted)
   }
 
+  override onAbort(listener: () => void): () => void {
+    let called = false
+    const once = (): void => {
+      if (called) return
+      called = true
+      listener()
+    }
+    const offView = super.onAbort(once)
+    const offCancel = this.#cancel.onAbort(once)
+    return () => {
+      offView()
+      offCancel()
+    }
+  }
+
   cancel(reason: unknown): void {
     this.#cancel.abort(reason)
   }

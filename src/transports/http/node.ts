@@ -92,6 +92,10 @@ class NodeRequestView implements HttpRequestView {
   get aborted(): boolean {
     return this.controller.aborted
   }
+
+  onAbort(listener: () => void): () => void {
+    return this.controller.onAbort(listener)
+  }
 }
 
 function pathOf(url: string | undefined): string {

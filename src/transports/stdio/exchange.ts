@@ -36,4 +36,8 @@ export class StdioExchange implements Exchange {
   get aborted(): boolean {
     return this.controller.aborted
   }
+
+  onAbort(listener: () => void): () => void {
+    return this.controller.onAbort(listener)
+  }
 }
