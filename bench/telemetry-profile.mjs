@@ -14,7 +14,7 @@
  * batched to an exporter that drops them, a meter provider), alone in its process under
  * `valgrind --tool=callgrind`, as it runs alone under autocannon in the benchmark. This process is the load:
  * the benchmark's tools/call over keep-alive HTTP, `--concurrency` in flight (default 8). The server starts
- * and takes `--warmup` calls (default 10,000) uncounted, so start-up, loading and JIT warm-up stay out; then
+ * and takes `--warmup` calls (default 30,000) uncounted, so start-up, loading and JIT warm-up stay out; then
  * `callgrind_control` turns counting on for `--calls` calls (default 2000) and off again: Ir / calls is one
  * call's instructions in the server. Needs valgrind, and `npm run build && npm run build:bench` first.
  */
@@ -35,7 +35,7 @@ const args = new Map(
       return [key, value.length > 0 ? value.join('=') : 'true']
     }),
 )
-const WARMUP = Number(args.get('warmup') ?? 10_000)
+const WARMUP = Number(args.get('warmup') ?? 30_000)
 const CALLS = Number(args.get('calls') ?? 2000)
 const CONCURRENCY = Number(args.get('concurrency') ?? 8)
 const CPU_PROF = args.get('cpu-prof')
