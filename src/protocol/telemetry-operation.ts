@@ -52,7 +52,7 @@ function buildOperation(
  * A fresh object for one request's span (the SDK copies it, and the request adds its own attributes), built
  * key by key in one fixed order rather than spread from a template: a spread copy starts with no room for
  * more properties, so each added one reshapes the object, and V8 then gives each request's object its own
- * hidden class (measured: about 4,000 more instructions per call).
+ * hidden class (in one callgrind profile, about 10,000 more instructions per call).
  */
 export function operationSpanAttributes(operation: ServerOperation): Attributes {
   // A plain key, not `[ATTR.method]`: a computed key in a literal is defined through the runtime, per call.
