@@ -8,8 +8,8 @@ import type {
   Attributes,
   Counter,
   Histogram,
-  Link,
   Span,
+  SpanOptions,
   TextMapPropagator,
   Tracer,
 } from '@opentelemetry/api'
@@ -23,17 +23,15 @@ import {
   loadTelemetryApi,
   metaGetter,
   networkTransport,
-  operationAttributes,
-  operationTarget,
   type OtelApiModule,
   SERVER_DURATION,
   SERVER_SESSION_DURATION,
-  spanName,
   type TelemetryOption,
   TOOL_ERROR,
 } from '../wire/telemetry.js'
 import { isRawJson, type ResultPayload } from './encode.js'
 import type { Exchange } from './exchange.js'
+import { LastOperation, operationSpanAttributes, type ServerOperation } from './telemetry-operation.js'
 
 /** The guard that refused a request (docs/security.md), the `toolwire.guard` attribute. */
 export type RefusalGuard = 'auth' | 'rate_limit' | 'validation' | 'timeout' | 'output'
@@ -123,6 +121,7 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
   /** Undefined while `@opentelemetry/api` loads; null when it could not be loaded. */
   #instruments: Instruments | null | undefined
   readonly #ready: Promise<void>
+  readonly #operations = new LastOperation()
 
   constructor(option: Exclude<TelemetryOption, false>, onLoadError: (error: unknown) => void) {
     const options = option === true ? {} : option
@@ -200,20 +199,22 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
     // The first requests may arrive while the API is still loading: they wait for it rather than go unseen.
     if (instruments === undefined) return this.#ready.then(() => this.serve(request, exchange, era, answer))
     if (instruments === null) return answer(new Outcome())
-    const { api, tracer } = instruments
+    const { api } = instruments
     const started = performance.now()
     const params = request.params
     const meta = isRecord(params?._meta) ? params._meta : undefined
-    const target = operationTarget(request.method, params)
-    const attributes: Attributes = operationAttributes(request.method, target)
     const version = era?.protocolVersion ?? meta?.[META_PROTOCOL_VERSION]
-    if (typeof version === 'string') attributes[ATTR.protocolVersion] = version
-    const transport = networkTransport(exchange.transport)
-    if (transport !== undefined) attributes[ATTR.networkTransport] = transport
-    const metricAttributes: Attributes = { ...attributes }
-    if (exchange.transport === 'http') attributes[ATTR.networkProtocol] = 'http'
-    if (target.uri !== undefined) attributes[ATTR.resourceUri] = target.uri
-    if (request.id !== null && request.id !== undefined) attributes[ATTR.requestId] = String(request.id)
+    const operation = this.#operations.of(
+      request.method,
+      params,
+      typeof version === 'string' ? version : undefined,
+      exchange.transport,
+    )
+    const attributes = operationSpanAttributes(operation)
+    const uri = params?.uri
+    if (typeof uri === 'string' && request.method.startsWith('resources/')) attributes[ATTR.resourceUri] = uri
+    const id = request.id
+    if (id !== null && id !== undefined) attributes[ATTR.requestId] = typeof id === 'string' ? id : String(id)
     if (era?.sessionId !== undefined) attributes[ATTR.sessionId] = era.sessionId
     if (exchange.remoteAddress !== undefined) attributes[ATTR.clientAddress] = exchange.remoteAddress
 
@@ -222,34 +223,36 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
     const ambient = api.context.active()
     const parent = meta ? instruments.propagator.extract(ambient, meta, metaGetter) : ambient
     const ambientSpan = api.trace.getSpanContext(ambient)
-    const links: Link[] =
-      ambientSpan && parent !== ambient && api.trace.getSpanContext(parent) !== ambientSpan
-        ? [{ context: ambientSpan }]
-        : []
-    const span = tracer.startSpan(
-      spanName(request.method, target),
-      { kind: api.SpanKind.SERVER, attributes, links },
-      parent,
-    )
+    const options: SpanOptions = { kind: api.SpanKind.SERVER, attributes }
+    // No links array when there is nothing to link (most requests): the SDK copies whatever it is given.
+    if (ambientSpan && parent !== ambient && api.trace.getSpanContext(parent) !== ambientSpan)
+      options.links = [{ context: ambientSpan }]
+    const span = instruments.tracer.startSpan(operation.spanName, options, parent)
     const outcome = new Outcome()
-    const finish = (reply: T): T => {
-      this.#finish(instruments, span, outcome, reply === null, metricAttributes, started)
-      return reply
-    }
     let answered: T | Promise<T>
     try {
       answered = api.context.with(api.trace.setSpan(parent, span), answer, undefined, outcome)
     } catch (error) {
       outcome.thrown = error instanceof Error ? error.name : 'unknown'
-      this.#finish(instruments, span, outcome, false, metricAttributes, started)
+      this.#finish(instruments, span, outcome, false, operation, started)
       throw error
     }
-    if (!isPromise(answered)) return finish(answered)
-    return answered.then(finish, (error: unknown) => {
-      outcome.thrown = error instanceof Error ? error.name : 'unknown'
-      this.#finish(instruments, span, outcome, false, metricAttributes, started)
-      throw error
-    })
+    // A synchronous answer (most tools/call) is finished here: no closure, no promise.
+    if (!isPromise(answered)) {
+      this.#finish(instruments, span, outcome, answered === null, operation, started)
+      return answered
+    }
+    return answered.then(
+      (reply) => {
+        this.#finish(instruments, span, outcome, reply === null, operation, started)
+        return reply
+      },
+      (error: unknown) => {
+        outcome.thrown = error instanceof Error ? error.name : 'unknown'
+        this.#finish(instruments, span, outcome, false, operation, started)
+        throw error
+      },
+    )
   }
 
   /**
@@ -262,14 +265,16 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
     span: Span,
     outcome: Outcome,
     cancelled: boolean,
-    metricAttributes: Attributes,
+    operation: ServerOperation,
     started: number,
   ): void {
     const { api } = instruments
+    // Shared by every successful request of the operation; an error gets its own copy.
+    let metricAttributes: Readonly<Attributes> = operation.metricAttributes
     let errorType: string | undefined
     if (outcome.code !== undefined) {
       errorType = String(outcome.code)
-      metricAttributes[ATTR.statusCode] = errorType
+      metricAttributes = { ...metricAttributes, [ATTR.statusCode]: errorType }
       span.setAttribute(ATTR.statusCode, errorType)
       span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome.message ?? '' })
     } else if (outcome.toolError) {
@@ -283,15 +288,12 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
       span.setStatus({ code: api.SpanStatusCode.ERROR, message: 'cancelled by the client' })
     }
     if (errorType !== undefined) {
-      metricAttributes[ATTR.errorType] = errorType
+      metricAttributes = { ...metricAttributes, [ATTR.errorType]: errorType }
       span.setAttribute(ATTR.errorType, errorType)
     }
     if (outcome.guard !== undefined) {
       span.setAttribute(ATTR_GUARD, outcome.guard)
-      const counted: Attributes = {
-        [ATTR_GUARD]: outcome.guard,
-        [ATTR.method]: metricAttributes[ATTR.method],
-      }
+      const counted: Attributes = { [ATTR_GUARD]: outcome.guard, [ATTR.method]: operation.method }
       const tool = metricAttributes[ATTR.toolName]
       if (tool !== undefined) counted[ATTR.toolName] = tool
       instruments.refusals.add(1, counted)
@@ -300,14 +302,13 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
     const seconds = (performance.now() - started) / 1000
     instruments.duration.record(seconds, metricAttributes)
     // A listen stream lives as long as the client keeps it: its duration is also the session's.
-    if (metricAttributes[ATTR.method] === LISTEN) {
+    if (operation.method === LISTEN) {
       const session: Attributes = {}
       for (const key of [ATTR.protocolVersion, ATTR.networkTransport]) {
         const value = metricAttributes[key]
         if (value !== undefined) session[key] = value
       }
       // The client closing its stream is how a listen session ends normally, not an error.
-      const errorType = metricAttributes[ATTR.errorType]
       if (errorType !== undefined && errorType !== 'cancelled') session[ATTR.errorType] = errorType
       if (metricAttributes[ATTR.networkTransport] === 'tcp') session[ATTR.networkProtocol] = 'http'
       instruments.sessionDuration.record(seconds, session)
