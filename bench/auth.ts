@@ -10,12 +10,10 @@ import { randomBytes } from 'node:crypto'
 import {
   type BenchServer,
   callMessage,
-  callProblem,
   headersFor,
   type HttpRunning,
-  post,
   SERVERS,
-  startHttp,
+  startChecked,
 } from './harness.js'
 
 const ISSUER = 'https://issuer.bench.invalid'
@@ -79,19 +77,8 @@ async function start(
   token: string | undefined,
   samples: AuthLoad[],
 ): Promise<Target> {
-  const message = callMessage(7)
-  const headers = { ...headersFor(message), ...(token && { authorization: `Bearer ${token}` }) }
-  const running = await startHttp(server, 1, 20_000, { env, headers })
-  try {
-    const answer = await post(running.url, message, 60_000, headers)
-    const problem =
-      answer.status === 200 ? callProblem(JSON.parse(answer.body), 7, 5) : `HTTP ${answer.status}`
-    if (problem) throw new Error(`${name}: wrong answer before load: ${problem}`)
-    return { name, running, headers, body: answer.body, samples }
-  } catch (error) {
-    await running.stop()
-    throw error
-  }
+  const headers = { ...headersFor(callMessage(7)), ...(token && { authorization: `Bearer ${token}` }) }
+  return { name, headers, ...(await startChecked(server, name, env, headers)), samples }
 }
 
 /** What a toolwire bench server needs for bearer auth of `kind` (fresh keys), and a token it accepts. */

@@ -11,12 +11,10 @@ import type { AuthLoad, LoadFn } from './auth.js'
 import {
   type BenchServer,
   callMessage,
-  callProblem,
   headersFor,
   type HttpRunning,
-  post,
   SERVERS,
-  startHttp,
+  startChecked,
 } from './harness.js'
 import { GUARD_VARIANTS } from './server/server.js'
 
@@ -51,18 +49,7 @@ function cpuMicros(pid: number | undefined): number {
 }
 
 async function start(server: BenchServer, name: string, env: Record<string, string>): Promise<Target> {
-  const running = await startHttp(server, 1, 20_000, { env })
-  try {
-    const message = callMessage(7)
-    const answer = await post(running.url, message, 60_000, headersFor(message))
-    const problem =
-      answer.status === 200 ? callProblem(JSON.parse(answer.body), 7, 5) : `HTTP ${answer.status}`
-    if (problem) throw new Error(`${name}: wrong answer before load: ${problem}`)
-    return { name, running, body: answer.body, samples: [] }
-  } catch (error) {
-    await running.stop()
-    throw error
-  }
+  return { name, ...(await startChecked(server, name, env)), samples: [] }
 }
 
 export async function guardRounds(options: {

@@ -193,6 +193,29 @@ export async function startHttp(
   }
 }
 
+/**
+ * Starts a server over HTTP and checks its answer to the `tools/call` every load round sends; resolves with
+ * the server and that answer's body (what each counted answer under load must equal).
+ */
+export async function startChecked(
+  server: BenchServer,
+  name: string,
+  env: Record<string, string>,
+  headers: Record<string, string> = headersFor(callMessage(7)),
+): Promise<{ running: HttpRunning; body: string }> {
+  const running = await startHttp(server, 1, 20_000, { env, headers })
+  try {
+    const answer = await post(running.url, callMessage(7), 60_000, headers)
+    const problem =
+      answer.status === 200 ? callProblem(JSON.parse(answer.body), 7, 5) : `HTTP ${answer.status}`
+    if (problem) throw new Error(`${name}: wrong answer before load: ${problem}`)
+    return { running, body: answer.body }
+  } catch (error) {
+    await running.stop()
+    throw error
+  }
+}
+
 /** A stdio server with a line-oriented request/response client. */
 export interface StdioRunning extends Running {
   /** Sends one message; resolves with the answer whose id matches. */

@@ -8,12 +8,10 @@ import type { AuthLoad, LoadFn } from './auth.js'
 import {
   type BenchServer,
   callMessage,
-  callProblem,
   headersFor,
   type HttpRunning,
-  post,
   SERVERS,
-  startHttp,
+  startChecked,
 } from './harness.js'
 
 export interface TelemetrySamples {
@@ -30,18 +28,7 @@ interface Target {
 
 async function start(name: string, env: Record<string, string>, samples: AuthLoad[]): Promise<Target> {
   const [toolwire] = SERVERS as [BenchServer]
-  const running = await startHttp(toolwire, 1, 20_000, { env })
-  try {
-    const message = callMessage(7)
-    const answer = await post(running.url, message, 60_000, headersFor(message))
-    const problem =
-      answer.status === 200 ? callProblem(JSON.parse(answer.body), 7, 5) : `HTTP ${answer.status}`
-    if (problem) throw new Error(`${name}: wrong answer before load: ${problem}`)
-    return { name, running, body: answer.body, samples }
-  } catch (error) {
-    await running.stop()
-    throw error
-  }
+  return { name, ...(await startChecked(toolwire, name, env)), samples }
 }
 
 export async function telemetryRounds(options: {

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { connect } from '../src/client/index.js'
 import { CLI, EVERYTHING_SERVER as EVERYTHING, ROOT, testServer } from './helpers/paths.js'
 import { ROBOT_CLIENT, startAuthorizationServer } from './helpers/oidc.js'
+import { textOf } from './helpers/wait.js'
 
 const UPSTREAM = testServer('proxy-upstream.mjs')
 
@@ -68,11 +69,6 @@ async function freePort(): Promise<number> {
   await new Promise((resolve) => probe.close(resolve))
   return port
 }
-
-const textOf = (result: unknown): string =>
-  ((result as { content?: { type: string; text?: string }[] }).content ?? [])
-    .map((b) => b.text ?? '')
-    .join('\n')
 
 async function callPid(url: string, token?: string): Promise<string> {
   const client = connect(

@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EVERYTHING_SERVER as EVERYTHING, CLI, ROOT, testServer } from './helpers/paths.js'
+import { textOf } from './helpers/wait.js'
 
 interface Bridge {
   readonly url: string
@@ -59,11 +60,6 @@ function toolwire(args: readonly string[]): Promise<{ code: number; stdout: stri
     })
   })
 }
-
-const textOf = (result: unknown): string =>
-  ((result as { content?: { type: string; text?: string }[] }).content ?? [])
-    .map((b) => b.text ?? '')
-    .join('\n')
 
 describe('toolwire bridge', () => {
   let first: Bridge | undefined

@@ -19,6 +19,7 @@ import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { nginxAvailable, type NginxProcess, requireNginx, startNginx } from './helpers/nginx.js'
 import { CLI, ROOT, testServer } from './helpers/paths.js'
 import { redisAvailable, requireRedis, type RedisProcess, startRedis } from './helpers/redis.js'
+import { textOf, until } from './helpers/wait.js'
 
 const run = (redisAvailable || requireRedis) && (nginxAvailable || requireNginx)
 if (!run)
@@ -53,19 +54,6 @@ function startGateway(file: string, redisUrl: string): Promise<Instance> {
     })
   })
 }
-
-async function until(check: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const end = Date.now() + deadlineMs
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-const textOf = (result: unknown): string =>
-  ((result as { content?: { type: string; text?: string }[] }).content ?? [])
-    .map((b) => b.text ?? '')
-    .join('\n')
 
 describe.runIf(run)('two gateway instances behind nginx with Redis', () => {
   let redis: RedisProcess

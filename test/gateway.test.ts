@@ -12,15 +12,11 @@ import { connect } from '../src/client/index.js'
 import { defineGateway, type GatewayServer, globMatcher } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { EVERYTHING_SERVER as EVERYTHING, testServer } from './helpers/paths.js'
+import { textOf } from './helpers/wait.js'
 
 const UPSTREAM = testServer('proxy-upstream.mjs')
 const everything = { command: process.execPath, args: [EVERYTHING], stderr: 'ignore' } as const
 const toolwireUpstream = { command: process.execPath, args: [UPSTREAM], stderr: 'ignore' } as const
-
-const textOf = (result: unknown): string =>
-  ((result as { content?: { type: string; text?: string }[] }).content ?? [])
-    .map((b) => b.text ?? '')
-    .join('\n')
 
 describe('globMatcher', () => {
   it('matches * and ? and nothing else specially', () => {

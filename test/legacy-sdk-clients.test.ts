@@ -24,22 +24,11 @@ import { createDemoServer } from '../src/demo/server.js'
 import type { Server } from '../src/server.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { CLI, testServer } from './helpers/paths.js'
+import { textOf, until } from './helpers/wait.js'
 
 const LEGACY_SERVER = testServer('legacy-server.mjs')
 
 /** Waits for `check` to hold, polling, with a generous deadline (no fixed sleeps). */
-async function until(check: () => boolean, what: string, deadlineMs = 15_000): Promise<void> {
-  const end = Date.now() + deadlineMs
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-const textOf = (result: unknown): string =>
-  ((result as { content: { type: string; text?: string }[] }).content ?? [])
-    .map((block) => block.text ?? '')
-    .join('\n')
 
 interface Peer {
   client: Client

@@ -23,11 +23,7 @@ import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { type RunningSdkV1Http, startSdkV1Http } from './fixtures/sdk-v1-server.mjs'
 import { ROOT } from './helpers/paths.js'
 import { join } from 'node:path'
-
-const textOf = (result: unknown): string =>
-  ((result as { content?: { type: string; text?: string }[] }).content ?? [])
-    .map((b) => b.text ?? '')
-    .join('\n')
+import { textOf } from './helpers/wait.js'
 
 /** Answers like a user and a model would, and records what was asked. */
 function answering(asked: string[]): InputHandlers {

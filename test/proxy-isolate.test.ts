@@ -10,22 +10,10 @@ import { bearerAuth, InvalidTokenError } from '../src/index.js'
 import { defineProxy, type ProxyServer } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { testServer } from './helpers/paths.js'
+import { textOf, until } from './helpers/wait.js'
 
 const UPSTREAM = testServer('proxy-upstream.mjs')
 const SECRET = 'proxy-isolate-test-secret-0123456789abcdef'
-
-async function until(check: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const end = Date.now() + deadlineMs
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-const textOf = (result: unknown): string =>
-  ((result as { content?: { type: string; text?: string }[] }).content ?? [])
-    .map((b) => b.text ?? '')
-    .join('\n')
 
 async function isolatedProxy(maxProcesses: number, idleTimeoutMs: number): Promise<ProxyServer> {
   return defineProxy({

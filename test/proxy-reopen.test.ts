@@ -10,15 +10,9 @@ import { defineTool } from '../src/features/tools/define.js'
 import { defineServer, type Server } from '../src/server.js'
 import { defineProxy } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
+import { until } from './helpers/wait.js'
 
 /** Waits for `check` to hold, polling, with a generous deadline (no fixed sleeps). */
-async function until(check: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const end = Date.now() + deadlineMs
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 const SECRET = 'proxy-reopen-test-secret-0123456789abcdef'
 

@@ -24,22 +24,10 @@ import { invalidParams } from '../src/wire/errors.js'
 import { defineGateway, defineProxy, type GatewayServer, type ProxyServer } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { EVERYTHING_SERVER as EVERYTHING } from './helpers/paths.js'
+import { textOf, until } from './helpers/wait.js'
 
 const SECRET = 'proxy-tasks-test-secret-0123456789abcdef'
 const ESC = '\u001b'
-
-async function until(check: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const end = Date.now() + deadlineMs
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-const textOf = (result: unknown): string =>
-  ((result as { content?: { type: string; text?: string }[] }).content ?? [])
-    .map((b) => b.text ?? '')
-    .join('\n')
 
 /** What the upstream's tools saw, so the test can wait for events there. */
 const seen = { started: 0, cancelled: 0, release: [] as (() => void)[] }

@@ -21,26 +21,11 @@ import { connectStdio } from '../src/client/stdio-entry.js'
 import { defineProxy, type ProxyServer, Upstream } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { EVERYTHING_SERVER as EVERYTHING, ROOT, testServer } from './helpers/paths.js'
+import { textOf, until } from './helpers/wait.js'
 
 const UPSTREAM = testServer('proxy-upstream.mjs')
 
 /** Waits for `check` to hold, polling, with a generous deadline (no fixed sleeps). */
-async function until(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  deadlineMs = 15_000,
-): Promise<void> {
-  const end = Date.now() + deadlineMs
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-const textOf = (result: unknown): string =>
-  ((result as { content?: { type: string; text?: string }[] }).content ?? [])
-    .map((b) => b.text ?? '')
-    .join('\n')
 
 async function sdkV1(url: string): Promise<SdkClient> {
   const client = new SdkClient({ name: 'sdk-v1-test', version: '1.0.0' })
