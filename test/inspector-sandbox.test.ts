@@ -5,43 +5,12 @@
  * view's policy, framable only by the page). Real CLI process, real sockets.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startInspector, type Inspector } from './helpers/inspector.js'
 import { ROOT } from './helpers/paths.js'
-
-interface Answer {
-  readonly status: number
-  readonly headers: Record<string, string | string[] | undefined>
-  readonly body: string
-}
-
-function send(
-  url: URL,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: `${url.pathname}${url.search}`,
-        method: options.method ?? 'GET',
-        headers: { host: url.host, ...options.headers },
-      },
-      (res) => {
-        let body = ''
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
-        res.on('error', reject)
-      },
-    )
-    req.on('error', reject)
-    req.end(options.body)
-  })
-}
+import { rawRequest } from './helpers/raw-request.js'
 
 describe('toolwire inspect: tool views without a browser', () => {
   let folder: string
@@ -49,7 +18,7 @@ describe('toolwire inspect: tool views without a browser', () => {
   let page: URL
   let sandbox: URL
   const api = async (operation: string, body: unknown): Promise<Record<string, unknown>> => {
-    const answer = await send(new URL(`/api/${operation}`, page), {
+    const answer = await rawRequest(new URL(`/api/${operation}`, page), {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -106,10 +75,10 @@ describe('toolwire inspect: tool views without a browser', () => {
   })
 
   it('lets the page frame only the proxy, and serves only the chunks it built', async () => {
-    const served = await send(new URL(`/?token=${page.searchParams.get('token') ?? ''}`, page))
+    const served = await rawRequest(new URL(`/?token=${page.searchParams.get('token') ?? ''}`, page))
     expect(String(served.headers['content-security-policy'])).toContain(`frame-src ${sandbox.origin}`)
-    expect((await send(new URL('/chunks/no-such-chunk.js', page))).status).toBe(404)
-    expect((await send(new URL('/chunks/..%2Fapp.js', page))).status).toBe(404)
+    expect((await rawRequest(new URL('/chunks/no-such-chunk.js', page))).status).toBe(404)
+    expect((await rawRequest(new URL('/chunks/..%2Fapp.js', page))).status).toBe(404)
   })
 
   it('calls app-visible tools for a view, and answers any other tool with one error', async () => {
@@ -122,7 +91,7 @@ describe('toolwire inspect: tool views without a browser', () => {
   })
 
   it('serves the proxy under the restrictive default policy, framable by the page only', async () => {
-    const served = await send(proxy({ host: page.origin }))
+    const served = await rawRequest(proxy({ host: page.origin }))
     expect(served.status).toBe(200)
     const policy = String(served.headers['content-security-policy'])
     expect(policy).toContain("default-src 'none'")
@@ -131,13 +100,13 @@ describe('toolwire inspect: tool views without a browser', () => {
     expect(policy).not.toContain('unsafe-eval')
     expect(served.body).toContain('<script src="/proxy.js"></script>')
     expect(served.body.match(/<script/g)).toHaveLength(1)
-    const script = await send(new URL('/proxy.js', sandbox))
+    const script = await rawRequest(new URL('/proxy.js', sandbox))
     expect(script.status).toBe(200)
     expect(script.headers['content-type']).toMatch(/^text\/javascript/)
   })
 
   it('builds the policy from the view’s declared domains, and refuses entries that are not origins', async () => {
-    const declared = await send(
+    const declared = await rawRequest(
       proxy({
         host: page.origin,
         csp: JSON.stringify({
@@ -156,19 +125,19 @@ describe('toolwire inspect: tool views without a browser', () => {
       '[]',
       'not json',
     ]) {
-      expect((await send(proxy({ host: page.origin, csp }))).status, csp).toBe(400)
+      expect((await rawRequest(proxy({ host: page.origin, csp }))).status, csp).toBe(400)
     }
   })
 
   it('refuses another page, a rebinding Host, other methods and paths: the proxy has no API', async () => {
-    expect((await send(proxy({ host: 'https://evil.example' }))).status).toBe(400)
-    expect((await send(proxy({}))).status).toBe(400)
-    const rebound = await send(proxy({ host: page.origin }), {
+    expect((await rawRequest(proxy({ host: 'https://evil.example' }))).status).toBe(400)
+    expect((await rawRequest(proxy({}))).status).toBe(400)
+    const rebound = await rawRequest(proxy({ host: page.origin }), {
       headers: { host: `evil.example:${sandbox.port}` },
     })
     expect(rebound.status).toBe(403)
-    expect((await send(proxy({ host: page.origin }), { method: 'POST' })).status).toBe(405)
-    expect((await send(new URL('/api/state', sandbox))).status).toBe(404)
-    expect((await send(new URL('/', sandbox))).status).toBe(404)
+    expect((await rawRequest(proxy({ host: page.origin }), { method: 'POST' })).status).toBe(405)
+    expect((await rawRequest(new URL('/api/state', sandbox))).status).toBe(404)
+    expect((await rawRequest(new URL('/', sandbox))).status).toBe(404)
   })
 })

@@ -5,45 +5,18 @@
  * reads. Real CLI process, real sockets; no browser needed.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { request } from 'node:http'
 import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startInspector, type Inspector } from './helpers/inspector.js'
+import { type RawAnswer, rawRequest } from './helpers/raw-request.js'
 import { CLI, ROOT } from './helpers/paths.js'
-
-interface Answer {
-  readonly status: number
-  readonly headers: Record<string, string | string[] | undefined>
-  readonly body: string
-}
-
-/** A raw HTTP request, so Host and Origin can be whatever an attacker's page would send. */
-function send(
-  url: URL,
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: options.headers },
-      (res) => {
-        let body = ''
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
-        res.on('error', reject)
-      },
-    )
-    req.on('error', reject)
-    req.end(options.body)
-  })
-}
 
 describe('toolwire inspect: the local page', () => {
   let inspector: Inspector
   let url: URL
   let token: string
-  const api = (operation: string, headers: Record<string, string> = {}, body = '{}'): Promise<Answer> =>
-    send(url, `/api/${operation}`, {
+  const api = (operation: string, headers: Record<string, string> = {}, body = '{}'): Promise<RawAnswer> =>
+    rawRequest(new URL(`/api/${operation}`, url), {
       method: 'POST',
       headers: { 'content-type': 'application/json', host: url.host, ...headers },
       body,
@@ -70,7 +43,7 @@ describe('toolwire inspect: the local page', () => {
   })
 
   it('serves the page with its token, under a strict Content-Security-Policy', async () => {
-    const page = await send(url, `/?token=${token}`, { headers: { host: url.host } })
+    const page = await rawRequest(new URL(`/?token=${token}`, url), { headers: { host: url.host } })
     expect(page.status).toBe(200)
     const csp = String(page.headers['content-security-policy'])
     expect(csp).toContain("default-src 'none'")
@@ -82,17 +55,19 @@ describe('toolwire inspect: the local page', () => {
   })
 
   it('refuses the page and the API without the token, or with a wrong one', async () => {
-    expect((await send(url, '/', { headers: { host: url.host } })).status).toBe(401)
-    expect((await send(url, '/?token=nope', { headers: { host: url.host } })).status).toBe(401)
+    expect((await rawRequest(new URL('/', url), { headers: { host: url.host } })).status).toBe(401)
+    expect((await rawRequest(new URL('/?token=nope', url), { headers: { host: url.host } })).status).toBe(401)
     expect((await api('state')).status).toBe(401)
     expect((await api('state', { 'x-inspector-token': `${token}x` })).status).toBe(401)
-    expect((await send(url, '/api/events', { headers: { host: url.host } })).status).toBe(401)
+    expect((await rawRequest(new URL('/api/events', url), { headers: { host: url.host } })).status).toBe(401)
     const allowed = await api('state', { 'x-inspector-token': token })
     expect(allowed.status).toBe(200)
   })
 
   it('refuses a foreign Host header (DNS rebinding), even with the token', async () => {
-    const rebound = await send(url, `/?token=${token}`, { headers: { host: `evil.example:${url.port}` } })
+    const rebound = await rawRequest(new URL(`/?token=${token}`, url), {
+      headers: { host: `evil.example:${url.port}` },
+    })
     expect(rebound.status).toBe(403)
     const api403 = await api('lists', { host: 'evil.example', 'x-inspector-token': token })
     expect(api403.status).toBe(403)
@@ -156,7 +131,7 @@ describe('toolwire inspect without a target', () => {
     const url = new URL(inspector.url)
     const headers = { 'x-inspector-token': url.searchParams.get('token') ?? '', host: url.host }
     const post = async (operation: string, body: unknown): Promise<Record<string, unknown>> => {
-      const answer = await send(url, `/api/${operation}`, {
+      const answer = await rawRequest(new URL(`/api/${operation}`, url), {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify(body),

@@ -4,13 +4,13 @@
  * found in the page: the iframe titled "View of <tool>" is the sandbox proxy, the view is its inner iframe.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'esbuild'
 import type { FrameLocator, Locator, Page } from 'playwright-core'
 import { startInspector, type Inspector } from './inspector.js'
 import { ROOT } from './paths.js'
+import { type RawAnswer, rawRequest } from './raw-request.js'
 
 export const UI_MS = 20_000
 
@@ -63,26 +63,11 @@ export async function showProbe(page: Page, tool: string, inspectorUrl: string):
   return view
 }
 
-/** A raw request, so Host and Origin can be whatever a hostile page would send. */
+/** A raw request, so Host and Origin can be whatever a hostile page would send (`host` replaces the URL's). */
 export function send(
   url: URL,
   options: { host?: string; method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; headers: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: `${url.pathname}${url.search}`,
-        method: options.method ?? 'GET',
-        headers: { host: options.host ?? url.host, ...options.headers },
-      },
-      (res) => {
-        res.resume()
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }))
-      },
-    )
-    req.on('error', reject)
-    req.end(options.body)
-  })
+): Promise<RawAnswer> {
+  const { host, ...rest } = options
+  return rawRequest(url, { ...rest, headers: { ...(host && { host }), ...options.headers } })
 }
