@@ -28,6 +28,7 @@ import {
   startInspector,
   type BrowserSession,
   type Inspector,
+  openPage,
 } from './helpers/inspector.js'
 import { CLI } from './helpers/paths.js'
 import { MAX_NOTICE_CHARS, MAX_VIEW_HEIGHT_PX } from '../src/cli/inspector/page/app-limits.js'
@@ -51,9 +52,7 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
     let page: Page
     beforeAll(async () => {
       inspector = await inspectProbeServer(probe.script)
-      page = await browser.context.newPage()
-      page.setDefaultTimeout(UI_MS)
-      await page.goto(inspector.url)
+      page = (await openPage(browser, inspector, UI_MS)).page
       await showProbe(page, 'probe_view', inspector.url)
     }, 60_000)
     afterAll(async () => {
@@ -168,9 +167,7 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
         'demo',
         '--stdio',
       ])
-      page = await browser.context.newPage()
-      page.setDefaultTimeout(UI_MS)
-      await page.goto(inspector.url)
+      page = (await openPage(browser, inspector, UI_MS)).page
     }, 60_000)
     afterAll(async () => {
       await page?.close()

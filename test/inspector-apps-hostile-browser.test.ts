@@ -14,7 +14,13 @@ import {
   UI_MS,
   viewOf,
 } from './helpers/app-views.js'
-import { hasChromium, launchChromium, type BrowserSession, type Inspector } from './helpers/inspector.js'
+import {
+  hasChromium,
+  launchChromium,
+  type BrowserSession,
+  type Inspector,
+  openPage,
+} from './helpers/inspector.js'
 
 const describeBrowser = hasChromium ? describe : describe.skip
 
@@ -27,9 +33,7 @@ describeBrowser('toolwire inspect: a view whose CSP lets it connect to every por
     probe = await bundleProbeView()
     browser = await launchChromium()
     inspector = await inspectProbeServer(probe.script)
-    page = await browser.context.newPage()
-    page.setDefaultTimeout(UI_MS)
-    await page.goto(inspector.url)
+    page = (await openPage(browser, inspector, UI_MS)).page
   }, 60_000)
   afterAll(async () => {
     await page?.close()

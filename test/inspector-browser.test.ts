@@ -16,6 +16,8 @@ import {
   startInspector,
   type BrowserSession,
   type Inspector,
+  openPage,
+  type Opened,
 } from './helpers/inspector.js'
 import { CLI, EVERYTHING_SERVER, ROOT } from './helpers/paths.js'
 
@@ -27,23 +29,6 @@ const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\
 const toolButton = (page: Page, name: string) =>
   page.getByRole('button', { name: new RegExp(`^${escape(name)}( |$)`) })
 const result = (page: Page) => page.getByRole('region', { name: 'Result' })
-
-interface Opened {
-  readonly page: Page
-  readonly dialogs: string[]
-}
-
-async function openPage(browser: BrowserSession, inspector: Inspector): Promise<Opened> {
-  const page = await browser.context.newPage()
-  page.setDefaultTimeout(UI_MS)
-  const dialogs: string[] = []
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message())
-    void dialog.dismiss()
-  })
-  await page.goto(inspector.url)
-  return { page, dialogs }
-}
 
 /** `toolwire demo --http 127.0.0.1:0`, resolved with the URL it prints. */
 async function startDemo(): Promise<{ url: string; child: ChildProcess }> {

@@ -17,6 +17,7 @@ import {
   startInspector,
   type BrowserSession,
   type Inspector,
+  openPage,
 } from './helpers/inspector.js'
 import { ROOT } from './helpers/paths.js'
 
@@ -50,9 +51,7 @@ const toolButton = (page: Page, name: string) =>
     writeFileSync(file, moduleWith('first'))
     inspector = await startInspector(['dev', file, '--no-open'])
     browser = await launchChromium()
-    page = await browser.context.newPage()
-    page.setDefaultTimeout(UI_MS)
-    await page.goto(inspector.url)
+    page = (await openPage(browser, inspector, UI_MS)).page
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

@@ -90,3 +90,26 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
 }
+
+/** A page of the inspector opened in `browser`, waiting up to `timeoutMs` for what it looks for. */
+export interface Opened {
+  readonly page: Page
+  /** The messages of the browser dialogs the page opened (each dismissed). */
+  readonly dialogs: string[]
+}
+
+export async function openPage(
+  browser: BrowserSession,
+  inspector: Inspector,
+  timeoutMs = 20_000,
+): Promise<Opened> {
+  const page = await browser.context.newPage()
+  page.setDefaultTimeout(timeoutMs)
+  const dialogs: string[] = []
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message())
+    void dialog.dismiss()
+  })
+  await page.goto(inspector.url)
+  return { page, dialogs }
+}
