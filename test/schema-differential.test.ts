@@ -311,10 +311,12 @@ describe('every validation path agrees with a reference validator', () => {
           `schema/instance pairs (${tally.valid} valid) and ${tally.fields} elicitation field pairs, ` +
           `${tally.checks} verdicts compared`,
       )
-      // Both verdicts are common, or the comparison would prove little.
+      // Both verdicts are common, or the comparison would prove little. With 12 servers the valid share
+      // varies by seed (10–27% in the seeds we tried; 9.96% once), so the floor is 5%, not 10%: a bound the
+      // generator meets by a margin, not one it meets on most seeds.
       expect(tally.pairs).toBeGreaterThan(RUNS * 12)
-      expect(tally.valid).toBeGreaterThan(tally.pairs * 0.1)
-      expect(tally.pairs - tally.valid).toBeGreaterThan(tally.pairs * 0.1)
+      expect(tally.valid).toBeGreaterThan(tally.pairs * 0.05)
+      expect(tally.pairs - tally.valid).toBeGreaterThan(tally.pairs * 0.05)
     },
   )
 })
