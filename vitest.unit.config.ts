@@ -42,6 +42,7 @@ export const UNIT_TESTS = [
   'test/openapi-requests.test.ts',
   'test/pagination.test.ts',
   'test/pattern-validation.test.ts',
+  'test/plain-schema.test.ts',
   'test/prompts-resources.test.ts',
   'test/schema-agreement.test.ts',
   'test/schema-interpreted.test.ts',

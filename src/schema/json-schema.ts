@@ -9,6 +9,7 @@ import { AjvEngine, type AjvModules } from './ajv-engine.js'
 import { lazyAjv } from './engines.js'
 import { validate as validateMeta2020 } from './meta-2020-12.generated.js'
 import { codeGenerationAllowed, lazyInterpreter } from './interpreted.js'
+import { isPlainSchema } from './plain-schema.js'
 import { scanSchema } from './scan.js'
 import { SchemaValidator } from './schema-validator.js'
 import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
@@ -229,13 +230,15 @@ export class SchemaCompiler {
   compile(schema: Record<string, unknown>, label: string): CompiledSchema {
     try {
       const dialect = dialectOf(schema)
-      checkBounds(schema)
-      const json = JSON.stringify(schema)
+      const json = jsonOf(schema)
       const key = `${dialect}\n${json}`
+      // An identical schema was bounded and checked already: a thousand tools sharing one pay for one.
       const known = this.#compiled.get(key)
       if (known) return known
+      checkBounds(schema)
       checkExpansion(schema, this.#untrusted)
-      if (dialect === '2020-12' && !metaValidator2020(schema)) {
+      // Most schemas are plainly valid; the large generated validator runs only for the rest.
+      if (dialect === '2020-12' && !isPlainSchema(schema) && !metaValidator2020(schema)) {
         throw new SchemaError(formatMetaErrors(metaValidator2020.errors))
       }
       const scan = scanSchema(schema, this.#untrusted)
@@ -268,6 +271,16 @@ export class SchemaCompiler {
 }
 
 /** ajv's `errorsText` format (`schema/type must be string, …`) without needing an ajv instance. */
+/** The schema as JSON; one too deep or cyclic to serialise fails with the bounds' own message. */
+function jsonOf(schema: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(schema)
+  } catch (error) {
+    checkBounds(schema)
+    throw error
+  }
+}
+
 function formatMetaErrors(errors: readonly ErrorObject[] | null | undefined): string {
   if (!errors || errors.length === 0) return 'schema does not match the 2020-12 meta-schema'
   return errors.map((e) => `schema${e.instancePath} ${e.message ?? 'is invalid'}`).join(', ')
