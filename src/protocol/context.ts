@@ -7,7 +7,7 @@ import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { RequestMeta } from '../wire/types.js'
 import { type AuthInfo, type Exchange, isAborted, onAbortOf, onSignalAbort } from './exchange.js'
 import { RequestInputs } from './mrtr/inputs.js'
-import { type Principal, principalOf } from './principal.js'
+import { type OwnerKey, ownerKey, type Principal, principalOf } from './principal.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 import { NO_TASK, type TaskControl } from './task-control.js'
 import type { OperationProbe, RefusalGuard } from './telemetry.js'
@@ -49,6 +49,7 @@ export class RequestContext {
   #input: RequestInputs | undefined
   #task: TaskControl = NO_TASK
   #principal: Principal | undefined
+  #ownerKey: OwnerKey | undefined
   /** Set by the dispatcher when telemetry is on. */
   probe: OperationProbe | undefined
 
@@ -140,6 +141,20 @@ export class RequestContext {
     return (this.#principal ??=
       this.exchange.principal ??
       principalOf(this.exchange.auth, this.exchange.remoteAddress, this.exchange.transport))
+  }
+
+  /**
+   * `ownerKey(ctx.principal)`, made once per request: the key the request's limits and everything it owns
+   * are filed under.
+   *
+   * @example
+   * ```ts
+   * const notes = new Map<string, string[]>()
+   * const mine = (ctx: RequestContext): string[] => notes.get(ctx.ownerKey) ?? []
+   * ```
+   */
+  get ownerKey(): OwnerKey {
+    return (this.#ownerKey ??= ownerKey(this.principal))
   }
 
   /**

@@ -13,7 +13,7 @@ import type { BearerAuth } from './auth/bearer.js'
 import type { HttpAuthenticator } from '../protocol/handler.js'
 import { requestSteps } from './middleware.js'
 import { OutageReporter, reportingStore } from './outage.js'
-import { defaultPrincipal, type OwnerOf, type PrincipalOf } from './principal.js'
+import type { OwnerOf, PrincipalOf } from './principal.js'
 import { type OwnerKey, ownerKey } from '../protocol/principal.js'
 import {
   type Bucket,
@@ -158,13 +158,7 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
   const redactor = createRedactor(secrets)
   const logger = redactingLogger(host.logger, redactor)
   // Worked out once per request: the request limit and the tool guard both ask.
-  const principalOf = options.principal ?? defaultPrincipal
-  const known = new WeakMap<RequestContext, OwnerKey>()
-  const principal: OwnerOf = (ctx) => {
-    let key = known.get(ctx)
-    if (key === undefined) known.set(ctx, (key = ownerKey(principalOf(ctx))))
-    return key
-  }
+  const principal = ownerOf(options.principal)
   const outage = new OutageReporter(logger, 'the rate-limit store')
   const onStoreFailure = (error: unknown): void => outage.failed(error)
 
@@ -294,5 +288,19 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
     maxDepth,
     guardExchange:
       output || redactor ? (exchange) => filterNotifications(exchange, guardNotification) : undefined,
+  }
+}
+
+/**
+ * The owner key limits count against, worked out once per request (the request limit and the tool guard both
+ * ask): the request's own, kept on the context, or a chosen principal's, kept beside it.
+ */
+function ownerOf(choose: PrincipalOf | undefined): OwnerOf {
+  if (!choose) return (ctx) => ctx.ownerKey
+  const known = new WeakMap<RequestContext, OwnerKey>()
+  return (ctx) => {
+    let key = known.get(ctx)
+    if (key === undefined) known.set(ctx, (key = ownerKey(choose(ctx))))
+    return key
   }
 }

@@ -14,4 +14,3 @@ export type PrincipalOf = (ctx: RequestContext) => Principal
 /** The owner key a request's limits count against, worked out once per request. */
 export type OwnerOf = (ctx: RequestContext) => OwnerKey
 
-export const defaultPrincipal: PrincipalOf = (ctx) => ctx.principal

@@ -108,10 +108,16 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
     )
   }
 
+  const limitedOnly: GuardWrapper = (tool, ctx, run) => {
+    const bucket = options.store ? bucketFor?.(tool.name) : undefined
+    return bucket ? limited(tool, ctx, run, options.principal(ctx), bucket) : timed(tool, ctx, run)
+  }
+  // Without a concurrency cap nothing needs the count of calls in flight.
+  if (maxConcurrent === undefined) return limitedOnly
   return (tool, ctx, run) => {
     const principal = options.principal(ctx)
     const running = inFlight.get(principal) ?? 0
-    if (maxConcurrent !== undefined && running >= maxConcurrent) {
+    if (running >= maxConcurrent) {
       ctx.refused('rate_limit')
       throw new ToolError(
         `Too many tool calls in progress (at most ${maxConcurrent} at once per caller); retry when one has finished.`,
