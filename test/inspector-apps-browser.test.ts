@@ -25,10 +25,10 @@ import {
   launchChromium,
   screenshot,
   SCREENSHOTS,
-  startInspector,
   type BrowserSession,
   type Inspector,
-  openPage,
+  inspectedPage,
+  inspectStdio,
 } from './helpers/inspector.js'
 import { CLI } from './helpers/paths.js'
 import { MAX_NOTICE_CHARS, MAX_VIEW_HEIGHT_PX } from '../src/cli/inspector/page/app-limits.js'
@@ -48,17 +48,17 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
   })
 
   describe('a view written with ext-apps’ App', () => {
+    const ui = inspectedPage(
+      () => browser,
+      () => inspectProbeServer(probe.script),
+      UI_MS,
+    )
     let inspector: Inspector
     let page: Page
     beforeAll(async () => {
-      inspector = await inspectProbeServer(probe.script)
-      page = (await openPage(browser, inspector, UI_MS)).page
+      ;({ inspector, page } = ui)
       await showProbe(page, 'probe_view', inspector.url)
     }, 60_000)
-    afterAll(async () => {
-      await page?.close()
-      await inspector?.stop()
-    })
 
     it('renders the view under the result, on another origin, with the tool’s input and result', async () => {
       const view = viewOf(page, 'probe_view')
@@ -155,26 +155,14 @@ describeBrowser('toolwire inspect renders MCP Apps views', () => {
   })
 
   describe('the demo’s dice view, which speaks the protocol by hand', () => {
-    let inspector: Inspector
-    let page: Page
-    beforeAll(async () => {
-      inspector = await startInspector([
-        'inspect',
-        '--no-open',
-        '--',
-        process.execPath,
-        CLI,
-        'demo',
-        '--stdio',
-      ])
-      page = (await openPage(browser, inspector, UI_MS)).page
-    }, 60_000)
-    afterAll(async () => {
-      await page?.close()
-      await inspector?.stop()
-    })
+    const ui = inspectedPage(
+      () => browser,
+      () => inspectStdio(CLI, 'demo', '--stdio'),
+      UI_MS,
+    )
 
     it('shows the roll and rolls again through the inspector', async () => {
+      const { page } = ui
       await toolButton(page, 'roll_dice').click()
       await page.getByLabel('count', { exact: true }).fill('3')
       await page.getByRole('button', { name: 'Call', exact: true }).click()

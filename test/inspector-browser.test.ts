@@ -15,9 +15,8 @@ import {
   screenshot,
   startInspector,
   type BrowserSession,
-  type Inspector,
-  openPage,
-  type Opened,
+  inspectedPage,
+  inspectStdio,
 } from './helpers/inspector.js'
 import { CLI, EVERYTHING_SERVER, ROOT } from './helpers/paths.js'
 
@@ -57,19 +56,15 @@ describeBrowser('toolwire inspect in Chromium', () => {
   afterAll(() => browser?.close())
 
   describe('the demo over Streamable HTTP', () => {
-    let demo: { url: string; child: ChildProcess }
-    let inspector: Inspector
-    let opened: Opened
-    beforeAll(async () => {
-      demo = await startDemo()
-      inspector = await startInspector(['inspect', '--no-open', demo.url])
-      opened = await openPage(browser, inspector)
-    }, 60_000)
-    afterAll(async () => {
-      await opened?.page.close()
-      await inspector?.stop()
-      demo?.child.kill('SIGTERM')
-    })
+    let demo: { url: string; child: ChildProcess } | undefined
+    afterAll(() => demo?.child.kill('SIGTERM'))
+    const opened = inspectedPage(
+      () => browser,
+      async () => {
+        demo = await startDemo()
+        return startInspector(['inspect', '--no-open', demo.url])
+      },
+    )
 
     it('lists the tools, fills a form, calls, and shows the result with its outputSchema verdict', async () => {
       const { page } = opened
@@ -161,16 +156,10 @@ describeBrowser('toolwire inspect in Chromium', () => {
   })
 
   describe('server-everything over stdio', () => {
-    let inspector: Inspector
-    let opened: Opened
-    beforeAll(async () => {
-      inspector = await startInspector(['inspect', '--no-open', '--', process.execPath, EVERYTHING_SERVER])
-      opened = await openPage(browser, inspector)
-    }, 60_000)
-    afterAll(async () => {
-      await opened?.page.close()
-      await inspector?.stop()
-    })
+    const opened = inspectedPage(
+      () => browser,
+      () => inspectStdio(EVERYTHING_SERVER),
+    )
 
     it('shows an image result as a data: URL of an allowed type', async () => {
       const { page } = opened
@@ -252,22 +241,10 @@ describeBrowser('toolwire inspect in Chromium', () => {
   })
 
   describe('a 2025-era server built with the official SDK v1', () => {
-    let inspector: Inspector
-    let opened: Opened
-    beforeAll(async () => {
-      inspector = await startInspector([
-        'inspect',
-        '--no-open',
-        '--',
-        process.execPath,
-        `${ROOT}/test/fixtures/sdk-v1-server.mjs`,
-      ])
-      opened = await openPage(browser, inspector)
-    }, 60_000)
-    afterAll(async () => {
-      await opened?.page.close()
-      await inspector?.stop()
-    })
+    const opened = inspectedPage(
+      () => browser,
+      () => inspectStdio(`${ROOT}/test/fixtures/sdk-v1-server.mjs`),
+    )
 
     it('names the era, answers a sampling request, and refreshes on a live list_changed', async () => {
       const { page } = opened
@@ -290,22 +267,10 @@ describeBrowser('toolwire inspect in Chromium', () => {
   })
 
   describe('a tool with nested, array and nullable arguments', () => {
-    let inspector: Inspector
-    let opened: Opened
-    beforeAll(async () => {
-      inspector = await startInspector([
-        'inspect',
-        '--no-open',
-        '--',
-        process.execPath,
-        `${ROOT}/test/fixtures/inspector-forms-server.mjs`,
-      ])
-      opened = await openPage(browser, inspector)
-    }, 60_000)
-    afterAll(async () => {
-      await opened?.page.close()
-      await inspector?.stop()
-    })
+    const opened = inspectedPage(
+      () => browser,
+      () => inspectStdio(`${ROOT}/test/fixtures/inspector-forms-server.mjs`),
+    )
 
     it('fills a nested object, an array of objects and a null from the generated form, and sends exactly that', async () => {
       const { page } = opened
@@ -345,22 +310,10 @@ describeBrowser('toolwire inspect in Chromium', () => {
   })
 
   describe('a hostile server', () => {
-    let inspector: Inspector
-    let opened: Opened
-    beforeAll(async () => {
-      inspector = await startInspector([
-        'inspect',
-        '--no-open',
-        '--',
-        process.execPath,
-        `${ROOT}/test/fixtures/inspector-hostile-server.mjs`,
-      ])
-      opened = await openPage(browser, inspector)
-    }, 60_000)
-    afterAll(async () => {
-      await opened?.page.close()
-      await inspector?.stop()
-    })
+    const opened = inspectedPage(
+      () => browser,
+      () => inspectStdio(`${ROOT}/test/fixtures/inspector-hostile-server.mjs`),
+    )
 
     it('shows HTML and script from names, descriptions, schemas and results as text, and runs none of it', async () => {
       const { page, dialogs } = opened

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
 import { CLI, ROOT } from './paths.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
@@ -112,4 +113,50 @@ export async function openPage(
   })
   await page.goto(inspector.url)
   return { page, dialogs }
+}
+
+/** `toolwire inspect` on a stdio server run by node: `script` and its arguments. */
+export const inspectStdio = (script: string, ...args: string[]): Promise<Inspector> =>
+  startInspector(['inspect', '--no-open', '--', process.execPath, script, ...args])
+
+/** An inspector and a page open on it, for the tests of one describe block. */
+export interface InspectedPage extends Opened {
+  readonly inspector: Inspector
+}
+
+/**
+ * Registers, in the enclosing describe block, the start of an inspector (`start`) and a page open on it
+ * (`browser()` is read then: the browser is launched by the outer block's own set-up), and their closing
+ * after the block. The fields read the inspector and page inside tests.
+ */
+export function inspectedPage(
+  browser: () => BrowserSession,
+  start: () => Promise<Inspector>,
+  timeoutMs?: number,
+): InspectedPage {
+  let inspector: Inspector | undefined
+  let opened: Opened | undefined
+  beforeAll(async () => {
+    inspector = await start()
+    opened = await openPage(browser(), inspector, timeoutMs)
+  }, 60_000)
+  afterAll(async () => {
+    await opened?.page.close()
+    await inspector?.stop()
+  })
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the inspector block did not start')
+    return value
+  }
+  return {
+    get inspector() {
+      return ready(inspector)
+    },
+    get page() {
+      return ready(opened).page
+    },
+    get dialogs() {
+      return ready(opened).dialogs
+    },
+  }
 }
