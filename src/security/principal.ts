@@ -13,4 +13,3 @@ export type PrincipalOf = (ctx: RequestContext) => Principal
 
 /** The owner key a request's limits count against, worked out once per request. */
 export type OwnerOf = (ctx: RequestContext) => OwnerKey
-
