@@ -18,6 +18,7 @@ import { RedisChangeBus } from '../src/stores/redis/index.js'
 import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 import { registerOtelGlobals } from './fixtures/telemetry-server.js'
 import { redisAvailable, requireRedis, type RedisProcess, startRedis } from './helpers/redis.js'
+import { until } from './helpers/wait.js'
 
 const run = redisAvailable || requireRedis
 if (!run) console.warn('redis-server not found: Redis tests skipped (CI installs it)')
@@ -100,7 +101,15 @@ describe.runIf(run)('RedisChangeBus with telemetry', () => {
     const traceId = app.spanContext().traceId
     expect(update.active?.traceId).toBe(traceId)
 
-    const spans = exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === traceId)
+    const inTrace = (): ReadableSpan[] =>
+      exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === traceId)
+    // The publishing instance gets its own copy through its subscription too, in its own time: wait for
+    // both deliveries' spans, not only the one the other instance's subscriber saw.
+    await until(
+      () => inTrace().filter((span) => span.kind === SpanKind.CONSUMER).length >= 2,
+      'both instances delivered the change',
+    )
+    const spans = inTrace()
     const one = (name: string, kind: SpanKind): ReadableSpan => {
       const found = spans.filter((span) => span.name === name && span.kind === kind)
       expect(found, name).toHaveLength(1)
