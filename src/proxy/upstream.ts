@@ -14,7 +14,6 @@ import {
   UnknownToolError,
 } from '../client/errors.js'
 import type { RequestContext } from '../protocol/context.js'
-import { ownerKey } from '../protocol/principal.js'
 import { stripControls } from '../security/sanitize.js'
 import { internalError, invalidParams, McpError, upstreamError, upstreamUnavailable } from '../wire/errors.js'
 
@@ -141,7 +140,7 @@ export class Upstream {
 
   /** Runs a downstream call's request: on the caller's own connection when isolated, else on this one. */
   useFor<T>(ctx: RequestContext, work: (client: Client) => Promise<T>): Promise<T> {
-    return this.pool ? this.pool.use(ownerKey(ctx.principal), work, ctx.signal) : this.use(work, ctx.signal)
+    return this.pool ? this.pool.use(ctx.ownerKey, work, ctx.signal) : this.use(work, ctx.signal)
   }
 
   /** Marks `client` dead after a transport failure on stdio: its process is gone or unusable. */

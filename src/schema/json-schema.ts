@@ -270,7 +270,6 @@ export class SchemaCompiler {
   }
 }
 
-/** ajv's `errorsText` format (`schema/type must be string, …`) without needing an ajv instance. */
 /** The schema as JSON; one too deep or cyclic to serialise fails with the bounds' own message. */
 function jsonOf(schema: Record<string, unknown>): string {
   try {
@@ -281,6 +280,7 @@ function jsonOf(schema: Record<string, unknown>): string {
   }
 }
 
+/** ajv's `errorsText` format (`schema/type must be string, …`) without needing an ajv instance. */
 function formatMetaErrors(errors: readonly ErrorObject[] | null | undefined): string {
   if (!errors || errors.length === 0) return 'schema does not match the 2020-12 meta-schema'
   return errors.map((e) => `schema${e.instancePath} ${e.message ?? 'is invalid'}`).join(', ')

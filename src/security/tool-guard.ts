@@ -127,8 +127,7 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
     // The call counts as in flight until its value, or its promise, settles.
     let settlesLater = false
     try {
-      const bucket = options.store ? bucketFor?.(tool.name) : undefined
-      const value = bucket ? limited(tool, ctx, run, principal, bucket) : timed(tool, ctx, run)
+      const value = limitedOnly(tool, ctx, run)
       if (!isThenable(value)) return value
       settlesLater = true
       return Promise.resolve(value).finally(() => release(principal))

@@ -16,7 +16,7 @@ import { ErrorCode, isAnswerError, tooManyRequests } from '../../wire/errors.js'
 import { isRecord } from '../../wire/jsonrpc.js'
 import type { InputRequest } from '../../wire/types.js'
 import type { CreateOutcome, TaskIdentity, TaskLimits, TaskRecord, TaskStore } from './store.js'
-import { type OwnerKey, ownerKey, type Principal } from '../../protocol/principal.js'
+import type { OwnerKey, Principal } from '../../protocol/principal.js'
 import { createTaskResult, TASKS_EXTENSION } from './wire.js'
 import type { TaskRunEnd, TaskTelemetry } from '../../protocol/task-telemetry.js'
 import { type FinishResult, RelayedTasks, type TaskRelay } from './relayed.js'
@@ -49,7 +49,7 @@ function runEnd(outcome: RunOutcome): TaskRunEnd {
 }
 
 /** What a task is filed under: its creator's owner key, exactly as for handles and limits. */
-export const taskOwner = (ctx: RequestContext): OwnerKey => ownerKey(ctx.principal)
+export const taskOwner = (ctx: RequestContext): OwnerKey => ctx.ownerKey
 
 /** What a background run must restore so that its handler sees the creator's `ctx.auth` and `ctx.principal`. */
 function identityOf(ctx: RequestContext): TaskIdentity {

@@ -24,7 +24,6 @@ import {
 } from '../../wire/errors.js'
 import type { ClientCapabilities, InputRequest } from '../../wire/types.js'
 import type { TaskEngine } from './engine.js'
-import { ownerKey } from '../../protocol/principal.js'
 import { TERMINAL, type TaskRecord, type TaskStatus, type TaskTransition } from './store.js'
 import { createTaskResult } from './wire.js'
 
@@ -100,7 +99,7 @@ export class RelayedTasks {
     const now = Date.now()
     const record: TaskRecord = {
       taskId: crypto.randomUUID(),
-      owner: ownerKey(ctx.principal),
+      owner: ctx.ownerKey,
       // Never run here, so only who owns it is kept: no scopes, claims or address.
       identity: { principal: ctx.principal },
       tool,
