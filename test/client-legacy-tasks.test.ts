@@ -6,15 +6,11 @@
  * tools as needing a task and calls them.
  */
 import { spawn } from 'node:child_process'
-import { randomUUID } from 'node:crypto'
-import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Client, connect, RequestTimeoutError, type TaskState } from '../src/client/index.js'
+import { type Client, connect, RequestTimeoutError, TaskHandle, type TaskState } from '../src/client/index.js'
 import { connectStdio } from '../src/client/stdio-entry.js'
+import { everythingOverHttp, stopEverything } from './helpers/everything-http.js'
 import { CLI, ROOT } from './helpers/paths.js'
 import { until } from './helpers/wait.js'
 
@@ -62,6 +58,44 @@ describe('2025-11-25 tasks: server-everything over stdio', { timeout: 60_000 }, 
     expect(statuses.at(-1)).toBe('completed')
   })
 
+  it('returns the task’s handle with task: true; its result answers the question', async () => {
+    const handle = await client.callTool(TOOL, { topic: 'dunes', ambiguous: true }, { task: true })
+    expect(handle).toBeInstanceOf(TaskHandle)
+    const task = handle as TaskHandle
+    expect(['working', 'input_required']).toContain((await task.get()).status)
+    // A 2025-11-25 server has no tasks/update: its questions come on tasks/result.
+    await expect(task.update({ q: {} })).rejects.toThrow(TypeError)
+    const before = asked.length
+    expect(text(await task.result())).toContain('# Research Report: dunes (technical)')
+    expect(asked.length).toBe(before + 1)
+  })
+
+  it('gives a task’s question to the call waiting on that task, even with another call’s handlers open', async () => {
+    const mine: string[] = []
+    const theirs: string[] = []
+    const accept = (into: string[]) => ({
+      elicitation: (params: { message: string }) => {
+        into.push(params.message)
+        return { action: 'accept' as const, content: { interpretation: 'technical' } }
+      },
+    })
+    // stdio names no call in a server's request: only the task it names (related-task) tells them apart.
+    const other = client.callTool(
+      'trigger-long-running-operation',
+      { duration: 3, steps: 3 },
+      { handlers: accept(theirs) },
+    )
+    const result = await client.callTool(
+      TOOL,
+      { topic: 'fjords', ambiguous: true },
+      { handlers: accept(mine) },
+    )
+    expect(text(result)).toContain('# Research Report: fjords (technical)')
+    expect(mine).toEqual([expect.stringContaining('"fjords" could have multiple interpretations')])
+    expect(theirs).toEqual([])
+    await other
+  })
+
   it('cancels the task with tasks/cancel when the call runs out of time', async () => {
     let task: TaskState | undefined
     const error = await client
@@ -73,49 +107,6 @@ describe('2025-11-25 tasks: server-everything over stdio', { timeout: 60_000 }, 
     await until(async () => (await client.request('tasks/get', { taskId })).status === 'cancelled')
   })
 })
-
-interface Everything {
-  createServer(): { server: { connect(transport: StreamableHTTPServerTransport): Promise<void> } }
-}
-
-/** server-everything's own server, one per session, behind the SDK's Streamable HTTP transport on port 0. */
-async function everythingOverHttp(): Promise<{ url: string; http: HttpServer }> {
-  const module = join(
-    ROOT,
-    'node_modules',
-    '@modelcontextprotocol',
-    'server-everything',
-    'dist',
-    'server',
-    'index.js',
-  )
-  const { createServer: createEverything } = (await import(pathToFileURL(module).href)) as Everything
-  const sessions = new Map<string, StreamableHTTPServerTransport>()
-  const readBody = async (request: IncomingMessage): Promise<unknown> => {
-    const chunks: Buffer[] = []
-    for await (const chunk of request) chunks.push(chunk as Buffer)
-    return chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined
-  }
-  const http = createServer((request, response) => {
-    void (async () => {
-      const body = request.method === 'POST' ? await readBody(request) : undefined
-      const id = request.headers['mcp-session-id']
-      let transport = typeof id === 'string' ? sessions.get(id) : undefined
-      if (!transport && (body as { method?: string } | undefined)?.method === 'initialize') {
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sessionId) => void sessions.set(sessionId, created),
-        })
-        await createEverything().server.connect(created)
-        transport = created
-      }
-      if (!transport) return void response.writeHead(400).end('Bad Request: no session')
-      await transport.handleRequest(request, response, body)
-    })()
-  })
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, http }
-}
 
 describe('2025-11-25 tasks: server-everything over Streamable HTTP', { timeout: 60_000 }, () => {
   it('calls the research tool; its question comes on the tasks/result stream', async () => {
@@ -141,8 +132,7 @@ describe('2025-11-25 tasks: server-everything over Streamable HTTP', { timeout: 
       expect(asked).toEqual([expect.stringMatching(/^tasks\/result The research query "canals"/)])
     } finally {
       await client.close()
-      http.closeAllConnections()
-      await new Promise((resolve) => http.close(resolve))
+      await stopEverything(http)
     }
   })
 })

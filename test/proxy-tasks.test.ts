@@ -23,6 +23,8 @@ import {
 import { invalidParams } from '../src/wire/errors.js'
 import { defineGateway, defineProxy, type GatewayServer, type ProxyServer } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
+import type { Server as HttpServer } from 'node:http'
+import { everythingOverHttp, stopEverything } from './helpers/everything-http.js'
 import { EVERYTHING_SERVER as EVERYTHING } from './helpers/paths.js'
 import { textOf, until } from './helpers/wait.js'
 
@@ -376,6 +378,7 @@ describe('tasks passed through a gateway member', () => {
 })
 
 describe('a 2025-era upstream task (server-everything)', () => {
+  const TOOL = 'simulate-research-query'
   let proxy: ProxyServer
   let running: RunningServer
   beforeAll(async () => {
@@ -389,12 +392,183 @@ describe('a 2025-era upstream task (server-everything)', () => {
     await running?.close()
   })
 
-  it('is waited for by the proxy: a caller with the extension gets the plain result', async () => {
+  it('is a task of the proxy’s own for a caller with the extension, followed to the upstream’s result', async () => {
     const client = connect({ url: running.url }, { warn: () => {} })
     try {
-      const result = await client.callTool('simulate-research-query', { topic: 'cats' }, { task: true })
+      const task = await client.callTool(TOOL, { topic: 'cats' }, { task: true })
+      expect(task).toBeInstanceOf(TaskHandle)
+      const handle = task as TaskHandle
+      expect((await handle.get()).status).toMatch(/working|completed/)
+      const statuses: string[] = []
+      const result = await handle.result({ onStatus: (state) => statuses.push(state.status) })
+      expect(textOf(result)).toContain('Research Report: cats')
+      expect(statuses.at(-1)).toBe('completed')
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+
+  it('relays the question the upstream task asks on tasks/result, and the answer back', async () => {
+    const asked: string[] = []
+    const client = connect(
+      { url: running.url },
+      {
+        warn: () => {},
+        handlers: {
+          elicitation: (params) => {
+            asked.push(params.message)
+            return { action: 'accept', content: { interpretation: 'technical' } }
+          },
+        },
+      },
+    )
+    try {
+      const task = (await client.callTool(
+        TOOL,
+        { topic: 'tides', ambiguous: true },
+        { task: true },
+      )) as TaskHandle
+      expect(task).toBeInstanceOf(TaskHandle)
+      const statuses: string[] = []
+      const result = await task.result({ onStatus: (state) => statuses.push(state.status) })
+      expect(asked).toHaveLength(1)
+      expect(asked[0]).toContain('"tides" could have multiple interpretations')
+      expect(statuses).toContain('input_required')
+      expect(textOf(result)).toContain('# Research Report: tides (technical)')
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+
+  it('fails the task with -32021 when the caller did not declare elicitation, and cancels it upstream', async () => {
+    const client = connect({ url: running.url }, { warn: () => {} })
+    try {
+      const task = (await client.callTool(
+        TOOL,
+        { topic: 'moths', ambiguous: true },
+        { task: true },
+      )) as TaskHandle
+      const error = await task.result().catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ProtocolError)
+      expect((error as ProtocolError).code).toBe(-32021)
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+
+  it('cancels the upstream task with tasks/cancel', async () => {
+    const client = connect({ url: running.url }, { warn: () => {} })
+    try {
+      const task = (await client.callTool(TOOL, { topic: 'reefs' }, { task: true })) as TaskHandle
+      await task.cancel()
+      await until(async () => (await task.get()).status === 'cancelled', 'the task to read as cancelled')
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+
+  it('gives the plain result to a caller without the extension (the proxy waits)', async () => {
+    const client = connect({ url: running.url }, { warn: () => {}, tasks: false })
+    try {
+      const result = await client.callTool(TOOL, { topic: 'owls' })
       expect(result).not.toBeInstanceOf(TaskHandle)
-      expect(textOf(result)).toContain('simulated research report')
+      expect(textOf(result)).toContain('Research Report: owls')
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+})
+
+describe('2025-era upstream tasks held past maxHeldTasks', () => {
+  const TOOL = 'simulate-research-query'
+  let proxy: ProxyServer
+  let running: RunningServer
+  beforeAll(async () => {
+    proxy = await defineProxy({
+      target: { command: process.execPath, args: [EVERYTHING], stderr: 'ignore' },
+      requestState: { secret: SECRET },
+      security: { rateLimit: false },
+      maxHeldTasks: 1,
+    })
+    running = await serveNode(proxy, { port: 0 })
+  }, 30_000)
+  afterAll(async () => {
+    await running?.close()
+  })
+
+  it('leaves a task past the bound working, its question waiting upstream, until the held one ends', async () => {
+    const client = connect(
+      { url: running.url },
+      {
+        warn: () => {},
+        handlers: { elicitation: () => ({ action: 'accept', content: { interpretation: 'x' } }) },
+      },
+    )
+    try {
+      const ask = async (topic: string): Promise<TaskHandle> =>
+        (await client.callTool(TOOL, { topic, ambiguous: true }, { task: true })) as TaskHandle
+      const first = await ask('first')
+      await until(async () => (await first.get()).status === 'input_required', 'the first task to ask')
+      const second = await ask('second')
+      // The upstream asks the second task's question too (its own tasks/list says so); the proxy holds only
+      // one task, so the second shows no question.
+      const upstreamAsking = async (): Promise<number> => {
+        const { tasks } = await proxy.upstream.use((upstream) => upstream.request('tasks/list'))
+        return (tasks as { status: string }[]).filter((task) => task.status === 'input_required').length
+      }
+      await until(async () => (await upstreamAsking()) === 2, 'both upstream tasks to ask')
+      // Held, its question would show on the next look (it comes at once on the held request): look a while.
+      for (let look = 0; look < 10; look++) {
+        expect((await second.get()).status).toBe('working')
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      expect(textOf(await first.result())).toContain('Research Report: first')
+      await until(async () => (await second.get()).status === 'input_required', 'the second task to ask')
+      expect(textOf(await second.result())).toContain('Research Report: second')
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+})
+
+describe('a 2025-era upstream task over Streamable HTTP (server-everything)', () => {
+  let upstream: { url: string; http: HttpServer }
+  let proxy: ProxyServer
+  let running: RunningServer
+  beforeAll(async () => {
+    upstream = await everythingOverHttp()
+    proxy = await defineProxy({ target: { url: upstream.url }, requestState: { secret: SECRET } })
+    running = await serveNode(proxy, { port: 0 })
+  }, 30_000)
+  afterAll(async () => {
+    await running?.close()
+    if (upstream) await stopEverything(upstream.http)
+  })
+
+  it('relays the question that comes on the held tasks/result stream', async () => {
+    const asked: string[] = []
+    const client = connect(
+      { url: running.url },
+      {
+        warn: () => {},
+        handlers: {
+          elicitation: (params) => {
+            asked.push(params.message)
+            return { action: 'accept', content: { interpretation: 'historical' } }
+          },
+        },
+      },
+    )
+    try {
+      const task = await client.callTool(
+        'simulate-research-query',
+        { topic: 'canals', ambiguous: true },
+        { task: true },
+      )
+      expect(task).toBeInstanceOf(TaskHandle)
+      const result = await (task as TaskHandle).result()
+      expect(asked).toEqual([expect.stringContaining('"canals" could have multiple interpretations')])
+      expect(textOf(result)).toContain('# Research Report: canals (historical)')
     } finally {
       await client.close()
     }

@@ -111,6 +111,12 @@ export class CallBudget {
    */
   handlers: InputHandlers | undefined
   /**
+   * The 2025-11-25 task this call waits on with tasks/result, if any: a server request that names the task
+   * (its `io.modelcontextprotocol/related-task` `_meta`) belongs to this call even on stdio, where requests
+   * name no call.
+   */
+  relatedTask: string | undefined = undefined
+  /**
    * The span of the call's last request when telemetry is on (an OpenTelemetry span context, kept opaque here):
    * the next request of the same call (an input_required retry, a poll) links it, so the rounds of one call
    * stay connected even when no application span encloses them.

@@ -25,13 +25,20 @@ import { HttpTransport, type HttpTransportOptions } from './http.js'
 import { checkPinnedVersion, EraGate } from './era.js'
 import { budgetLimits, type BudgetLimits, CallBudget } from './budget.js'
 import { discoverResultOf } from './legacy.js'
-import { awaitLegacyTask, isCreateTaskResult, needsLegacyTask } from './legacy-tasks.js'
+import { awaitLegacyTask, isCreateTaskResult, legacyTaskState, needsLegacyTask } from './legacy-tasks.js'
 import { DEFAULT_CONCURRENT_SERVER_REQUESTS, ServerRequestGate } from './server-requests.js'
 import { type NotificationTap, openLegacySubscription } from './legacy-listen.js'
 import { answerInputs, capabilitiesFor, type InputHandlers } from './input.js'
 import { type CallOptions, DEFAULT_TOTAL_FACTOR, Session } from './session.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscription.js'
-import { parseTask, TaskHandle, TASKS_EXTENSION, type TaskHost, type TaskState } from './tasks.js'
+import {
+  type LegacyTaskSupport,
+  parseTask,
+  TaskHandle,
+  TASKS_EXTENSION,
+  type TaskHost,
+  type TaskState,
+} from './tasks.js'
 import { type ToolCallAuditor, outcomeOf } from './audit.js'
 import { ToolBook } from './tools.js'
 import {
@@ -540,12 +547,14 @@ export class Client {
       },
     })
     if (base.task !== undefined && isCreateTaskResult(result)) {
-      const host = { request: this.#request.bind(this) }
-      const final = await awaitLegacyTask(host, result, budget, {
-        signal: options.signal,
-        onStatus: options.onTaskStatus,
+      const created = legacyTaskState(result.task, `tools/call ${name}`)
+      const handle = new TaskHandle(this.#taskHost(name, options), created)
+      if (options.task) return handle
+      return handle.result({
+        budget,
+        ...(options.signal && { signal: options.signal }),
+        ...(options.onTaskStatus && { onStatus: options.onTaskStatus }),
       })
-      return this.#book.checkCall(name, final, options.throwOnToolError === true)
     }
     if (result.resultType === 'task') {
       if (!this.#capabilities.extensions?.[TASKS_EXTENSION])
@@ -591,7 +600,18 @@ export class Client {
         tool === undefined
           ? result
           : this.#book.checkCall(tool, { ...result }, options.throwOnToolError === true),
+      ...(this.#era.legacy && { legacy: this.#legacyTasks }),
     }
+  }
+
+  /** How handles follow a 2025-era server's tasks: its questions come on tasks/result (legacy-tasks.ts). */
+  readonly #legacyTasks: LegacyTaskSupport = {
+    state: (value) => legacyTaskState(value, 'tasks/get'),
+    wait: (created, budget, options) =>
+      awaitLegacyTask({ request: this.#request.bind(this) }, created, budget, {
+        signal: options.signal,
+        onStatus: options.onStatus,
+      }),
   }
 
   /**
@@ -764,11 +784,15 @@ export class Client {
     return subscription
   }
 
-  /** Any other request (prompts, resources …), with the `_meta` envelope and typed errors. */
+  /**
+   * Any other request (prompts, resources …), with the `_meta` envelope and typed errors. `handlers`: what
+   * a 2025-era server asks while this request is open (e.g. a `tasks/result` it holds while a task waits
+   * for an answer) goes to them instead of the client's, counted against this request's budget.
+   */
   request(
     method: string,
     params: Record<string, unknown> = {},
-    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+    options: { signal?: AbortSignal; timeoutMs?: number; handlers?: InputHandlers } = {},
   ): Promise<Record<string, unknown>> {
     if (INPUT_METHODS.has(method)) {
       const name =
@@ -776,7 +800,15 @@ export class Client {
       const budget = this.#budget(name === undefined ? method : `${method} ${name}`, options)
       return this.#withInputs(method, name, params, budget, options)
     }
-    return this.#request(method, params, options).then((result) => {
+    // What a 2025-era server asks while this request is open goes to its own handlers, counted by its budget.
+    const { handlers, ...rest } = options
+    let sent: CallOptions = rest
+    if (handlers) {
+      const budget = this.#budget(method, { ...rest, handlers })
+      if (method === 'tasks/result' && typeof params.taskId === 'string') budget.relatedTask = params.taskId
+      sent = { ...rest, budget }
+    }
+    return this.#request(method, params, sent).then((result) => {
       if (result.resultType === 'input_required') {
         throw new InvalidResponseError(`${method}: input_required is not allowed for this method`)
       }

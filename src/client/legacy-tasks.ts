@@ -54,7 +54,7 @@ export interface LegacyTaskOptions {
 }
 
 /** A 2025-11-25 Task as the 2026-07-28 extension's TaskState (`ttl` → `ttlMs`, `pollInterval` → `pollIntervalMs`). */
-function stateOf(value: unknown, what: string): TaskState {
+export function legacyTaskState(value: unknown, what: string): TaskState {
   if (!isRecord(value)) throw new InvalidResponseError(`${what}: not a task`)
   const { ttl, pollInterval, ...rest } = value
   return parseTask(
@@ -75,15 +75,15 @@ const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
     signal?.addEventListener('abort', stop, { once: true })
   })
 
-/** Follows a task the server created for a call to its end; resolves to the tool's result. */
+/** Follows a task the server created for a call (`created`, as it stands) to its end; resolves to the tool's result. */
 export async function awaitLegacyTask(
   host: LegacyTaskHost,
-  created: Record<string, unknown>,
+  created: TaskState,
   budget: CallBudget,
   options: LegacyTaskOptions,
 ): Promise<Record<string, unknown>> {
   const signal = options.signal
-  let last = stateOf(created.task, budget.what)
+  let last = created
   const taskId = last.taskId
   const within = (extra: CallOptions = {}): CallOptions => ({ ...extra, budget, ...(signal && { signal }) })
   options.onStatus?.(last)
@@ -91,13 +91,15 @@ export async function awaitLegacyTask(
     // Poll while the task works; input_required and the ends are all served by tasks/result.
     while (last.status === 'working') {
       await sleep(budget.poll(last.pollIntervalMs ?? 1000), signal)
-      const task = stateOf(await host.request('tasks/get', { taskId }, within()), 'tasks/get')
+      const task = legacyTaskState(await host.request('tasks/get', { taskId }, within()), 'tasks/get')
       if (task.status !== last.status || task.statusMessage !== last.statusMessage) options.onStatus?.(task)
       last = task
     }
     if (last.status === 'cancelled')
       throw new RequestCancelledError(last.statusMessage ?? `task ${taskId} was cancelled`)
     // tasks/result blocks until the task ends (§Result Retrieval): it may take the rest of the call's time.
+    // What the server asks on it names the task, so it finds this call even on stdio.
+    budget.relatedTask = taskId
     const result = await host.request('tasks/result', { taskId }, within({ timeoutMs: budget.remainingMs() }))
     if (last.status !== 'completed') {
       const { statusMessage: _waiting, ...rest } = last

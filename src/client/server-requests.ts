@@ -5,11 +5,14 @@
  * number of handlers (each maybe a model call or a process) for one call (basic/security_best_practices).
  */
 import { ErrorCode } from '../wire/errors.js'
-import type { JsonRpcRequest } from '../wire/jsonrpc.js'
+import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
 import type { CallBudget } from './budget.js'
 import type { InputHandlers } from './input.js'
 import { answerServerRequest } from './legacy.js'
 import type { Session } from './session.js'
+
+/** The `_meta` key naming the task a message belongs to (2025-11-25 basic/utilities/tasks §Related Task Metadata). */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task'
 
 /** Server requests answered at once, unless the client says otherwise. */
 export const DEFAULT_CONCURRENT_SERVER_REQUESTS = 4
@@ -32,7 +35,7 @@ export class ServerRequestGate {
       void answerServerRequest(this.#session, request, origin, this.#handlers)
       return
     }
-    const refusal = this.#admit(origin)
+    const refusal = this.#admit(request, origin)
     if (refusal !== undefined) {
       const error = { code: ErrorCode.InvalidRequest, message: refusal }
       void this.#session.transport.send({ jsonrpc: '2.0', id: request.id, error }).catch(() => undefined)
@@ -52,6 +55,8 @@ export class ServerRequestGate {
    */
   #handlersFor(request: JsonRpcRequest, origin: JsonRpcRequest | undefined): InputHandlers {
     if (origin) return this.#session.budgetOf(origin.id)?.handlers ?? this.#handlers
+    const waiting = this.#waitingOn(request)
+    if (waiting) return waiting.handlers ?? this.#handlers
     if (request.method === 'roots/list') return this.#handlers
     const own = new Set<InputHandlers>()
     for (const budget of this.#session.activeBudgets()) if (budget.handlers) own.add(budget.handlers)
@@ -59,12 +64,25 @@ export class ServerRequestGate {
     return own.size === 1 && only ? only : this.#handlers
   }
 
-  #admit(origin: JsonRpcRequest | undefined): string | undefined {
+  /**
+   * The call waiting on the task a request names (2025-11-25 basic/utilities/tasks: a server's requests
+   * for a task carry `io.modelcontextprotocol/related-task`), when one is.
+   */
+  #waitingOn(request: JsonRpcRequest): CallBudget | undefined {
+    const meta = request.params?._meta
+    const related = isRecord(meta) ? meta[RELATED_TASK] : undefined
+    const taskId = isRecord(related) ? related.taskId : undefined
+    if (typeof taskId !== 'string') return undefined
+    for (const budget of this.#session.activeBudgets()) if (budget.relatedTask === taskId) return budget
+    return undefined
+  }
+
+  #admit(request: JsonRpcRequest, origin: JsonRpcRequest | undefined): string | undefined {
     if (this.#inFlight >= this.#maxInFlight)
       return `too many requests from the server at once (this client answers ${this.#maxInFlight} at a time)`
     // The call the request names (HTTP: the POST whose stream carried it); stdio and the session's GET
     // stream name none, so every call in flight counts it.
-    const owner = origin ? this.#session.budgetOf(origin.id) : undefined
+    const owner = origin ? this.#session.budgetOf(origin.id) : this.#waitingOn(request)
     const budgets: Iterable<CallBudget> = owner ? [owner] : this.#session.activeBudgets()
     for (const budget of budgets) {
       if (!budget.admitServerRequest())

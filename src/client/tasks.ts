@@ -50,6 +50,19 @@ export interface TaskHost {
   answer(inputRequests: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>
   /** Checks a completed task's result like a direct call's (output schema, tool errors). */
   finish(result: CallToolResult): CallToolResult
+  /**
+   * Set when the server is 2025-era: its tasks (2025-11-25 basic/utilities/tasks) name `ttl` and
+   * `pollInterval`, have no tasks/update, and ask their questions on a tasks/result request.
+   */
+  readonly legacy?: LegacyTaskSupport
+}
+
+/** How a handle follows a 2025-11-25 task (legacy-tasks.ts, through the client). */
+export interface LegacyTaskSupport {
+  /** A tasks/get answer as a TaskState. */
+  state(value: Record<string, unknown>): TaskState
+  /** Polls to the end and fetches the result with tasks/result, whose questions the client's handlers answer. */
+  wait(created: TaskState, budget: CallBudget, options: WaitOptions): Promise<Record<string, unknown>>
 }
 
 export interface WaitOptions {
@@ -109,7 +122,8 @@ export class TaskHandle {
   }
 
   async get(signal?: AbortSignal, budget?: CallBudget): Promise<TaskState> {
-    return parseTask(await this.#host.request('tasks/get', { taskId: this.id }, signal, budget), 'tasks/get')
+    const answer = await this.#host.request('tasks/get', { taskId: this.id }, signal, budget)
+    return this.#host.legacy ? this.#host.legacy.state(answer) : parseTask(answer, 'tasks/get')
   }
 
   /** Asks the server to stop; cancellation is cooperative, so poll to see it settle. */
@@ -117,11 +131,19 @@ export class TaskHandle {
     await this.#host.request('tasks/cancel', { taskId: this.id }, signal)
   }
 
+  /**
+   * Answers the task's open questions. A 2025-era server's task has no tasks/update: its questions come on
+   * tasks/result, and `result()` answers them with the client's handlers.
+   */
   async update(
     inputResponses: Record<string, unknown>,
     signal?: AbortSignal,
     budget?: CallBudget,
   ): Promise<void> {
+    if (this.#host.legacy)
+      throw new TypeError(
+        `task ${this.id}: a 2025-11-25 server takes answers on tasks/result, not tasks/update`,
+      )
     await this.#host.request('tasks/update', { taskId: this.id, inputResponses }, signal, budget)
   }
 
@@ -144,6 +166,12 @@ export class TaskHandle {
   }
 
   async #wait(budget: CallBudget, options: WaitOptions): Promise<CallToolResult> {
+    if (this.#host.legacy) {
+      const result = await this.#host.legacy.wait(this.created, budget, options)
+      if (!Array.isArray(result.content))
+        throw new InvalidResponseError(`task ${this.id}: tasks/result is not a tool result`)
+      return this.#host.finish(result as unknown as CallToolResult)
+    }
     const signal = options.signal ?? new AbortController().signal
     const answered = new Set<string>()
     let last = this.created

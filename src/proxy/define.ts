@@ -14,7 +14,7 @@ import { cleanStrings } from './mirror.js'
 import { type MirrorScope, UpstreamMirror } from './upstream-mirror.js'
 import { type OpenUpstream, openUpstream, type UpstreamSpec } from './link.js'
 import type { Upstream } from './upstream.js'
-import { offersTasks, relayName, UpstreamTaskRelay } from './task-relay.js'
+import { offersLegacyTasks, offersTasks, relayName, UpstreamTaskRelay } from './task-relay.js'
 
 /** What the downstream server is made of besides its upstream: everything `defineServer` takes but the lists. */
 export type DownstreamOptions = Omit<
@@ -74,6 +74,7 @@ export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
     label,
     maxResourceSubscriptions,
     maxListenRetries,
+    maxHeldTasks,
     isolate,
     ...downstream
   } = options
@@ -81,6 +82,7 @@ export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
     target,
     ...(maxResourceSubscriptions !== undefined && { maxResourceSubscriptions }),
     ...(maxListenRetries !== undefined && { maxListenRetries }),
+    ...(maxHeldTasks !== undefined && { maxHeldTasks }),
     ...(isolate && { isolate }),
     ...(client && { client }),
     ...(restart && { restart }),
@@ -137,8 +139,10 @@ export async function proxyOf(
       if (owns) await upstream.close()
     },
   )
-  const via = relayName(upstream, scope.via ?? '', opened.spec.target)
-  server.taskEngine?.relayTo(new UpstreamTaskRelay(new Map([[via, upstream]])))
+  const via = relayName(upstream, scope.via ?? '', opened.spec.target, offersLegacyTasks(capabilities))
+  server.taskEngine?.relayTo(
+    new UpstreamTaskRelay(new Map([[via, upstream]]), new Map([[via, opened.spec.maxHeldTasks]])),
+  )
   const mirror = new UpstreamMirror(server, upstream, capabilities, label, { ...scope, via }, opened.spec)
   try {
     await mirror.refresh()

@@ -12,7 +12,7 @@ import { type DownstreamOptions, proxyOf, type ProxyServer } from './define.js'
 import { type OpenUpstream, openUpstream, type UpstreamSpec } from './link.js'
 import type { Upstream } from './upstream.js'
 import { UpstreamMirror } from './upstream-mirror.js'
-import { offersTasks, relayName, UpstreamTaskRelay } from './task-relay.js'
+import { offersLegacyTasks, offersTasks, relayName, UpstreamTaskRelay } from './task-relay.js'
 
 export interface GatewayMember extends UpstreamSpec {
   /** Only tools and prompts whose upstream name matches one of these globs (`*`, `?`); default all. */
@@ -181,10 +181,16 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
       await closeAll()
     },
   )
-  const via = (name: string): string =>
-    relayName((opened.get(name) as OpenUpstream).upstream, name, (members[name] as GatewayMember).target)
+  const via = (name: string): string => {
+    const open = opened.get(name) as OpenUpstream
+    const heldHere = offersLegacyTasks(open.discovered.capabilities)
+    return relayName(open.upstream, name, (members[name] as GatewayMember).target, heldHere)
+  }
   server.taskEngine?.relayTo(
-    new UpstreamTaskRelay(new Map([...opened].map(([name, open]) => [via(name), open.upstream]))),
+    new UpstreamTaskRelay(
+      new Map([...opened].map(([name, open]) => [via(name), open.upstream])),
+      new Map([...opened].map(([name, open]) => [via(name), open.spec.maxHeldTasks])),
+    ),
   )
   try {
     const mirrors = new Map<string, UpstreamMirror>()

@@ -52,6 +52,12 @@ export interface UpstreamSpec {
    */
   readonly maxListenRetries?: number
   /**
+   * 2025-era upstream tasks held at once (default 256): such a task asks its questions on a tasks/result
+   * request the proxy keeps open while the task waits for an answer. Past the bound, the task held longest is
+   * let go (its open questions refused).
+   */
+  readonly maxHeldTasks?: number
+  /**
    * Give each downstream principal its own upstream process (a stdio command or a `target` function), for
    * stateful servers; bounded by `maxProcesses`, each stopped after `idleTimeoutMs` unused. Default: one
    * process shared by every caller.

@@ -4,9 +4,9 @@
  * it (features/tasks/relayed.ts says why it is a record in the proxy's task store); tasks/get, tasks/update
  * and tasks/cancel on it reach the upstream task here. What the upstream says is untrusted like any upstream
  * output: status messages, questions and errors are stripped of control characters and escape sequences,
- * and the result goes through the downstream tool's output pipeline. A caller without the extension, and a
- * 2025-era upstream (whose questions arrive on a held-open tasks/result, which a stored task cannot relay),
- * keep the plain call: the proxy waits for the task.
+ * and the result goes through the downstream tool's output pipeline. A 2025-era upstream's task is relayed
+ * too: its questions come on a tasks/result request the proxy holds (legacy-task-questions.ts). A caller
+ * without the extension keeps the plain call: the proxy waits for the task.
  */
 import type { Client } from '../client/client.js'
 import { type TaskHandle, TASKS_EXTENSION, type TaskState } from '../client/tasks.js'
@@ -17,8 +17,9 @@ import { RelayedTask } from '../protocol/task-control.js'
 import { stripControls } from '../security/sanitize.js'
 import { ErrorCode, McpError, upstreamUnavailable } from '../wire/errors.js'
 import { isRecord } from '../wire/jsonrpc.js'
-import type { InputRequest, ServerCapabilities } from '../wire/types.js'
+import type { CallToolResult, InputRequest, ServerCapabilities } from '../wire/types.js'
 import { cleanStrings } from './clean.js'
+import { LegacyTaskQuestions } from './legacy-task-questions.js'
 import type { ProxyTarget } from './link.js'
 import type { Upstream } from './upstream.js'
 
@@ -27,9 +28,19 @@ const CANCEL_WAIT_MS = 5000
 
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list'])
 
-/** Whether an upstream may answer calls with tasks the proxy can pass through (a 2026-07-28 server with the extension). */
+/**
+ * Whether an upstream may answer calls with tasks the proxy can pass through: a 2026-07-28 server with the
+ * extension, or a 2025-11-25 server that runs tool calls as tasks.
+ */
 export function offersTasks(capabilities: ServerCapabilities): boolean {
-  return capabilities.extensions?.[TASKS_EXTENSION] !== undefined
+  return capabilities.extensions?.[TASKS_EXTENSION] !== undefined || offersLegacyTasks(capabilities)
+}
+
+/** Whether a 2025-era upstream runs tool calls as tasks (2025-11-25 §Capabilities: `tasks.requests.tools.call`). */
+export function offersLegacyTasks(capabilities: ServerCapabilities): boolean {
+  const tasks = (capabilities as Record<string, unknown>).tasks
+  const requests = isRecord(tasks) ? tasks.requests : undefined
+  return isRecord(requests) && isRecord(requests.tools) && isRecord(requests.tools.call)
 }
 
 /** Where a mirrored tool's task answers go: the downstream server's task engine, and the upstream's name. */
@@ -88,12 +99,14 @@ const names = new WeakMap<Upstream, string>()
  * How relayed tasks name `upstream` (`name`: a gateway member's, '' for a proxy). An HTTP upstream is the
  * same server for every instance sharing a task store, so its name is enough; a stdio process (or a
  * `target` function's client) belongs to this instance alone, so its name gets a random suffix: another
- * instance then reads its tasks as unknown instead of asking its own process, which never had them.
+ * instance then reads its tasks as unknown instead of asking its own process, which never had them. So
+ * does a 2025-era upstream's (`heldHere`): its tasks' questions come on a request this instance holds.
  */
-export function relayName(upstream: Upstream, name: string, target: ProxyTarget): string {
+export function relayName(upstream: Upstream, name: string, target: ProxyTarget, heldHere = false): string {
   let relayed = names.get(upstream)
   if (relayed === undefined) {
-    relayed = typeof target !== 'function' && 'url' in target ? name : `${name}#${crypto.randomUUID()}`
+    const shared = typeof target !== 'function' && 'url' in target && !heldHere
+    relayed = shared ? name : `${name}#${crypto.randomUUID()}`
     names.set(upstream, relayed)
   }
   return relayed
@@ -102,9 +115,21 @@ export function relayName(upstream: Upstream, name: string, target: ProxyTarget)
 /** Relays downstream task requests to the upstream named by each task's `via`. */
 export class UpstreamTaskRelay implements TaskRelay {
   readonly #upstreams: ReadonlyMap<string, Upstream>
+  /** The held questions of each 2025-era upstream's tasks (legacy-task-questions.ts), by `via`. */
+  readonly #held = new Map<string, LegacyTaskQuestions>()
 
-  constructor(upstreams: ReadonlyMap<string, Upstream>) {
+  /** `maxHeldTasks`: each upstream's bound on tasks held at once (`UpstreamSpec.maxHeldTasks`), by `via`. */
+  constructor(
+    upstreams: ReadonlyMap<string, Upstream>,
+    maxHeldTasks: ReadonlyMap<string, number | undefined> = new Map(),
+  ) {
     this.#upstreams = upstreams
+    for (const via of upstreams.keys()) this.#held.set(via, new LegacyTaskQuestions(maxHeldTasks.get(via)))
+  }
+
+  /** How many 2025-era tasks are held now for the upstream `via` names. */
+  held(via: string): number {
+    return this.#held.get(via)?.size ?? 0
   }
 
   knows(ref: UpstreamTaskRef): boolean {
@@ -115,12 +140,20 @@ export class UpstreamTaskRelay implements TaskRelay {
     const upstream = this.#upstreams.get(ref.via)
     if (!upstream) return undefined
     let state: TaskState
+    let asked: Client | undefined
     try {
-      state = await upstream.useFor(ctx, (client) => handleOf(client, ref).get(ctx.signal))
+      state = await upstream.useFor(ctx, (client) => {
+        asked = client
+        return handleOf(client, ref).get(ctx.signal)
+      })
     } catch (error) {
-      if (unknownThere(error)) return undefined
+      if (unknownThere(error)) {
+        this.#questionsOf(ref).release(ref.taskId)
+        return undefined
+      }
       throw error
     }
+    if (asked?.legacy) return this.#legacyState(ref, asked, state, upstream, ctx)
     return cleanState(state, upstream.label)
   }
 
@@ -131,7 +164,11 @@ export class UpstreamTaskRelay implements TaskRelay {
   ): Promise<void> {
     const upstream = this.#upstreams.get(ref.via)
     if (!upstream) return
-    await upstream.useFor(ctx, (client) => handleOf(client, ref).update(inputResponses, ctx.signal))
+    await upstream.useFor(ctx, async (client) => {
+      // A 2025-era task's questions wait on the held tasks/result: the answers go there.
+      if (client.legacy) this.#questionsOf(ref).answer(ref.taskId, inputResponses)
+      else await handleOf(client, ref).update(inputResponses, ctx.signal)
+    })
   }
 
   async cancel(ref: UpstreamTaskRef, ctx: RequestContext): Promise<boolean> {
@@ -143,6 +180,77 @@ export class UpstreamTaskRelay implements TaskRelay {
     } catch (error) {
       if (unknownThere(error)) return false
       throw error
+    } finally {
+      this.#questionsOf(ref).release(ref.taskId)
+    }
+  }
+
+  #questionsOf(ref: UpstreamTaskRef): LegacyTaskQuestions {
+    return this.#held.get(ref.via) as LegacyTaskQuestions
+  }
+
+  /**
+   * A 2025-era upstream's task as the downstream sees it. Its questions are the held request's; until the
+   * first arrives (or while `maxHeldTasks` others are held) the task reads as working. Its end is what
+   * tasks/result returns: a result (a tool error too, which the 2025-11-25 revision calls `failed`)
+   * completes it, a protocol error fails it.
+   */
+  async #legacyState(
+    ref: UpstreamTaskRef,
+    client: Client,
+    state: TaskState,
+    upstream: Upstream,
+    ctx: RequestContext,
+  ): Promise<RelayedState> {
+    const questions = this.#questionsOf(ref)
+    switch (state.status) {
+      case 'input_required': {
+        const open = questions.hold(ref.taskId, client, ref.taskId, state.ttlMs)
+        const asking = open !== undefined && Object.keys(open).length > 0
+        return cleanState(
+          asking ? { ...state, inputRequests: open } : { ...state, status: 'working' },
+          upstream.label,
+        )
+      }
+      case 'completed':
+      case 'failed': {
+        // The task has ended: a hold whose request has not returned yet is let go, freeing its slot.
+        questions.release(ref.taskId)
+        const outcome = await upstream.useFor(ctx, (asked) => outcomeOf(asked, ref.taskId, ctx.signal))
+        if ('error' in outcome)
+          return cleanState({ ...state, status: 'failed', error: outcome.error }, upstream.label)
+        return cleanState(
+          { ...state, status: 'completed', result: outcome.result as unknown as CallToolResult },
+          upstream.label,
+        )
+      }
+      case 'cancelled':
+        questions.release(ref.taskId)
+        return cleanState(state, upstream.label)
+      default:
+        return cleanState(state, upstream.label)
+    }
+  }
+}
+
+/** A finished 2025-era task's outcome, from tasks/result (2025-11-25 §Result Retrieval). */
+async function outcomeOf(
+  client: Client,
+  taskId: string,
+  signal: AbortSignal,
+): Promise<
+  { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } }
+> {
+  try {
+    return { result: await client.request('tasks/result', { taskId }, { signal }) }
+  } catch (error) {
+    if (!(error instanceof McpError)) throw error
+    return {
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.data !== undefined && { data: error.data }),
+      },
     }
   }
 }
