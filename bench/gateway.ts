@@ -11,7 +11,8 @@
  *   fixed body would not do) and every answer is checked. The bridge's 2026-07-28 path (no session) is
  *   reported beside it. Target: the bridge at least 2x supergateway.
  * - p50 latency of sequential calls, timed one by one with `performance.now()` (sub-millisecond) over a
- *   keep-alive connection, minus the direct stdio call's p50. Target: the bridge adds at most 0.3 ms.
+ *   keep-alive connection, minus the direct stdio call's p50. Target: the bridge adds at most 0.3 ms. Beside
+ *   it, the p50 of one raw HTTP hop (bench/raw-server.mjs, same client): the least any HTTP front adds.
  * - memory per open downstream session: the bridge's resident set before and after opening 200 sessions.
  *
  *   node --expose-gc --import tsx bench/gateway.ts [--quick]   this part alone (after `npm run build && npm run build:bench`)
@@ -28,6 +29,7 @@ import {
   callProblem,
   headersFor,
   SERVERS,
+  startHttp,
   startStdio,
   type StdioRunning,
 } from './harness.js'
@@ -42,6 +44,7 @@ const SESSIONS = 200
 
 /** The upstreams: the toolwire and SDK v2 bench servers over stdio (the raw floor has no stdio MCP). */
 const UPSTREAMS: readonly BenchServer[] = SERVERS.slice(0, 2)
+const RAW = SERVERS[2] as BenchServer
 
 type FrontKind = 'bridge' | 'supergateway'
 const FRONTS: readonly FrontKind[] = ['bridge', 'supergateway']
@@ -294,7 +297,8 @@ export interface GatewayBenchOptions {
 interface UpstreamSamples {
   readonly rps: Record<FrontKind, number[]>
   readonly modernRps: number[]
-  readonly p50: Record<FrontKind | 'direct', number[]>
+  /** `hop`: the raw node:http floor's p50, sequential: one HTTP hop with no MCP work. */
+  readonly p50: Record<FrontKind | 'direct' | 'hop', number[]>
   memoryKiB: number
 }
 
@@ -307,13 +311,16 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<string
     const samples: UpstreamSamples = {
       rps: { bridge: [], supergateway: [] },
       modernRps: [],
-      p50: { bridge: [], supergateway: [], direct: [] },
+      p50: { bridge: [], supergateway: [], direct: [], hop: [] },
       memoryKiB: Number.NaN,
     }
     results.set(upstream, samples)
     const fronts = new Map<FrontKind, Front>()
     const direct = startStdio(upstream, 1)
+    // The raw node:http floor, answering at once: what one HTTP hop costs this client, with no MCP work.
+    const floor = await startHttp(RAW, 1)
     try {
+      const hop = await modernCaller(floor.url)
       for (const kind of FRONTS) fronts.set(kind, await startFront(kind, upstream))
       const callers = new Map<FrontKind, Caller>()
       for (const [kind, front] of fronts) callers.set(kind, await legacyCaller(front.url))
@@ -338,6 +345,7 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<string
         samples.modernRps.push(loaded.rate)
         const directP50 = median(await stdioLatencies(direct, options.latencyCalls))
         samples.p50.direct.push(directP50)
+        samples.p50.hop.push(median((await calls(hop, 1, options.latencyCalls, forever)).latencies))
         log(
           `round ${round}  gateway ${upstream.name.padEnd(8)} bridge 2026-07-28 ${loaded.rate.toFixed(0)} calls/s  direct stdio p50 ${directP50.toFixed(3)} ms`,
         )
@@ -345,26 +353,28 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<string
       samples.memoryKiB = await memoryPerSession(bridge)
     } finally {
       await direct.stop()
+      await floor.stop()
       for (const front of fronts.values()) await front.stop()
     }
   }
   const format = (value: number, digits = 0): string =>
     Number.isNaN(value) ? '—' : digits === 0 ? Math.round(value).toLocaleString('en') : value.toFixed(digits)
   const lines = [
-    `| Gateway, stdio upstream | bridge calls/s (${IN_FLIGHT} in flight) | supergateway calls/s | bridge / supergateway | bridge 2026-07-28 calls/s | p50 direct stdio (ms) | p50 added: bridge (ms) | p50 added: supergateway (ms) | KiB per open session (bridge) |`,
-    `|---|--:|--:|--:|--:|--:|--:|--:|--:|`,
+    `| Gateway, stdio upstream | bridge calls/s (${IN_FLIGHT} in flight) | supergateway calls/s | bridge / supergateway | bridge 2026-07-28 calls/s | p50 direct stdio (ms) | p50 added: bridge (ms) | p50 added: supergateway (ms) | p50 of one raw HTTP hop (ms) | KiB per open session (bridge) |`,
+    `|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|`,
   ]
   for (const [upstream, samples] of results) {
     const bridge = median(samples.rps.bridge)
     const supergateway = median(samples.rps.supergateway)
     const direct = median(samples.p50.direct)
     lines.push(
-      `| ${upstream.name} | ${format(bridge)} | ${format(supergateway)} | ${format(bridge / supergateway, 2)}x | ${format(median(samples.modernRps))} | ${format(direct, 3)} | ${format(median(samples.p50.bridge) - direct, 3)} | ${format(median(samples.p50.supergateway) - direct, 3)} | ${format(samples.memoryKiB, 1)} |`,
+      `| ${upstream.name} | ${format(bridge)} | ${format(supergateway)} | ${format(bridge / supergateway, 2)}x | ${format(median(samples.modernRps))} | ${format(direct, 3)} | ${format(median(samples.p50.bridge) - direct, 3)} | ${format(median(samples.p50.supergateway) - direct, 3)} | ${format(median(samples.p50.hop), 3)} | ${format(samples.memoryKiB, 1)} |`,
     )
   }
   lines.push(
     '',
     'Targets: bridge ≥ 2x supergateway at 32 in flight; bridge adds ≤ 0.3 ms to the direct stdio p50.',
+    'One raw HTTP hop (a node:http server that answers at once, same client, sequential) is the least any HTTP front adds.',
     'Every answer is checked (id, sum); a wrong one, an HTTP error or a socket error stops the run.',
   )
   return lines.join('\n')

@@ -94,7 +94,7 @@ export { jsonSchema } from './schema/standard.js'
 export type { InferSchema, SchemaInput, StandardSchemaWithJson } from './schema/standard.js'
 export { SchemaError } from './schema/json-schema.js'
 export type { SchemaValidatorChoice } from './schema/json-schema.js'
-export type { RequestContext, RequestLogger } from './protocol/context.js'
+export type { AbortSource, RequestContext, RequestLogger } from './protocol/context.js'
 export {
   authPrincipal,
   ownerKey,

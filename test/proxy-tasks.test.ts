@@ -6,6 +6,7 @@
  * id, gets the unknown-task error; a caller without the tasks extension gets the plain result; the task
  * limits bound how many upstream tasks one caller makes the proxy follow, and the mapping ends with the ttl.
  */
+import type { Server as HttpServer } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, type Client, type ClientOptions, ProtocolError, TaskHandle } from '../src/client/index.js'
 import {
@@ -23,7 +24,6 @@ import {
 import { invalidParams } from '../src/wire/errors.js'
 import { defineGateway, defineProxy, type GatewayServer, type ProxyServer } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
-import type { Server as HttpServer } from 'node:http'
 import { everythingOverHttp, stopEverything } from './helpers/everything-http.js'
 import { EVERYTHING_SERVER as EVERYTHING } from './helpers/paths.js'
 import { textOf, until } from './helpers/wait.js'
@@ -569,6 +569,49 @@ describe('a 2025-era upstream task over Streamable HTTP (server-everything)', ()
       const result = await (task as TaskHandle).result()
       expect(asked).toEqual([expect.stringContaining('"canals" could have multiple interpretations')])
       expect(textOf(result)).toContain('# Research Report: canals (historical)')
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+})
+
+describe('a 2025-era member’s task through a gateway (server-everything)', () => {
+  let gateway: GatewayServer
+  let running: RunningServer
+  beforeAll(async () => {
+    gateway = await defineGateway({
+      requestState: { secret: SECRET },
+      members: { ev: { target: { command: process.execPath, args: [EVERYTHING], stderr: 'ignore' } } },
+    })
+    running = await serveNode(gateway, { port: 0 })
+  }, 30_000)
+  afterAll(async () => {
+    await running?.close()
+  })
+
+  it('relays the namespaced tool’s task and its question to the member', async () => {
+    const asked: string[] = []
+    const client = connect(
+      { url: running.url },
+      {
+        warn: () => {},
+        handlers: {
+          elicitation: (params) => {
+            asked.push(params.message)
+            return { action: 'accept', content: { interpretation: 'technical' } }
+          },
+        },
+      },
+    )
+    try {
+      const task = await client.callTool(
+        'ev_simulate-research-query',
+        { topic: 'geysers', ambiguous: true },
+        { task: true },
+      )
+      expect(task).toBeInstanceOf(TaskHandle)
+      expect(textOf(await (task as TaskHandle).result())).toContain('# Research Report: geysers (technical)')
+      expect(asked).toEqual([expect.stringContaining('"geysers" could have multiple interpretations')])
     } finally {
       await client.close()
     }

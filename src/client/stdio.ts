@@ -15,6 +15,7 @@ import {
 } from '../wire/jsonrpc.js'
 import { META_SUBSCRIPTION_ID } from '../wire/meta.js'
 import { nestedDeeperThan } from '../wire/json-depth.js'
+import { cancellationOf } from './cancellation.js'
 import { TransportError } from './errors.js'
 import { OWN_GROUP, ProcessGroup } from './process-group.js'
 import {
@@ -184,11 +185,13 @@ export class StdioTransport implements ClientTransport {
 
   request(message: JsonRpcRequest, options: SendOptions = {}): Promise<JsonRpcResponse> {
     if (this.#failure) return Promise.reject(this.#failure)
-    if (options.signal?.aborted) return Promise.reject(options.signal.reason)
+    // The client's cancellation is followed by listener: no AbortSignal is made per request.
+    const cancel = options.cancellation ?? (options.signal && cancellationOf(options.signal))
+    if (cancel?.aborted) return Promise.reject(cancel.reason)
     const meta = message.params?._meta
     const token = isRecord(meta) ? meta.progressToken : undefined
     return new Promise((resolve, reject) => {
-      const signal = options.signal
+      let unfollow = (): void => undefined
       const onAbort = (): void => {
         if (!this.#pending.has(message.id)) return
         this.#forget(message.id, pending)
@@ -196,20 +199,20 @@ export class StdioTransport implements ClientTransport {
           this.#write({
             jsonrpc: '2.0',
             method: 'notifications/cancelled',
-            params: { requestId: message.id, reason: String(signal?.reason ?? 'cancelled') },
+            params: { requestId: message.id, reason: String(cancel?.reason ?? 'cancelled') },
           })
         } catch {
           // the process is gone; nothing to cancel
         }
-        reject(signal?.reason)
+        reject(cancel?.reason)
       }
       const pending: Pending = {
         resolve: (response) => {
-          signal?.removeEventListener('abort', onAbort)
+          unfollow()
           resolve(response)
         },
         reject: (error) => {
-          signal?.removeEventListener('abort', onAbort)
+          unfollow()
           reject(error)
         },
         onNotification: options.onNotification,
@@ -221,7 +224,7 @@ export class StdioTransport implements ClientTransport {
       }
       this.#pending.set(message.id, pending)
       if (pending.progressToken !== undefined) this.#byToken.set(pending.progressToken, pending)
-      signal?.addEventListener('abort', onAbort, { once: true })
+      if (cancel) unfollow = cancel.onAbort(onAbort)
       try {
         this.#write(message)
       } catch (error) {

@@ -154,6 +154,8 @@ export class TaskHandle {
    */
   async result(options: WaitOptions = {}): Promise<CallToolResult> {
     const budget = options.budget ?? this.#host.budget()
+    // A 2025-11-25 wait explains its errors and cancels the task itself (legacy-tasks.ts).
+    if (this.#host.legacy) return this.#legacyResult(budget, options)
     try {
       return await this.#wait(budget, options)
     } catch (thrown) {
@@ -165,13 +167,14 @@ export class TaskHandle {
     }
   }
 
+  async #legacyResult(budget: CallBudget, options: WaitOptions): Promise<CallToolResult> {
+    const result = await (this.#host.legacy as LegacyTaskSupport).wait(this.created, budget, options)
+    if (!Array.isArray(result.content))
+      throw new InvalidResponseError(`task ${this.id}: tasks/result is not a tool result`)
+    return this.#host.finish(result as unknown as CallToolResult)
+  }
+
   async #wait(budget: CallBudget, options: WaitOptions): Promise<CallToolResult> {
-    if (this.#host.legacy) {
-      const result = await this.#host.legacy.wait(this.created, budget, options)
-      if (!Array.isArray(result.content))
-        throw new InvalidResponseError(`task ${this.id}: tasks/result is not a tool result`)
-      return this.#host.finish(result as unknown as CallToolResult)
-    }
     const signal = options.signal ?? new AbortController().signal
     const answered = new Set<string>()
     let last = this.created

@@ -19,6 +19,49 @@ export type LogFn = (data: unknown, logger?: string) => void
 export type RequestLogger = Record<LogLevel, LogFn>
 
 /**
+ * A limit a request runs under that can end it (a tool timeout), given to `ctx.addAbortSignal`. Unlike a
+ * plain signal it can be followed by `ctx.onAbort` without making an `AbortSignal` (a proxied call follows
+ * its caller's cancellation that way on every request).
+ *
+ * @example
+ * ```ts
+ * // A deadline that makes its AbortController only if the handler reads ctx.signal.
+ * const listeners = new Set<() => void>()
+ * let controller: AbortController | undefined
+ * let reason: Error | undefined
+ * setTimeout(() => {
+ *   reason = new Error('too slow')
+ *   controller?.abort(reason)
+ *   for (const listener of listeners) listener()
+ * }, 5_000)
+ * ctx.addAbortSignal({
+ *   signal: () => {
+ *     controller ??= new AbortController()
+ *     if (reason) controller.abort(reason)
+ *     return controller.signal
+ *   },
+ *   onAbort: (listener) => {
+ *     if (reason) return listener(), () => {}
+ *     listeners.add(listener)
+ *     return () => listeners.delete(listener)
+ *   },
+ * })
+ * ```
+ */
+export interface AbortSource {
+  /** The limit as a signal, made when the handler first reads `ctx.signal`. */
+  signal(): AbortSignal
+  /** Calls `listener` once when the limit fires (at once if it has); returns what unregisters it. */
+  onAbort(listener: () => void): () => void
+}
+
+const isAbortSource = (value: unknown): value is AbortSource =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as AbortSource).onAbort === 'function' &&
+  typeof (value as AbortSource).signal === 'function'
+
+/**
  * One request as a handler or middleware sees it: its method, params and `_meta`, the caller, cancellation, progress, logging and input requests.
  *
  * @example
@@ -41,7 +84,7 @@ export class RequestContext {
   readonly exchange: Exchange
   #state: Record<string, unknown> | undefined
   #signal: AbortSignal | undefined
-  #extraSignals: (AbortSignal | (() => AbortSignal))[] | undefined
+  #extraSignals: (AbortSignal | (() => AbortSignal) | AbortSource)[] | undefined
   #lastProgress = -Infinity
   #finished = false
   #log: RequestLogger | undefined
@@ -105,7 +148,9 @@ export class RequestContext {
   get signal(): AbortSignal {
     if (this.#extraSignals) {
       // Combined on first read only: most handlers never look at their signal.
-      const extra = this.#extraSignals.map((signal) => (typeof signal === 'function' ? signal() : signal))
+      const extra = this.#extraSignals.map((signal) =>
+        typeof signal === 'function' ? signal() : isAbortSource(signal) ? signal.signal() : signal,
+      )
       this.#signal = followSignals([this.#signal ?? this.exchange.signal, ...extra])
       this.#extraSignals = undefined
     }
@@ -117,15 +162,38 @@ export class RequestContext {
    * without making `signal` when nothing else did: an open listen stream then holds no AbortController.
    */
   onAbort(listener: () => void): () => void {
-    if (this.#extraSignals || this.#signal) return onSignalAbort(this.signal, listener)
-    return onAbortOf(this.exchange, listener)
+    const extras = this.#extraSignals
+    if (this.#signal || (extras && !extras.every(isAbortSource))) return onSignalAbort(this.signal, listener)
+    if (!extras) return onAbortOf(this.exchange, listener)
+    // Every limit can be followed without a signal (a tool timeout): listen to each, once for all.
+    const offs: (() => void)[] = []
+    let fired = false
+    const once = (): void => {
+      if (fired) return
+      fired = true
+      for (const off of offs) off()
+      listener()
+    }
+    // A source that has fired already calls `once` while registering: then nothing more is registered.
+    const follow = (on: (listener: () => void) => () => void): boolean => {
+      const off = on(once)
+      if (fired) off()
+      else offs.push(off)
+      return !fired
+    }
+    if (follow((l) => onAbortOf(this.exchange, l)))
+      for (const source of extras as AbortSource[]) if (!follow((l) => source.onAbort(l))) break
+    return () => {
+      for (const off of offs) off()
+    }
   }
 
   /**
    * Makes `signal` also abort when `extra` does (used by tool timeouts); the exchange is untouched.
-   * A function is called only if the handler ever reads `signal`.
+   * A function, or an `AbortSource`'s signal, is made only if the handler ever reads `signal`; an
+   * `AbortSource` is followed by `onAbort` without one.
    */
-  addAbortSignal(extra: AbortSignal | (() => AbortSignal)): void {
+  addAbortSignal(extra: AbortSignal | (() => AbortSignal) | AbortSource): void {
     ;(this.#extraSignals ??= []).push(extra)
   }
 

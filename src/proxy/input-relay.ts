@@ -11,22 +11,24 @@
 import type { InputContext, InputHandlers } from '../client/input.js'
 import type { RequestContext } from '../protocol/context.js'
 import { InputRequired } from '../protocol/mrtr/inputs.js'
-import { followSignals } from '../wire/follow-signals.js'
 import type { InputRequest, ListRootsResult } from '../wire/types.js'
 
 export class InputRelay {
   readonly handlers: InputHandlers
-  /** The upstream call's signal: the caller's cancellation, or the end of this round. */
+  /** The upstream call's signal: the caller's cancellation (or its tool timeout), or the end of this round. */
   readonly signal: AbortSignal
   readonly #ctx: RequestContext
-  readonly #roundEnded = new AbortController()
+  readonly #ended = new AbortController()
+  readonly #unfollow: () => void
   #pending: InputRequired | undefined
   #asked = 0
 
   constructor(ctx: RequestContext) {
     this.#ctx = ctx
-    // Both sources end with this request (see followSignals).
-    this.signal = followSignals([ctx.signal, this.#roundEnded.signal])
+    this.signal = this.#ended.signal
+    // One controller per call: the caller's side is followed by listener, so the request makes no signal
+    // of its own unless it is cancelled (then `ctx.signal` gives the reason).
+    this.#unfollow = ctx.onAbort(() => this.#ended.abort(ctx.signal.reason))
     const ask = <R>(method: string, params: unknown, context: InputContext): Promise<R> =>
       this.#ask<R>({ method, params } as InputRequest, context)
     this.handlers = {
@@ -50,7 +52,7 @@ export class InputRelay {
     } catch (error) {
       if (error instanceof InputRequired) {
         this.#pending ??= error
-        this.#roundEnded.abort(error)
+        this.#ended.abort(error)
       }
       throw error
     }
@@ -72,6 +74,8 @@ export class InputRelay {
     } catch (error) {
       this.settle()
       throw error
+    } finally {
+      this.#unfollow()
     }
     this.settle()
     return result

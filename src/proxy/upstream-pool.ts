@@ -69,7 +69,11 @@ export class UpstreamPool {
   }
 
   /** Runs `work` on `owner`'s own upstream, started if needed. */
-  async use<T>(owner: string, work: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async use<T>(
+    owner: string,
+    work: (client: Client) => Promise<T>,
+    signal?: AbortSignal | (() => AbortSignal),
+  ): Promise<T> {
     const entry = this.#entry(owner)
     entry.inFlight += 1
     if (entry.timer) clearTimeout(entry.timer)

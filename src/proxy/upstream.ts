@@ -40,7 +40,11 @@ export const RESTART_DEFAULTS = { initialDelayMs: 250, maxDelayMs: 10_000 } as c
 
 /** Per-caller upstreams (`UpstreamPool`): calls of one owner go to that owner's own connection. */
 export interface CallerPool {
-  use<T>(owner: string, work: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T>
+  use<T>(
+    owner: string,
+    work: (client: Client) => Promise<T>,
+    signal?: AbortSignal | (() => AbortSignal),
+  ): Promise<T>
   /** Callers with a connection now. */
   readonly size: number
   close(): Promise<void>
@@ -97,7 +101,7 @@ export class Upstream {
   #restarts = 0
 
   /** The live client, started (again) if needed. */
-  client(signal?: AbortSignal): Promise<Client> {
+  client(signal?: AbortSignal | (() => AbortSignal)): Promise<Client> {
     if (this.#closed) return Promise.reject(upstreamUnavailable(`${this.#label}: the proxy is closed`))
     if (this.#client) return Promise.resolve(this.#client)
     this.#pending ??= this.#start(signal).finally(() => (this.#pending = undefined))
@@ -113,9 +117,9 @@ export class Upstream {
     return Math.min(this.#restart.maxDelayMs, this.#restart.initialDelayMs * 2 ** (this.#failures - 2))
   }
 
-  async #start(signal: AbortSignal | undefined): Promise<Client> {
+  async #start(signal: AbortSignal | (() => AbortSignal) | undefined): Promise<Client> {
     const wait = this.restartDelayMs - (Date.now() - this.#deadSince)
-    if (wait > 0) await pause(wait, signal)
+    if (wait > 0) await pause(wait, typeof signal === 'function' ? signal() : signal)
     if (this.#closed) throw upstreamUnavailable(`${this.#label}: the proxy is closed`)
     const client = this.#open()
     this.#client = client
@@ -127,7 +131,8 @@ export class Upstream {
    * Runs one upstream request. Anything it throws becomes an McpError the downstream can be given: the
    * upstream's own protocol errors keep their code, everything else says plainly what went wrong.
    */
-  async use<T>(work: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async use<T>(work: (client: Client) => Promise<T>, signal?: AbortSignal | (() => AbortSignal)): Promise<T> {
+    // Only a restart's wait needs the signal: a function makes it then, not on every request.
     const client = await this.client(signal)
     try {
       const result = await work(client)
@@ -140,7 +145,8 @@ export class Upstream {
 
   /** Runs a downstream call's request: on the caller's own connection when isolated, else on this one. */
   useFor<T>(ctx: RequestContext, work: (client: Client) => Promise<T>): Promise<T> {
-    return this.pool ? this.pool.use(ctx.ownerKey, work, ctx.signal) : this.use(work, ctx.signal)
+    const signal = (): AbortSignal => ctx.signal
+    return this.pool ? this.pool.use(ctx.ownerKey, work, signal) : this.use(work, signal)
   }
 
   /** Marks `client` dead after a transport failure on stdio: its process is gone or unusable. */

@@ -149,13 +149,25 @@ function withTimeout(
   ctx: RequestContext,
   run: () => unknown,
 ): unknown {
-  // The controller exists only once the handler reads its signal, or the deadline passes.
+  // The controller exists only once the handler reads its signal; `ctx.onAbort` (a proxied call follows
+  // its caller that way) is told through listeners instead.
   let controller: AbortController | undefined
   let expired: ToolError | undefined
-  ctx.addAbortSignal(() => {
-    controller ??= new AbortController()
-    if (expired) controller.abort(expired)
-    return controller.signal
+  let listeners: Set<() => void> | undefined
+  ctx.addAbortSignal({
+    signal: () => {
+      controller ??= new AbortController()
+      if (expired) controller.abort(expired)
+      return controller.signal
+    },
+    onAbort: (listener) => {
+      if (expired) {
+        listener()
+        return () => undefined
+      }
+      ;(listeners ??= new Set()).add(listener)
+      return () => void listeners?.delete(listener)
+    },
   })
   const started = Date.now()
   const returned = run()
@@ -170,6 +182,7 @@ function withTimeout(
         expired = error
         ctx.refused('timeout')
         controller?.abort(error)
+        if (listeners) for (const listener of [...listeners]) listener()
         reject(error)
       },
       started,
