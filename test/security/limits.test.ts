@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js'
 import { errorOf, resultOf } from '../helpers/http.js'
 import { as, byHeader, callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
+import { until } from '../helpers/wait.js'
 
 const running: Live[] = []
 afterEach(async () => {
@@ -152,6 +153,29 @@ describe('tool timeouts', () => {
       'Tool stuck timed out after 150 ms and was stopped; try a smaller request, or try again later.',
     )
     expect(aborted).toBeInstanceOf(Error)
+  })
+
+  it('tells ctx.onAbort listeners when the timeout fires, without the handler reading its signal', async () => {
+    let heard = 0
+    let reason: unknown
+    const listening = defineTool({
+      name: 'listening',
+      handler: (_args, ctx) =>
+        new Promise<string>((resolve) => {
+          ctx.onAbort(() => {
+            heard++
+            // The reason is there for whoever asks once it fired.
+            reason = ctx.signal.reason
+            resolve('stopped')
+          })
+        }),
+    })
+    const mcp = await start([listening], { toolTimeoutMs: 150 })
+    const result = resultOf(await callTool(mcp, 'listening'))
+    expect(textOf(result)).toMatch(/^Tool listening timed out after 150 ms/)
+    await until(() => heard === 1, 'the listener to hear the timeout')
+    expect(reason).toBeInstanceOf(Error)
+    expect(String((reason as Error).message)).toMatch(/timed out after 150 ms/)
   })
 
   it('applies the server default to tools without their own timeout', async () => {
