@@ -8,7 +8,16 @@
  */
 import type { Server as HttpServer } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, type Client, type ClientOptions, ProtocolError, TaskHandle } from '../src/client/index.js'
+import {
+  connect,
+  type Client,
+  type ClientOptions,
+  type CreateMessageResult,
+  ProtocolError,
+  TaskHandle,
+  type TaskState,
+} from '../src/client/index.js'
+import { DEFAULT_CONCURRENT_SERVER_REQUESTS } from '../src/client/server-requests.js'
 import {
   bearerAuth,
   type CreateOutcome,
@@ -25,10 +34,16 @@ import { invalidParams } from '../src/wire/errors.js'
 import { defineGateway, defineProxy, type GatewayServer, type ProxyServer } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { everythingOverHttp, stopEverything } from './helpers/everything-http.js'
+import { FLOOD, HostileServer } from './fixtures/hostile-budget-server.js'
 import { EVERYTHING_SERVER as EVERYTHING } from './helpers/paths.js'
 import { textOf, until } from './helpers/wait.js'
 
 const SECRET = 'proxy-tasks-test-secret-0123456789abcdef'
+const SAMPLED: CreateMessageResult = {
+  role: 'assistant',
+  content: { type: 'text', text: 'ok' },
+  model: 'test',
+}
 const ESC = '\u001b'
 
 /** What the upstream's tools saw, so the test can wait for events there. */
@@ -614,6 +629,50 @@ describe('a 2025-era member’s task through a gateway (server-everything)', () 
       expect(asked).toEqual([expect.stringContaining('"geysers" could have multiple interpretations')])
     } finally {
       await client.close()
+    }
+  }, 30_000)
+})
+
+describe('a hostile 2025-era upstream flooding a task’s questions', () => {
+  let hostile: HostileServer
+  beforeAll(async () => {
+    hostile = await HostileServer.start()
+  })
+  afterAll(async () => {
+    await hostile?.close()
+  })
+
+  it('shows only the questions the upstream client admits at once; the rest are refused upstream', async () => {
+    const { url, counts } = hostile.path('legacy-task-flood')
+    const proxy = await defineProxy({
+      target: { url },
+      requestState: { secret: SECRET },
+      security: { rateLimit: false },
+    })
+    const running = await serveNode(proxy, { port: 0 })
+    const client = connect(
+      { url: running.url },
+      { warn: () => {}, handlers: { sampling: () => Promise.resolve(SAMPLED) } },
+    )
+    try {
+      const task = (await client.callTool('job', {}, { task: true })) as TaskHandle
+      expect(task).toBeInstanceOf(TaskHandle)
+      let state: TaskState | undefined
+      await until(async () => {
+        state = await task.get()
+        return state.status === 'input_required'
+      }, 'the held questions to show')
+      await until(
+        () => counts.errors === FLOOD - DEFAULT_CONCURRENT_SERVER_REQUESTS,
+        'the rest to be refused',
+      )
+      state = await task.get()
+      expect(Object.keys(state.inputRequests ?? {})).toHaveLength(DEFAULT_CONCURRENT_SERVER_REQUESTS)
+      await task.cancel()
+      expect(counts.methods['tasks/cancel']).toBe(1)
+    } finally {
+      await client.close()
+      await running.close()
     }
   }, 30_000)
 })
