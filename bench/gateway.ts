@@ -13,7 +13,7 @@
  * - p50 latency of sequential calls, timed one by one with `performance.now()` (sub-millisecond) over a
  *   keep-alive connection, minus the direct stdio call's p50. Target: the bridge adds at most 0.3 ms. Beside
  *   it, the p50 of one raw HTTP hop (bench/raw-server.mjs, same client): the least any HTTP front adds.
- * - memory per open downstream session: the bridge's resident set before and after opening 200 sessions.
+ * - memory per open downstream session: a fresh bridge's resident set before and after opening 2,000 sessions.
  *
  *   node --expose-gc --import tsx bench/gateway.ts [--quick]   this part alone (after `npm run build && npm run build:bench`)
  */
@@ -40,7 +40,8 @@ const CLI = `${ROOT}dist/cli/main.js`
 // A test peer (test/peers/package.json), installed by `npm run test:peers`, which `npm run bench` runs first.
 const SUPERGATEWAY = `${ROOT}test/peers/node_modules/supergateway/dist/index.js`
 const IN_FLIGHT = 32
-const SESSIONS = 200
+// Enough that their memory stands out of the resident set's own movement (200 sessions read as noise, even negative).
+const SESSIONS = 2_000
 
 /** The upstreams: the toolwire and SDK v2 bench servers over stdio (the raw floor has no stdio MCP). */
 const UPSTREAMS: readonly BenchServer[] = SERVERS.slice(0, 2)
@@ -274,15 +275,24 @@ async function rssKiB(pid: number | undefined): Promise<number> {
   return Number(match[1])
 }
 
-/** KiB the bridge holds per open 2025-11-25 session: its resident set before and after opening SESSIONS. */
-async function memoryPerSession(front: Front): Promise<number> {
-  const before = await rssKiB(front.child.pid)
-  const sessions: Record<string, string>[] = []
-  for (let i = 0; i < SESSIONS; i++) sessions.push(await openLegacySession(front.url))
-  const after = await rssKiB(front.child.pid)
-  // Kept alive until measured: the sessions are what is being weighed.
-  if (sessions.length !== SESSIONS) throw new Error('a session did not open')
-  return (after - before) / SESSIONS
+/**
+ * KiB a bridge holds per open 2025-11-25 session: the resident set of a fresh bridge (so no garbage from the
+ * load rounds is collected on the way) before and after opening SESSIONS, after a few warm-up sessions.
+ */
+async function memoryPerSession(upstream: BenchServer): Promise<number> {
+  const front = await startBridge(upstream)
+  try {
+    const sessions: Record<string, string>[] = []
+    for (let i = 0; i < 20; i++) sessions.push(await openLegacySession(front.url))
+    const before = await rssKiB(front.child.pid)
+    for (let i = 0; i < SESSIONS; i++) sessions.push(await openLegacySession(front.url))
+    const after = await rssKiB(front.child.pid)
+    // Kept alive until measured: the sessions are what is being weighed.
+    if (sessions.length !== SESSIONS + 20) throw new Error('a session did not open')
+    return (after - before) / SESSIONS
+  } finally {
+    await front.stop()
+  }
 }
 
 export interface GatewayBenchOptions {
@@ -350,7 +360,7 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<string
           `round ${round}  gateway ${upstream.name.padEnd(8)} bridge 2026-07-28 ${loaded.rate.toFixed(0)} calls/s  direct stdio p50 ${directP50.toFixed(3)} ms`,
         )
       }
-      samples.memoryKiB = await memoryPerSession(bridge)
+      samples.memoryKiB = await memoryPerSession(upstream)
     } finally {
       await direct.stop()
       await floor.stop()
