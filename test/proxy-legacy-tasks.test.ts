@@ -17,6 +17,7 @@ import {
   type TaskState,
 } from '../src/client/index.js'
 import { DEFAULT_CONCURRENT_SERVER_REQUESTS } from '../src/client/server-requests.js'
+import { bearerAuth, InvalidTokenError } from '../src/index.js'
 import {
   defineGateway,
   defineProxy,
@@ -192,6 +193,67 @@ describe('2025-era upstream tasks held past maxHeldTasks', () => {
       expect(textOf(await second.result())).toContain('Research Report: second')
     } finally {
       await client.close()
+    }
+  }, 60_000)
+})
+
+describe('2025-era upstream tasks held past maxHeldTasksPerPrincipal', () => {
+  let proxy: ProxyServer
+  let running: RunningServer
+  beforeAll(async () => {
+    ;({ proxy, running } = await served({
+      target: STDIO,
+      security: {
+        rateLimit: false,
+        auth: bearerAuth({
+          resource: 'http://127.0.0.1/mcp',
+          authorizationServers: ['https://issuer.invalid'],
+          verifier: (token) => {
+            if (!/^(alice|bob)$/.test(token)) throw new InvalidTokenError('unknown token')
+            return { subject: token, scopes: [], token }
+          },
+        }),
+      },
+      maxHeldTasksPerPrincipal: 1,
+    }))
+  }, 30_000)
+  afterAll(async () => {
+    await running?.close()
+  })
+
+  it('leaves one principal’s second task working while another principal’s is held', async () => {
+    const as = (user: string) =>
+      connect(
+        { url: running.url, headers: { authorization: `Bearer ${user}` } },
+        {
+          warn: () => {},
+          handlers: { elicitation: () => ({ action: 'accept', content: { interpretation: 'x' } }) },
+        },
+      )
+    const alice = as('alice')
+    const bob = as('bob')
+    try {
+      const ask = async (client: typeof alice, topic: string): Promise<TaskHandle> =>
+        (await client.callTool(TOOL, { topic, ambiguous: true }, { task: true })) as TaskHandle
+      const first = await ask(alice, 'first')
+      await until(async () => (await first.get()).status === 'input_required', 'alice’s first task to ask')
+      const second = await ask(alice, 'second')
+      const upstreamAsking = async (): Promise<number> => {
+        const { tasks } = await proxy.upstream.use((upstream) => upstream.request('tasks/list'))
+        return (tasks as { status: string }[]).filter((task) => task.status === 'input_required').length
+      }
+      await until(async () => (await upstreamAsking()) === 2, 'both of alice’s upstream tasks to ask')
+      for (let look = 0; look < 10; look++) {
+        expect((await second.get()).status).toBe('working')
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      const theirs = await ask(bob, 'third')
+      await until(async () => (await theirs.get()).status === 'input_required', 'bob’s task to ask')
+      for (const task of [first, second]) await task.cancel()
+      await theirs.cancel()
+    } finally {
+      await alice.close()
+      await bob.close()
     }
   }, 60_000)
 })

@@ -75,6 +75,7 @@ export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
     maxResourceSubscriptions,
     maxListenRetries,
     maxHeldTasks,
+    maxHeldTasksPerPrincipal,
     isolate,
     ...downstream
   } = options
@@ -83,6 +84,7 @@ export async function defineProxy(options: ProxyOptions): Promise<ProxyServer> {
     ...(maxResourceSubscriptions !== undefined && { maxResourceSubscriptions }),
     ...(maxListenRetries !== undefined && { maxListenRetries }),
     ...(maxHeldTasks !== undefined && { maxHeldTasks }),
+    ...(maxHeldTasksPerPrincipal !== undefined && { maxHeldTasksPerPrincipal }),
     ...(isolate && { isolate }),
     ...(client && { client }),
     ...(restart && { restart }),
@@ -140,9 +142,7 @@ export async function proxyOf(
     },
   )
   const via = relayName(upstream, scope.via ?? '', opened.spec.target, offersLegacyTasks(capabilities))
-  server.taskEngine?.relayTo(
-    new UpstreamTaskRelay(new Map([[via, upstream]]), new Map([[via, opened.spec.maxHeldTasks]])),
-  )
+  server.taskEngine?.relayTo(new UpstreamTaskRelay(new Map([[via, upstream]]), new Map([[via, opened.spec]])))
   const mirror = new UpstreamMirror(server, upstream, capabilities, label, { ...scope, via }, opened.spec)
   try {
     await mirror.refresh()

@@ -189,7 +189,7 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
   server.taskEngine?.relayTo(
     new UpstreamTaskRelay(
       new Map([...opened].map(([name, open]) => [via(name), open.upstream])),
-      new Map([...opened].map(([name, open]) => [via(name), open.spec.maxHeldTasks])),
+      new Map([...opened].map(([name, open]) => [via(name), open.spec])),
     ),
   )
   try {

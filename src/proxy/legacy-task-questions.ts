@@ -9,10 +9,11 @@
  *
  * This is the one piece of a relayed task that lives in memory: the held request belongs to this instance's
  * connection, so relayName gives such an upstream a per-instance name (another instance reads the task as
- * unknown). It is bounded: at most `maxHeld` tasks are held at once (a task past the bound reads as working,
- * its question left waiting upstream, until a held one ends: letting a held one go instead would throw away
- * a question someone may be answering), each held request ends with the task's ttl, and the questions one
- * request may bring are counted by the client's budget for it (`maxServerRequests`).
+ * unknown). It is bounded. At most `maxHeld` tasks are held at once, and `maxPerPrincipal` of one
+ * principal's, so one caller cannot take every slot. A task past a bound reads as working, its question
+ * left waiting upstream, until a held one ends (letting a held one go instead would throw away a question
+ * someone may be answering). Each held request ends with the task's ttl, and the questions one request may
+ * bring are counted by the client's budget for it (`maxServerRequests`).
  */
 import type { Client } from '../client/client.js'
 import type { InputHandlers } from '../client/input.js'
@@ -20,6 +21,8 @@ import type { InputRequest, ListRootsResult } from '../wire/types.js'
 
 /** Tasks held at once, per upstream, unless configured. */
 export const DEFAULT_MAX_HELD_TASKS = 256
+/** Tasks one principal's callers may have held at once, per upstream, unless configured. */
+export const DEFAULT_MAX_HELD_TASKS_PER_PRINCIPAL = 32
 
 /** The longest a held tasks/result stays open (a task without a ttl, or a longer one). */
 const MAX_HOLD_MS = 3_600_000
@@ -79,57 +82,73 @@ class Hold {
 }
 
 export class LegacyTaskQuestions {
-  readonly #held = new Map<string, Hold>()
+  readonly #held = new Map<string, { hold: Hold; owner: string }>()
+  /** Tasks held per owner key: one caller cannot take every slot. */
+  readonly #byOwner = new Map<string, number>()
   readonly #maxHeld: number
+  readonly #maxPerPrincipal: number
 
-  constructor(maxHeld = DEFAULT_MAX_HELD_TASKS) {
+  constructor(maxHeld = DEFAULT_MAX_HELD_TASKS, maxPerPrincipal = DEFAULT_MAX_HELD_TASKS_PER_PRINCIPAL) {
     if (!Number.isInteger(maxHeld) || maxHeld < 1)
       throw new TypeError('maxHeldTasks must be a positive integer')
+    if (!Number.isInteger(maxPerPrincipal) || maxPerPrincipal < 1)
+      throw new TypeError('maxHeldTasksPerPrincipal must be a positive integer')
     this.#maxHeld = maxHeld
+    this.#maxPerPrincipal = maxPerPrincipal
   }
 
-  /** How many tasks are held now (for tests and the guard table's bound). */
+  /** How many tasks are held now. */
   get size(): number {
     return this.#held.size
   }
 
   /**
-   * Holds tasks/result open for the task `key` names (if not yet), and returns its open questions;
-   * undefined when `maxHeld` tasks are held already.
+   * Holds tasks/result open for the task `key` names (if not yet), filed under its `owner` (the whole
+   * principal's owner key), and returns its open questions; undefined when `maxHeld` tasks, or
+   * `maxPerPrincipal` of this owner's, are held already.
    */
   hold(
     key: string,
+    owner: string,
     client: Client,
     taskId: string,
     ttlMs: number | null,
   ): Record<string, InputRequest> | undefined {
-    let hold = this.#held.get(key)
-    if (!hold) {
+    let entry = this.#held.get(key)
+    if (!entry) {
       if (this.#held.size >= this.#maxHeld) return undefined
+      if ((this.#byOwner.get(owner) ?? 0) >= this.#maxPerPrincipal) return undefined
       const holdMs = ttlMs !== null && ttlMs > 0 ? Math.min(ttlMs, MAX_HOLD_MS) : MAX_HOLD_MS
-      const made: Hold = new Hold(client, taskId, holdMs, () => {
-        if (this.#held.get(key) === made) this.#held.delete(key)
-      })
-      hold = made
-      this.#held.set(key, hold)
+      const made = { hold: new Hold(client, taskId, holdMs, () => this.#forget(key, made)), owner }
+      entry = made
+      this.#held.set(key, made)
+      this.#byOwner.set(owner, (this.#byOwner.get(owner) ?? 0) + 1)
     }
     const questions: Record<string, InputRequest> = {}
-    for (const [id, question] of hold.questions) questions[id] = question.request
+    for (const [id, question] of entry.hold.questions) questions[id] = question.request
     return questions
   }
 
   /** Answers the open questions `answers` names; others are ignored. */
   answer(key: string, answers: Record<string, unknown>): void {
-    const hold = this.#held.get(key)
-    if (!hold) return
-    for (const [id, value] of Object.entries(answers)) hold.questions.get(id)?.answer(value)
+    const entry = this.#held.get(key)
+    if (!entry) return
+    for (const [id, value] of Object.entries(answers)) entry.hold.questions.get(id)?.answer(value)
   }
 
   /** Lets the task go: its request is cancelled and its open questions refused. */
   release(key: string): void {
-    const hold = this.#held.get(key)
-    if (!hold) return
+    const entry = this.#held.get(key)
+    if (!entry) return
+    this.#forget(key, entry)
+    entry.hold.stop.abort()
+  }
+
+  #forget(key: string, entry: { hold: Hold; owner: string }): void {
+    if (this.#held.get(key) !== entry) return
     this.#held.delete(key)
-    hold.stop.abort()
+    const left = (this.#byOwner.get(entry.owner) ?? 1) - 1
+    if (left > 0) this.#byOwner.set(entry.owner, left)
+    else this.#byOwner.delete(entry.owner)
   }
 }

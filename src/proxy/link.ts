@@ -57,6 +57,8 @@ export interface UpstreamSpec {
    * let go (its open questions refused).
    */
   readonly maxHeldTasks?: number
+  /** Of those, how many one principal's tasks may take (default 32), so one caller cannot take them all. */
+  readonly maxHeldTasksPerPrincipal?: number
   /**
    * Give each downstream principal its own upstream process (a stdio command or a `target` function), for
    * stateful servers; bounded by `maxProcesses`, each stopped after `idleTimeoutMs` unused. Default: one

@@ -112,19 +112,28 @@ export function relayName(upstream: Upstream, name: string, target: ProxyTarget,
   return relayed
 }
 
+/** How many 2025-era upstream tasks one upstream may have held (`UpstreamSpec`). */
+export interface HeldTaskBounds {
+  readonly maxHeldTasks?: number | undefined
+  readonly maxHeldTasksPerPrincipal?: number | undefined
+}
+
 /** Relays downstream task requests to the upstream named by each task's `via`. */
 export class UpstreamTaskRelay implements TaskRelay {
   readonly #upstreams: ReadonlyMap<string, Upstream>
   /** The held questions of each 2025-era upstream's tasks (legacy-task-questions.ts), by `via`. */
   readonly #held = new Map<string, LegacyTaskQuestions>()
 
-  /** `maxHeldTasks`: each upstream's bound on tasks held at once (`UpstreamSpec.maxHeldTasks`), by `via`. */
+  /** `bounds`: each upstream's `maxHeldTasks` and `maxHeldTasksPerPrincipal` (`UpstreamSpec`), by `via`. */
   constructor(
     upstreams: ReadonlyMap<string, Upstream>,
-    maxHeldTasks: ReadonlyMap<string, number | undefined> = new Map(),
+    bounds: ReadonlyMap<string, HeldTaskBounds> = new Map(),
   ) {
     this.#upstreams = upstreams
-    for (const via of upstreams.keys()) this.#held.set(via, new LegacyTaskQuestions(maxHeldTasks.get(via)))
+    for (const via of upstreams.keys()) {
+      const bound = bounds.get(via)
+      this.#held.set(via, new LegacyTaskQuestions(bound?.maxHeldTasks, bound?.maxHeldTasksPerPrincipal))
+    }
   }
 
   /** How many 2025-era tasks are held now for the upstream `via` names. */
@@ -205,7 +214,8 @@ export class UpstreamTaskRelay implements TaskRelay {
     const questions = this.#questionsOf(ref)
     switch (state.status) {
       case 'input_required': {
-        const open = questions.hold(ref.taskId, client, ref.taskId, state.ttlMs)
+        // Filed under the task's owner: only its owner's requests reach here (the task store checks).
+        const open = questions.hold(ref.taskId, ctx.ownerKey, client, ref.taskId, state.ttlMs)
         const asking = open !== undefined && Object.keys(open).length > 0
         return cleanState(
           asking ? { ...state, inputRequests: open } : { ...state, status: 'working' },
