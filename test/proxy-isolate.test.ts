@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, type Client } from '../src/client/index.js'
-import { bearerAuth, InvalidTokenError } from '../src/index.js'
 import { defineProxy, type ProxyServer } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
+import { namedUsersAuth } from './helpers/named-users.js'
 import { testServer } from './helpers/paths.js'
 import { textOf, until } from './helpers/wait.js'
 
@@ -22,14 +22,7 @@ async function isolatedProxy(maxProcesses: number, idleTimeoutMs: number): Promi
     requestState: { secret: SECRET },
     security: {
       rateLimit: false,
-      auth: bearerAuth({
-        resource: 'http://127.0.0.1/mcp',
-        authorizationServers: ['https://issuer.invalid'],
-        verifier: (token) => {
-          if (!/^(alice|bob|carol)$/.test(token)) throw new InvalidTokenError('unknown token')
-          return { subject: token, scopes: [], token }
-        },
-      }),
+      auth: namedUsersAuth('alice', 'bob', 'carol'),
     },
   })
 }

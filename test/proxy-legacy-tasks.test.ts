@@ -17,7 +17,6 @@ import {
   type TaskState,
 } from '../src/client/index.js'
 import { DEFAULT_CONCURRENT_SERVER_REQUESTS } from '../src/client/server-requests.js'
-import { bearerAuth, InvalidTokenError } from '../src/index.js'
 import {
   defineGateway,
   defineProxy,
@@ -29,6 +28,7 @@ import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { FLOOD, HostileServer } from './fixtures/hostile-budget-server.js'
 import { everythingOverHttp, stopEverything } from './helpers/everything-http.js'
 import { EVERYTHING_SERVER as EVERYTHING } from './helpers/paths.js'
+import { namedUsersAuth } from './helpers/named-users.js'
 import { textOf, until } from './helpers/wait.js'
 
 const SECRET = 'proxy-legacy-tasks-secret-0123456789abcdef'
@@ -84,6 +84,23 @@ async function research(
     return { asked, statuses, report: textOf(result) }
   } finally {
     await client.close()
+  }
+}
+
+/** How many of the upstream's tasks are asking now, by its own tasks/list. */
+async function upstreamAsking(proxy: ProxyServer): Promise<number> {
+  const { tasks } = await proxy.upstream.use((upstream) => upstream.request('tasks/list'))
+  return (tasks as { status: string }[]).filter((task) => task.status === 'input_required').length
+}
+
+/**
+ * Looks at a task not held while its upstream asks: held, its question would show on the next look (it
+ * comes at once on the held request), so a while of looks shows it is not.
+ */
+async function staysWorking(task: TaskHandle): Promise<void> {
+  for (let look = 0; look < 10; look++) {
+    expect((await task.get()).status).toBe('working')
+    await new Promise((resolve) => setTimeout(resolve, 200))
   }
 }
 
@@ -178,16 +195,8 @@ describe('2025-era upstream tasks held past maxHeldTasks', () => {
       const second = await ask('second')
       // The upstream asks the second task's question too (its own tasks/list says so); the proxy holds only
       // one task, so the second shows no question.
-      const upstreamAsking = async (): Promise<number> => {
-        const { tasks } = await proxy.upstream.use((upstream) => upstream.request('tasks/list'))
-        return (tasks as { status: string }[]).filter((task) => task.status === 'input_required').length
-      }
-      await until(async () => (await upstreamAsking()) === 2, 'both upstream tasks to ask')
-      // Held, its question would show on the next look (it comes at once on the held request): look a while.
-      for (let look = 0; look < 10; look++) {
-        expect((await second.get()).status).toBe('working')
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
+      await until(async () => (await upstreamAsking(proxy)) === 2, 'both upstream tasks to ask')
+      await staysWorking(second)
       expect(textOf(await first.result())).toContain('Research Report: first')
       await until(async () => (await second.get()).status === 'input_required', 'the second task to ask')
       expect(textOf(await second.result())).toContain('Research Report: second')
@@ -205,14 +214,7 @@ describe('2025-era upstream tasks held past maxHeldTasksPerPrincipal', () => {
       target: STDIO,
       security: {
         rateLimit: false,
-        auth: bearerAuth({
-          resource: 'http://127.0.0.1/mcp',
-          authorizationServers: ['https://issuer.invalid'],
-          verifier: (token) => {
-            if (!/^(alice|bob)$/.test(token)) throw new InvalidTokenError('unknown token')
-            return { subject: token, scopes: [], token }
-          },
-        }),
+        auth: namedUsersAuth('alice', 'bob'),
       },
       maxHeldTasksPerPrincipal: 1,
     }))
@@ -238,15 +240,8 @@ describe('2025-era upstream tasks held past maxHeldTasksPerPrincipal', () => {
       const first = await ask(alice, 'first')
       await until(async () => (await first.get()).status === 'input_required', 'alice’s first task to ask')
       const second = await ask(alice, 'second')
-      const upstreamAsking = async (): Promise<number> => {
-        const { tasks } = await proxy.upstream.use((upstream) => upstream.request('tasks/list'))
-        return (tasks as { status: string }[]).filter((task) => task.status === 'input_required').length
-      }
-      await until(async () => (await upstreamAsking()) === 2, 'both of alice’s upstream tasks to ask')
-      for (let look = 0; look < 10; look++) {
-        expect((await second.get()).status).toBe('working')
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
+      await until(async () => (await upstreamAsking(proxy)) === 2, 'both of alice’s upstream tasks to ask')
+      await staysWorking(second)
       const theirs = await ask(bob, 'third')
       await until(async () => (await theirs.get()).status === 'input_required', 'bob’s task to ask')
       for (const task of [first, second]) await task.cancel()

@@ -9,11 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, type Client, type ClientOptions, ProtocolError, TaskHandle } from '../src/client/index.js'
 import {
-  bearerAuth,
   type CreateOutcome,
   defineServer,
   defineTool,
-  InvalidTokenError,
   MemoryTaskStore,
   type Server,
   type TaskLimits,
@@ -23,6 +21,7 @@ import {
 import { invalidParams } from '../src/wire/errors.js'
 import { defineGateway, defineProxy, type GatewayServer, type ProxyServer } from '../src/proxy/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
+import { namedUsersAuth } from './helpers/named-users.js'
 import { textOf, until } from './helpers/wait.js'
 
 const SECRET = 'proxy-tasks-test-secret-0123456789abcdef'
@@ -106,14 +105,7 @@ function upstreamServer(store = new NotingStore()): Server {
   })
 }
 
-const auth = bearerAuth({
-  resource: 'http://127.0.0.1/mcp',
-  authorizationServers: ['https://issuer.invalid'],
-  verifier: (token) => {
-    if (!/^(alice|bob)$/.test(token)) throw new InvalidTokenError('unknown token')
-    return { subject: token, scopes: [], token }
-  },
-})
+const auth = namedUsersAuth('alice', 'bob')
 
 describe('tasks passed through a proxy', () => {
   const upstreamTasks = new NotingStore()
