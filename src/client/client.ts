@@ -340,6 +340,10 @@ export class Client {
     params: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<Record<string, unknown>> {
+    // A call waiting on a 2025-11-25 task with tasks/result: what the server asks naming that task (its
+    // related-task `_meta`) belongs to this call, even on stdio, where requests name no call.
+    if (method === 'tasks/result' && options.budget && typeof params.taskId === 'string')
+      options.budget.relatedTask = params.taskId
     return this.#era.request(method, params, options)
   }
 
@@ -802,12 +806,9 @@ export class Client {
     }
     // What a 2025-era server asks while this request is open goes to its own handlers, counted by its budget.
     const { handlers, ...rest } = options
-    let sent: CallOptions = rest
-    if (handlers) {
-      const budget = this.#budget(method, { ...rest, handlers })
-      if (method === 'tasks/result' && typeof params.taskId === 'string') budget.relatedTask = params.taskId
-      sent = { ...rest, budget }
-    }
+    const sent: CallOptions = handlers
+      ? { ...rest, budget: this.#budget(method, { ...rest, handlers }) }
+      : rest
     return this.#request(method, params, sent).then((result) => {
       if (result.resultType === 'input_required') {
         throw new InvalidResponseError(`${method}: input_required is not allowed for this method`)

@@ -7,7 +7,7 @@
  * call's budget runs out or the caller gives up, `tasks/cancel` stops the task (§Cancelling Tasks).
  */
 import { isRecord } from '../wire/jsonrpc.js'
-import type { Tool } from '../wire/types.js'
+import type { ServerCapabilities, Tool } from '../wire/types.js'
 import { CANCEL_WAIT_MS, type CallBudget } from './budget.js'
 import { InvalidResponseError, ProtocolError, RequestCancelledError } from './errors.js'
 import type { LegacyServer } from './legacy.js'
@@ -29,7 +29,12 @@ export function taskSupportOf(tool: Tool | undefined): string | undefined {
  */
 export function needsLegacyTask(server: LegacyServer | undefined, tool: Tool | undefined): boolean {
   if (server?.version !== TASKS_REVISION || taskSupportOf(tool) !== 'required') return false
-  const tasks = (server.capabilities as Record<string, unknown>).tasks
+  return runsToolCallsAsTasks(server.capabilities)
+}
+
+/** Whether a 2025-11-25 server's capabilities say it runs tool calls as tasks (`tasks.requests.tools.call`). */
+export function runsToolCallsAsTasks(capabilities: ServerCapabilities): boolean {
+  const tasks = (capabilities as Record<string, unknown>).tasks
   const requests = isRecord(tasks) ? tasks.requests : undefined
   return isRecord(requests) && isRecord(requests.tools) && isRecord(requests.tools.call)
 }
@@ -98,8 +103,6 @@ export async function awaitLegacyTask(
     if (last.status === 'cancelled')
       throw new RequestCancelledError(last.statusMessage ?? `task ${taskId} was cancelled`)
     // tasks/result blocks until the task ends (§Result Retrieval): it may take the rest of the call's time.
-    // What the server asks on it names the task, so it finds this call even on stdio.
-    budget.relatedTask = taskId
     const result = await host.request('tasks/result', { taskId }, within({ timeoutMs: budget.remainingMs() }))
     if (last.status !== 'completed') {
       const { statusMessage: _waiting, ...rest } = last

@@ -97,11 +97,6 @@ export class LegacyTaskQuestions {
     this.#maxPerPrincipal = maxPerPrincipal
   }
 
-  /** How many tasks are held now. */
-  get size(): number {
-    return this.#held.size
-  }
-
   /**
    * Holds tasks/result open for the task `key` names (if not yet), filed under its `owner` (the whole
    * principal's owner key), and returns its open questions; undefined when `maxHeld` tasks, or

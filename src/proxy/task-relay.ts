@@ -9,6 +9,7 @@
  * without the extension keeps the plain call: the proxy waits for the task.
  */
 import type { Client } from '../client/client.js'
+import { runsToolCallsAsTasks } from '../client/legacy-tasks.js'
 import { type TaskHandle, TASKS_EXTENSION, type TaskState } from '../client/tasks.js'
 import type { TaskEngine } from '../features/tasks/engine.js'
 import type { RelayedState, TaskRelay, UpstreamTaskRef } from '../features/tasks/relayed.js'
@@ -38,9 +39,7 @@ export function offersTasks(capabilities: ServerCapabilities): boolean {
 
 /** Whether a 2025-era upstream runs tool calls as tasks (2025-11-25 §Capabilities: `tasks.requests.tools.call`). */
 export function offersLegacyTasks(capabilities: ServerCapabilities): boolean {
-  const tasks = (capabilities as Record<string, unknown>).tasks
-  const requests = isRecord(tasks) ? tasks.requests : undefined
-  return isRecord(requests) && isRecord(requests.tools) && isRecord(requests.tools.call)
+  return runsToolCallsAsTasks(capabilities)
 }
 
 /** Where a mirrored tool's task answers go: the downstream server's task engine, and the upstream's name. */
@@ -134,11 +133,6 @@ export class UpstreamTaskRelay implements TaskRelay {
       const bound = bounds.get(via)
       this.#held.set(via, new LegacyTaskQuestions(bound?.maxHeldTasks, bound?.maxHeldTasksPerPrincipal))
     }
-  }
-
-  /** How many 2025-era tasks are held now for the upstream `via` names. */
-  held(via: string): number {
-    return this.#held.get(via)?.size ?? 0
   }
 
   knows(ref: UpstreamTaskRef): boolean {
