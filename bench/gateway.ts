@@ -13,13 +13,14 @@
  * - p50 latency of sequential calls, timed one by one with `performance.now()` (sub-millisecond) over a
  *   keep-alive connection, minus the direct stdio call's p50. Target: the bridge adds at most 0.3 ms. Beside
  *   it, the p50 of one raw HTTP hop (bench/raw-server.mjs, same client): the least any HTTP front adds.
+ *   Every HTTP request goes through a lean client (bench/lean-http.ts), the counterpart of the direct stdio
+ *   client, so that node:http's own client cost is not counted as the bridge's.
  * - memory per open downstream session: a fresh bridge's resident set before and after opening 2,000 sessions.
  *
  *   node --expose-gc --import tsx bench/gateway.ts [--quick]   this part alone (after `npm run build && npm run build:bench`)
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
-import { Agent, request as httpRequest } from 'node:http'
 import { createServer } from 'node:net'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -33,6 +34,7 @@ import {
   startStdio,
   type StdioRunning,
 } from './harness.js'
+import { LeanHttpConnection } from './lean-http.js'
 import { legacyCallMessage, legacyCallProblem, openLegacySession, parseAnswer } from './legacy.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -152,23 +154,6 @@ async function startSupergateway(upstream: BenchServer): Promise<Front> {
 const startFront = (kind: FrontKind, upstream: BenchServer): Promise<Front> =>
   kind === 'bridge' ? startBridge(upstream) : startSupergateway(upstream)
 
-/** One POST on a keep-alive agent; the body as text. */
-function send(agent: Agent, url: string, body: string, headers: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', agent, headers }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (text += chunk))
-      res.on('end', () =>
-        res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text}`)),
-      )
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
-
 /** How to call `add` on a front: the request for an id and operands, its headers, and the answer's check. */
 interface Caller {
   readonly url: string
@@ -218,18 +203,20 @@ async function calls(
   count: number,
   seconds: number,
 ): Promise<{ rate: number; latencies: number[] }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: inFlight })
   const latencies: number[] = []
   const started = performance.now()
   const end = started + seconds * 1000
   let done = 0
+  const connections: LeanHttpConnection[] = []
   const lane = async (): Promise<void> => {
+    const connection = new LeanHttpConnection(caller.url)
+    connections.push(connection)
     while (done < count && performance.now() < end) {
       const id = nextId++
       const a = id % 1000
       const body = JSON.stringify(caller.message(id, a, 1))
       const sent = performance.now()
-      const text = await send(agent, caller.url, body, caller.headers)
+      const text = await connection.post(body, caller.headers)
       latencies.push(performance.now() - sent)
       const problem = caller.problem(text, id, a + 1)
       if (problem) throw new Error(`${caller.url}: answer ${id} is wrong: ${problem}`)
@@ -239,7 +226,7 @@ async function calls(
   try {
     await Promise.all(Array.from({ length: inFlight }, lane))
   } finally {
-    agent.destroy()
+    for (const connection of connections) connection.close()
   }
   return { rate: done / ((performance.now() - started) / 1000), latencies }
 }
