@@ -157,7 +157,9 @@ export class Session {
     return this.#send(method, params, options, undefined)
   }
 
-  async #send(
+  // Not `async`: it hands back the exchange's own promise, and wrapping it would cost the call two more
+  // microtask turns on the way back (both callees are async, so nothing here throws synchronously).
+  #send(
     method: string,
     params: Record<string, unknown>,
     options: CallOptions,

@@ -132,8 +132,10 @@ export class Upstream {
    * upstream's own protocol errors keep their code, everything else says plainly what went wrong.
    */
   async use<T>(work: (client: Client) => Promise<T>, signal?: AbortSignal | (() => AbortSignal)): Promise<T> {
-    // Only a restart's wait needs the signal: a function makes it then, not on every request.
-    const client = await this.client(signal)
+    // Only a restart's wait needs the signal: a function makes it then, not on every request. A live
+    // connection is used as it is, without a turn of the microtask queue.
+    const live = this.#closed ? undefined : this.#client
+    const client = live ?? (await this.client(signal))
     try {
       const result = await work(client)
       this.#failures = 0
