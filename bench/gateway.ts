@@ -11,7 +11,8 @@
  *   fixed body would not do) and every answer is checked. The bridge's 2026-07-28 path (no session) is
  *   reported beside it. Target: the bridge at least 2x supergateway.
  * - p50 latency of sequential calls, timed one by one with `performance.now()` (sub-millisecond) over a
- *   keep-alive connection, minus the direct stdio call's p50. Target: the bridge adds at most 0.3 ms. Beside
+ *   keep-alive connection, minus the direct stdio call's p50, over the 2025-11-25 session and over the
+ *   bridge's 2026-07-28 path. Target: the bridge adds at most 0.3 ms. Beside
  *   it, the p50 of one raw HTTP hop (bench/raw-server.mjs, same client): the least any HTTP front adds.
  *   Every HTTP request goes through a lean client (bench/lean-http.ts), the counterpart of the direct stdio
  *   client, so that node:http's own client cost is not counted as the bridge's.
@@ -295,7 +296,7 @@ interface UpstreamSamples {
   readonly rps: Record<FrontKind, number[]>
   readonly modernRps: number[]
   /** `hop`: the raw node:http floor's p50, sequential: one HTTP hop with no MCP work. */
-  readonly p50: Record<FrontKind | 'direct' | 'hop', number[]>
+  readonly p50: Record<FrontKind | 'direct' | 'hop' | 'modern', number[]>
   memoryKiB: number
 }
 
@@ -308,7 +309,7 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<string
     const samples: UpstreamSamples = {
       rps: { bridge: [], supergateway: [] },
       modernRps: [],
-      p50: { bridge: [], supergateway: [], direct: [], hop: [] },
+      p50: { bridge: [], supergateway: [], direct: [], hop: [], modern: [] },
       memoryKiB: Number.NaN,
     }
     results.set(upstream, samples)
@@ -340,6 +341,7 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<string
         }
         const loaded = await calls(modern, IN_FLIGHT, forever, options.seconds)
         samples.modernRps.push(loaded.rate)
+        samples.p50.modern.push(median((await calls(modern, 1, options.latencyCalls, forever)).latencies))
         const directP50 = median(await stdioLatencies(direct, options.latencyCalls))
         samples.p50.direct.push(directP50)
         samples.p50.hop.push(median((await calls(hop, 1, options.latencyCalls, forever)).latencies))
@@ -357,15 +359,15 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<string
   const format = (value: number, digits = 0): string =>
     Number.isNaN(value) ? '—' : digits === 0 ? Math.round(value).toLocaleString('en') : value.toFixed(digits)
   const lines = [
-    `| Gateway, stdio upstream | bridge calls/s (${IN_FLIGHT} in flight) | supergateway calls/s | bridge / supergateway | bridge 2026-07-28 calls/s | p50 direct stdio (ms) | p50 added: bridge (ms) | p50 added: supergateway (ms) | p50 of one raw HTTP hop (ms) | KiB per open session (bridge) |`,
-    `|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|`,
+    `| Gateway, stdio upstream | bridge calls/s (${IN_FLIGHT} in flight) | supergateway calls/s | bridge / supergateway | bridge 2026-07-28 calls/s | p50 direct stdio (ms) | p50 added: bridge (ms) | p50 added: bridge 2026-07-28 (ms) | p50 added: supergateway (ms) | p50 of one raw HTTP hop (ms) | KiB per open session (bridge) |`,
+    `|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|`,
   ]
   for (const [upstream, samples] of results) {
     const bridge = median(samples.rps.bridge)
     const supergateway = median(samples.rps.supergateway)
     const direct = median(samples.p50.direct)
     lines.push(
-      `| ${upstream.name} | ${format(bridge)} | ${format(supergateway)} | ${format(bridge / supergateway, 2)}x | ${format(median(samples.modernRps))} | ${format(direct, 3)} | ${format(median(samples.p50.bridge) - direct, 3)} | ${format(median(samples.p50.supergateway) - direct, 3)} | ${format(median(samples.p50.hop), 3)} | ${format(samples.memoryKiB, 1)} |`,
+      `| ${upstream.name} | ${format(bridge)} | ${format(supergateway)} | ${format(bridge / supergateway, 2)}x | ${format(median(samples.modernRps))} | ${format(direct, 3)} | ${format(median(samples.p50.bridge) - direct, 3)} | ${format(median(samples.p50.modern) - direct, 3)} | ${format(median(samples.p50.supergateway) - direct, 3)} | ${format(median(samples.p50.hop), 3)} | ${format(samples.memoryKiB, 1)} |`,
     )
   }
   lines.push(
