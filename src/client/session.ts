@@ -24,6 +24,7 @@ import type { CallBudget } from './budget.js'
 import { LazyAbort } from './cancellation.js'
 import type { ClientTransport, SendOptions } from './transport.js'
 import { ErrorCode } from '../wire/errors.js'
+import { type Deadline, Deadlines } from '../wire/deadlines.js'
 import type { ClientTelemetry, PrepareMessage } from './telemetry.js'
 
 export interface CallOptions {
@@ -60,6 +61,9 @@ export interface SessionOptions {
 
 /** Result types this client understands (no extensions negotiated). */
 const RESULT_TYPES = new Set(['complete', 'input_required'])
+
+/** Every session's request timeouts, in one set of lists with a timer per duration (wire/deadlines.ts). */
+const REQUEST_DEADLINES = new Deadlines()
 
 /** With `resetTimeoutOnProgress` and no `maxTotalTimeoutMs`, a call may last at most this many timeouts. */
 export const DEFAULT_TOTAL_FACTOR = 10
@@ -193,8 +197,9 @@ export class Session {
     }
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs
     const limited = Number.isFinite(timeoutMs) && timeoutMs > 0
-    // One timer per call (none without a limit); progress re-arms it.
-    let handle = limited ? setTimeout(expire, timeoutMs, timeoutMs) : undefined
+    // A deadline in the shared lists, not a timer per call (none without a limit); progress re-arms it.
+    const arm = (): Deadline => REQUEST_DEADLINES.start(timeoutMs, () => expire(timeoutMs))
+    let deadline = limited ? arm() : undefined
     // Progress may reset the timeout forever; a ceiling still bounds the whole call (default 10 × timeoutMs).
     const total =
       options.maxTotalTimeoutMs ??
@@ -209,8 +214,8 @@ export class Session {
       options.resetTimeoutOnProgress && forward
         ? (notification: JsonRpcNotification): void => {
             if (notification.method === 'notifications/progress' && !controller.aborted) {
-              if (handle) clearTimeout(handle)
-              if (limited) handle = setTimeout(expire, timeoutMs, timeoutMs)
+              deadline?.cancel()
+              if (limited) deadline = arm()
             }
             forward(notification)
           }
@@ -256,7 +261,7 @@ export class Session {
       throw error
     } finally {
       if (budget) this.#budgets.delete(message.id)
-      if (handle) clearTimeout(handle)
+      deadline?.cancel()
       if (totalHandle) clearTimeout(totalHandle)
       if (onCancel) caller?.removeEventListener('abort', onCancel)
     }

@@ -9,7 +9,7 @@ import { ToolError } from '../features/tools/errors.js'
 import type { OwnerOf } from './principal.js'
 import type { OwnerKey } from '../protocol/principal.js'
 import type { Bucket, Consumed, RateLimitStore } from './rate-limit.js'
-import { Deadlines } from './deadlines.js'
+import { Deadlines } from '../wire/deadlines.js'
 
 /** A server's own wrapper around each tool handler (`wrapToolHandler`): `run` resolves to the handler's value. */
 export type ToolWrapper = (
