@@ -153,10 +153,15 @@ export class LegacyEngine {
    * subscriptions and its end are the same on every instance. A store that fails is reported and the request
    * goes on with what this instance knows.
    */
+  /** The session's state if this instance holds it and it has not ended; else `open` must look further. */
+  held(session: Pick<LegacySession, 'id'>): PeerState | undefined {
+    return this.#ended.has(session.id) ? undefined : this.#peers.held(session.id)
+  }
+
   async open(session: Pick<LegacySession, 'id' | 'expiresAt'>): Promise<PeerState | undefined> {
-    if (this.#ended.has(session.id)) return undefined
-    const held = this.#peers.held(session.id)
+    const held = this.held(session)
     if (held) return held
+    if (this.#ended.has(session.id)) return undefined
     const record = await this.#load(session.id)
     if (record?.ended) {
       this.#end(session.id, session.expiresAt)

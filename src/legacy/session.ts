@@ -97,13 +97,19 @@ export class SessionCodec {
       .encrypt(await this.#keyBytes())
   }
 
+  /** The session a token stands for, if this instance has verified it already and it has not expired. */
+  cached(token: string): LegacySession | undefined {
+    const known = this.#verified.get(token)
+    if (!known) return undefined
+    if (known.session.expiresAt > Date.now()) return known.session
+    this.#forget(token, known)
+    return undefined
+  }
+
   /** The session a token stands for; undefined when forged, expired or not a session token. */
   async open(token: string): Promise<LegacySession | undefined> {
-    const known = this.#verified.get(token)
-    if (known) {
-      if (known.session.expiresAt > Date.now()) return known.session
-      this.#forget(token, known)
-    }
+    const known = this.cached(token)
+    if (known) return known
     const opened = await this.#decrypt(token)
     if (opened) this.#remember(token, opened)
     return opened?.session

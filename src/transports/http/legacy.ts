@@ -285,13 +285,19 @@ export class LegacyHttp {
       sendError(out, 400, invalidRequest('Mcp-Session-Id header is required; send initialize first'))
       return undefined
     }
-    const session = await this.sessions.open(token.trim())
+    // A session this instance knows and holds costs no turn of the microtask queue.
+    const trimmed = token.trim()
+    const session = this.sessions.cached(trimmed) ?? (await this.sessions.open(trimmed))
     // Another caller's session id is treated like an unknown one. The binding uses the same owner key as
     // rate limits, handles and tasks (`user:`, `client:` or `anon:` plus the id or address bucket), so a
     // client-credentials token whose subject equals a user's id cannot take over that user's session.
     const principal = ownerKey(principalOf(auth, view.remoteAddress, 'http'))
     // `open` also learns, from the state store when one is configured, whether another instance ended it.
-    if (!session || session.principal !== principal || !(await this.engine.open(session))) {
+    if (
+      !session ||
+      session.principal !== principal ||
+      !(this.engine.held(session) ?? (await this.engine.open(session)))
+    ) {
       sendError(
         out,
         404,
