@@ -182,6 +182,12 @@ export interface ToolCallOptions {
   readonly handlers?: InputHandlers
 }
 
+/** A request's options as the input rounds take them: its headers made for each round, and a recovery. */
+type RoundOptions = { -readonly [K in keyof Omit<CallOptions, 'headers'>]: CallOptions[K] } & {
+  headers?: () => Record<string, string>
+  recover?: (error: unknown) => Promise<boolean>
+}
+
 export interface ListToolsResult {
   readonly tools: Tool[]
   /** Whether every page came from the cache. */
@@ -361,8 +367,15 @@ export class Client {
     return budget
   }
 
-  /** A request's options within its call's budget: never past the call's deadline. */
-  #within<T extends CallOptions>(budget: CallBudget, options: T): T {
+  /**
+   * A request's options within its call's budget: never past the call's deadline. `headers`, when given,
+   * replace the options' own (one copy of the options per request, not one per change).
+   */
+  #within(
+    budget: CallBudget,
+    options: Omit<CallOptions, 'headers'>,
+    headers?: Readonly<Record<string, string>>,
+  ): CallOptions {
     const left = budget.remainingMs()
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs
     const capped =
@@ -370,8 +383,13 @@ export class Client {
       (options.resetTimeoutOnProgress === true ||
         !(left >= timeoutMs) ||
         options.maxTotalTimeoutMs !== undefined)
-    if (!capped) return { ...options, budget }
-    return { ...options, budget, maxTotalTimeoutMs: Math.min(left, options.maxTotalTimeoutMs ?? Infinity) }
+    const within: CallOptions & { headers?: Readonly<Record<string, string>>; maxTotalTimeoutMs?: number } = {
+      ...options,
+      budget,
+    }
+    if (headers) within.headers = headers
+    if (capped) within.maxTotalTimeoutMs = Math.min(left, options.maxTotalTimeoutMs ?? Infinity)
+    return within
   }
 
   /** Every tool, following cursors; pages are served from the cache while their `ttlMs` lasts. */
@@ -526,14 +544,10 @@ export class Client {
     if (needsLegacyTask(this.#era.legacy, this.#book.known(name)?.tool)) base.task = {}
     let refreshedHeaders = false
     const budget = this.#budget(`tools/call ${name}`, options)
-    const result = await this.#withInputs('tools/call', name, base, budget, {
-      ...(options.signal && { signal: options.signal }),
+    // Built field by field: spreads of optional fields in a literal each cost a runtime copy, per call.
+    const request: RoundOptions = {
       headers: () => (this.#era.legacy ? {} : this.#book.paramHeaders(name, args)),
       onNotification,
-      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-      ...(options.resetTimeoutOnProgress && { resetTimeoutOnProgress: true }),
-      ...(options.maxTotalTimeoutMs !== undefined && { maxTotalTimeoutMs: options.maxTotalTimeoutMs }),
-      ...(options.meta && { meta: options.meta }),
       // A header mismatch may mean our copy of the schema is stale: refresh it once and retry
       // (streamable-http §Client Behavior).
       recover: async (error) => {
@@ -549,7 +563,13 @@ export class Client {
         await this.listTools({ fresh: true, ...(options.signal && { signal: options.signal }) })
         return true
       },
-    })
+    }
+    if (options.signal) request.signal = options.signal
+    if (options.timeoutMs !== undefined) request.timeoutMs = options.timeoutMs
+    if (options.resetTimeoutOnProgress) request.resetTimeoutOnProgress = true
+    if (options.maxTotalTimeoutMs !== undefined) request.maxTotalTimeoutMs = options.maxTotalTimeoutMs
+    if (options.meta) request.meta = options.meta
+    const result = await this.#withInputs('tools/call', name, base, budget, request)
     if (base.task !== undefined && isCreateTaskResult(result)) {
       const created = legacyTaskState(result.task, `tools/call ${name}`)
       const handle = new TaskHandle(this.#taskHost(name, options), created)
@@ -627,10 +647,7 @@ export class Client {
     name: string | undefined,
     base: Record<string, unknown>,
     budget: CallBudget,
-    options: Omit<CallOptions, 'headers'> & {
-      headers?: () => Record<string, string>
-      recover?: (error: unknown) => Promise<boolean>
-    },
+    options: RoundOptions,
   ): Promise<Record<string, unknown>> {
     // No rest copy of `options`: `recover` rides along unread, `headers` is replaced by its value.
     const { headers, recover } = options
@@ -638,10 +655,8 @@ export class Client {
     for (;;) {
       let result: Record<string, unknown>
       try {
-        const sent = headers
-          ? { ...options, headers: headers() }
-          : (options as Omit<typeof options, 'headers'>)
-        result = await this.#request(method, retry ? { ...base, ...retry } : base, this.#within(budget, sent))
+        const params = retry ? { ...base, ...retry } : base
+        result = await this.#request(method, params, this.#within(budget, options, headers?.()))
       } catch (error) {
         if (recover && (await recover(error))) continue
         throw budget.explain(error)

@@ -44,12 +44,23 @@ export function legacyCapabilities(capabilities: ServerCapabilities): Record<str
  * `serverInfo` in `_meta` (those revisions send it once, in the `initialize` result).
  */
 export function legacyResult(result: Record<string, unknown>): Record<string, unknown> {
-  const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, ...rest } = result
-  const meta = rest._meta
-  if (isRecord(meta) && META_SERVER_INFO in meta) {
-    const { [META_SERVER_INFO]: _info, ...others } = meta
-    if (Object.keys(others).length > 0) rest._meta = others
-    else delete rest._meta
+  // Copied key by key, not with a rest pattern and `delete`: this runs on every 2025-era answer, a rest
+  // pattern copies through the runtime, and a deleted key leaves an object V8 serialises more slowly.
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(result)) {
+    if (key === 'resultType' || key === 'ttlMs' || key === 'cacheScope') continue
+    if (key === '_meta') {
+      const meta = withoutServerInfo(result._meta)
+      if (meta !== undefined) out._meta = meta
+    } else out[key] = result[key]
   }
-  return rest
+  return out
+}
+
+/** `_meta` without `serverInfo`; undefined when nothing else is left. */
+function withoutServerInfo(meta: unknown): unknown {
+  if (!isRecord(meta) || !(META_SERVER_INFO in meta)) return meta
+  let others: Record<string, unknown> | undefined
+  for (const key of Object.keys(meta)) if (key !== META_SERVER_INFO) (others ??= {})[key] = meta[key]
+  return others
 }

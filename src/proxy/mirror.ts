@@ -84,19 +84,18 @@ export function mirrorTool(
       const asTask = passesTasks(tasks, ctx)
       const result = await new InputRelay(ctx).run((relay) =>
         upstream.useFor(ctx, (client) => {
-          const options: ToolCallOptions = {
+          // Built field by field, not with spreads: this runs on every proxied call.
+          const options: { -readonly [K in keyof ToolCallOptions]: ToolCallOptions[K] } = {
             signal: relay.signal,
             handlers: relay.handlers,
             onNotification: forwardLog(ctx),
-            ...(wantsProgress && {
-              onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
-              resetTimeoutOnProgress: true,
-            }),
           }
-          const given = args as Record<string, unknown>
-          return asTask
-            ? client.callTool(tool.name, given, { ...options, task: true })
-            : client.callTool(tool.name, given, options)
+          if (wantsProgress) {
+            options.onProgress = (p) => ctx.progress(p.progress, p.total, p.message)
+            options.resetTimeoutOnProgress = true
+          }
+          if (asTask) options.task = true
+          return client.callTool(tool.name, args as Record<string, unknown>, options)
         }),
       )
       if (result instanceof TaskHandle && tasks) return answerWithTask(tasks, ctx, name, result)

@@ -22,7 +22,10 @@ export interface ToolResult {
  * ```
  */
 export function toolResult(result: CallToolResult): ToolResult {
-  return { [RESULT]: true, result }
+  // The mark is assigned, not a computed key in the literal (defined through the runtime, per call).
+  const marked = { result } as { result: CallToolResult; [RESULT]?: true }
+  marked[RESULT] = true
+  return marked as ToolResult
 }
 
 export const isToolResult = (value: unknown): value is ToolResult =>
