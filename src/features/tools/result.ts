@@ -22,10 +22,7 @@ export interface ToolResult {
  * ```
  */
 export function toolResult(result: CallToolResult): ToolResult {
-  // The mark is assigned, not a computed key in the literal (defined through the runtime, per call).
-  const marked = { result } as { result: CallToolResult; [RESULT]?: true }
-  marked[RESULT] = true
-  return marked as ToolResult
+  return { [RESULT]: true, result }
 }
 
 export const isToolResult = (value: unknown): value is ToolResult =>
