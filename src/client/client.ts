@@ -24,6 +24,7 @@ import { InvalidResponseError, ProtocolError, UnknownToolError } from './errors.
 import { HttpTransport, type HttpTransportOptions } from './http.js'
 import { checkPinnedVersion, EraGate } from './era.js'
 import { budgetLimits, type BudgetLimits, CallBudget } from './budget.js'
+import type { Cancellation } from './cancellation.js'
 import { discoverResultOf } from './legacy.js'
 import { awaitLegacyTask, isCreateTaskResult, legacyTaskState, needsLegacyTask } from './legacy-tasks.js'
 import { DEFAULT_CONCURRENT_SERVER_REQUESTS, ServerRequestGate } from './server-requests.js'
@@ -180,6 +181,14 @@ export interface ToolCallOptions {
    * declared are answered.
    */
   readonly handlers?: InputHandlers
+}
+
+/**
+ * A call relayed by toolwire's proxy: its cancellation followed without an AbortSignal (session.ts). Not
+ * exported from the package: a proxy follows its caller on every call, which a signal per call would cost.
+ */
+export interface RelayedCallOptions extends ToolCallOptions {
+  readonly cancellation?: Cancellation
 }
 
 /** A request's options as the input rounds take them: its headers made for each round, and a recovery. */
@@ -565,6 +574,8 @@ export class Client {
       },
     }
     if (options.signal) request.signal = options.signal
+    const { cancellation } = options as RelayedCallOptions
+    if (cancellation) request.cancellation = cancellation
     if (options.timeoutMs !== undefined) request.timeoutMs = options.timeoutMs
     if (options.resetTimeoutOnProgress) request.resetTimeoutOnProgress = true
     if (options.maxTotalTimeoutMs !== undefined) request.maxTotalTimeoutMs = options.maxTotalTimeoutMs
@@ -669,7 +680,7 @@ export class Client {
         method,
         name,
         // A never-aborted signal when the caller gave none, made only when input is asked for.
-        signal: options.signal ?? new AbortController().signal,
+        signal: options.signal ?? options.cancellation?.signal ?? new AbortController().signal,
       })
       retry = { inputResponses }
       if (typeof result.requestState === 'string') retry.requestState = result.requestState

@@ -21,7 +21,7 @@ import {
   VersionMismatchError,
 } from './errors.js'
 import type { CallBudget } from './budget.js'
-import { LazyAbort } from './cancellation.js'
+import { type Cancellation, LazyAbort } from './cancellation.js'
 import type { ClientTransport, SendOptions } from './transport.js'
 import { ErrorCode } from '../wire/errors.js'
 import { type Deadline, Deadlines } from '../wire/deadlines.js'
@@ -30,6 +30,11 @@ import type { ClientTelemetry, PrepareMessage } from './telemetry.js'
 export interface CallOptions {
   /** Cancels the request. */
   readonly signal?: AbortSignal
+  /**
+   * Cancels the request like `signal`, without an AbortSignal (cancellation.ts): how toolwire's proxy
+   * follows its caller on every call it relays, where making a signal per call would be most of its cost.
+   */
+  readonly cancellation?: Cancellation
   /** Gives up and cancels after this long (default: the client's `timeoutMs`). */
   readonly timeoutMs?: number
   /** Extra `_meta` entries (e.g. trace context). */
@@ -209,6 +214,8 @@ export class Session {
     const onCancel = caller && ((): void => controller.abort(caller.reason))
     if (caller?.aborted) onCancel?.()
     else if (onCancel) caller?.addEventListener('abort', onCancel, { once: true })
+    const relayed = options.cancellation
+    const unfollow = relayed?.onAbort(() => controller.abort(relayed.reason))
     const forward = options.onNotification
     const onNotification =
       options.resetTimeoutOnProgress && forward
@@ -252,8 +259,9 @@ export class Session {
           .catch(() => undefined)
       }
       if (expired) throw expired
-      if (caller?.aborted) {
-        const reason: unknown = caller.reason
+      const cancelledBy = caller?.aborted ? caller : relayed?.aborted ? relayed : undefined
+      if (cancelledBy) {
+        const reason: unknown = cancelledBy.reason
         throw reason instanceof Error && reason.name !== 'AbortError'
           ? reason
           : new RequestCancelledError(reason)
@@ -264,6 +272,7 @@ export class Session {
       deadline?.cancel()
       if (totalHandle) clearTimeout(totalHandle)
       if (onCancel) caller?.removeEventListener('abort', onCancel)
+      unfollow?.()
     }
   }
 }

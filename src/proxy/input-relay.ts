@@ -8,6 +8,7 @@
  * upstream that does something before it asks does it again on each round: the price of a proxy that holds
  * no state between rounds.
  */
+import { type Cancellation, LazyAbort } from '../client/cancellation.js'
 import type { InputContext, InputHandlers } from '../client/input.js'
 import type { RequestContext } from '../protocol/context.js'
 import { InputRequired } from '../protocol/mrtr/inputs.js'
@@ -15,19 +16,22 @@ import type { InputRequest, ListRootsResult } from '../wire/types.js'
 
 export class InputRelay {
   readonly handlers: InputHandlers
-  /** The upstream call's signal: the caller's cancellation (or its tool timeout), or the end of this round. */
-  readonly signal: AbortSignal
+  /**
+   * What cancels the upstream call: the caller's cancellation (or its tool timeout), or the end of this
+   * round. No AbortSignal is made unless something reads `signal`.
+   */
+  readonly cancellation: Cancellation
   readonly #ctx: RequestContext
-  readonly #ended = new AbortController()
+  readonly #ended = new LazyAbort()
   readonly #unfollow: () => void
   #pending: InputRequired | undefined
   #asked = 0
 
   constructor(ctx: RequestContext) {
     this.#ctx = ctx
-    this.signal = this.#ended.signal
-    // One controller per call: the caller's side is followed by listener, so the request makes no signal
-    // of its own unless it is cancelled (then `ctx.signal` gives the reason).
+    this.cancellation = this.#ended
+    // The caller's side is followed by listener, so the request makes no signal of its own unless it is
+    // cancelled (then `ctx.signal` gives the reason).
     this.#unfollow = ctx.onAbort(() => this.#ended.abort(ctx.signal.reason))
     const ask = <R>(method: string, params: unknown, context: InputContext): Promise<R> =>
       this.#ask<R>({ method, params } as InputRequest, context)
@@ -36,6 +40,11 @@ export class InputRelay {
       sampling: (params, context) => ask('sampling/createMessage', params, context),
       roots: async (context) => (await ask<ListRootsResult>('roots/list', undefined, context)).roots,
     }
+  }
+
+  /** The same as an AbortSignal, for requests that take only a signal (made on first read). */
+  get signal(): AbortSignal {
+    return this.#ended.signal
   }
 
   /**

@@ -29,7 +29,7 @@ import { compileUriTemplate } from '../features/resources/uri-template.js'
 import type { Upstream } from './upstream.js'
 import { answerWithTask, passesTasks, type TaskPassThrough } from './task-relay.js'
 import { TaskHandle } from '../client/tasks.js'
-import type { ToolCallOptions } from '../client/client.js'
+import type { RelayedCallOptions } from '../client/client.js'
 
 import { cleanStrings } from './clean.js'
 export { cleanStrings }
@@ -85,8 +85,8 @@ export function mirrorTool(
       const result = await new InputRelay(ctx).run((relay) =>
         upstream.useFor(ctx, (client) => {
           // Built field by field, not with spreads: this runs on every proxied call.
-          const options: { -readonly [K in keyof ToolCallOptions]: ToolCallOptions[K] } = {
-            signal: relay.signal,
+          const options: { -readonly [K in keyof RelayedCallOptions]: RelayedCallOptions[K] } = {
+            cancellation: relay.cancellation,
             handlers: relay.handlers,
             onNotification: forwardLog(ctx),
           }
