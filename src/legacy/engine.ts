@@ -146,6 +146,11 @@ export class LegacyEngine {
     return this.#peers.get(sessionId)
   }
 
+  /** The session's state if this instance holds it and it has not ended; else `open` must look further. */
+  held(session: Pick<LegacySession, 'id'>): PeerState | undefined {
+    return this.#ended.has(session.id) ? undefined : this.#peers.held(session.id)
+  }
+
   /**
    * The state of an HTTP session for one of its requests, or undefined when the session was ended (on any
    * instance). With a state store, a session this instance does not hold (it started after the session did, or
@@ -153,11 +158,6 @@ export class LegacyEngine {
    * subscriptions and its end are the same on every instance. A store that fails is reported and the request
    * goes on with what this instance knows.
    */
-  /** The session's state if this instance holds it and it has not ended; else `open` must look further. */
-  held(session: Pick<LegacySession, 'id'>): PeerState | undefined {
-    return this.#ended.has(session.id) ? undefined : this.#peers.held(session.id)
-  }
-
   async open(session: Pick<LegacySession, 'id' | 'expiresAt'>): Promise<PeerState | undefined> {
     const held = this.held(session)
     if (held) return held
