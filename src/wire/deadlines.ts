@@ -20,7 +20,6 @@ class DeadlineList {
   head: Node | undefined
   tail: Node | undefined
   timer: ReturnType<typeof setTimeout> | undefined
-  armedFor = Infinity
 }
 
 export interface Deadline {
@@ -52,7 +51,6 @@ export class Deadlines {
   }
 
   #arm(list: DeadlineList, at: number): void {
-    list.armedFor = at
     list.timer = setTimeout(() => this.#fire(list), Math.max(0, at - Date.now()))
     ;(list.timer as { unref?: () => void }).unref?.()
   }
