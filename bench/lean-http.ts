@@ -36,15 +36,21 @@ export class LeanHttpConnection {
     this.#url = new URL(url)
     this.#socket = connect(Number(this.#url.port), this.#url.hostname)
     this.#socket.setNoDelay(true)
-    this.#socket.on('data', (chunk: Buffer) => {
-      this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk])
-      this.#read()
-    })
     const fail = (error: Error): void => {
       this.#failure ??= error
       this.#waiting?.reject(this.#failure)
       this.#waiting = undefined
     }
+    this.#socket.on('data', (chunk: Buffer) => {
+      this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk])
+      try {
+        this.#read()
+      } catch (error) {
+        // An answer this client cannot frame stops the run through the call that waits for it.
+        fail(error instanceof Error ? error : new Error(String(error)))
+        this.#socket.destroy()
+      }
+    })
     this.#socket.on('error', fail)
     this.#socket.on('close', () => fail(new Error(`${url}: the server closed the connection`)))
   }
