@@ -4,6 +4,9 @@
  *
  *   PORT=3000 TOOLS=1000 node bench/raw-server.mjs     HTTP on 127.0.0.1:PORT/mcp
  *   TOOLS=1 node bench/raw-server.mjs --stdio           stdio
+ *   TELEMETRY=on PORT=3000 node bench/raw-server.mjs    HTTP, each request in an OpenTelemetry span and
+ *                                                       measurement (bench/raw-telemetry.mjs; needs
+ *                                                       `npm run build:bench`)
  */
 import { createServer } from 'node:http'
 
@@ -75,6 +78,10 @@ function answer(message) {
   return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }
 }
 
+/** `(message, clientAddress) => reply`: the bare handler, or the same inside the floor's telemetry. */
+const respond =
+  process.env.TELEMETRY === 'on' ? (await import('./raw-telemetry.mjs')).instrument(answer) : answer
+
 if (process.argv.includes('--stdio')) {
   let rest = ''
   process.stdin.setEncoding('utf8')
@@ -95,13 +102,15 @@ if (process.argv.includes('--stdio')) {
     const chunks = []
     req.on('data', (chunk) => chunks.push(chunk))
     req.on('end', () => {
-      const body = JSON.stringify(answer(JSON.parse(Buffer.concat(chunks).toString())))
+      const message = JSON.parse(Buffer.concat(chunks).toString())
+      const body = JSON.stringify(respond(message, req.socket.remoteAddress))
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
       res.end(body)
     })
   })
   server.keepAliveTimeout = 65_000
   process.on('SIGINT', () => process.exit(0))
+  process.on('SIGTERM', () => process.exit(0))
   server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
     console.log(`raw bench server (${TOOLS} tools) on http://127.0.0.1:${server.address().port}/mcp`)
   })

@@ -2,7 +2,9 @@
  * What telemetry costs per tools/call, counted rather than timed (`npm run bench:telemetry-profile`): on a
  * shared machine req/s wander with the neighbours' load, instruction counts do not.
  *
- *   node bench/telemetry-profile.mjs                      instructions per call, telemetry off and on
+ *   node bench/telemetry-profile.mjs                      instructions per call, telemetry off and on, in
+ *                                                         toolwire's bench server and in the raw floor
+ *   node bench/telemetry-profile.mjs --server=toolwire    one of them (`toolwire` or `raw`)
  *   node bench/telemetry-profile.mjs --runs=3 --only=on   one setting, the median of three runs
  *   node bench/telemetry-profile.mjs --keep=DIR --perf-map  … keeping the callgrind outputs for callgrind_annotate
  *                                                         (JIT code is named in /tmp/perf-PID.map)
@@ -17,6 +19,10 @@
  * and takes `--warmup` calls (default 30,000) uncounted, so start-up, loading and JIT warm-up stay out; then
  * `callgrind_control` turns counting on for `--calls` calls (default 2000) and off again: Ir / calls is one
  * call's instructions in the server. Needs valgrind, and `npm run build && npm run build:bench` first.
+ *
+ * The raw floor (bench/raw-server.mjs; TELEMETRY=on is bench/raw-telemetry.mjs: the same SDK setup, one span
+ * and one measurement per request around the bare handler) shows what the SDK itself costs a server that
+ * does nothing else: the best on / off any instrumented server can reach.
  */
 import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -25,7 +31,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const SERVER = fileURLToPath(new URL('.build/main.js', import.meta.url))
+const SCRIPTS = {
+  toolwire: fileURLToPath(new URL('.build/main.js', import.meta.url)),
+  raw: fileURLToPath(new URL('raw-server.mjs', import.meta.url)),
+}
 const args = new Map(
   process.argv
     .slice(2)
@@ -46,6 +55,9 @@ const PERF_MAP = args.has('perf-map')
 /** `--only=on` or `--only=off` measures one setting; `--runs=N` measures each N times (the median is shown). */
 const SETTINGS = args.has('only') ? [args.get('only') === 'on'] : [false, true]
 const RUNS = Number(args.get('runs') ?? 1)
+const SERVERS = args.has('server') ? [args.get('server')] : ['toolwire', 'raw']
+for (const server of SERVERS)
+  if (!(server in SCRIPTS)) throw new Error(`--server: toolwire or raw, not ${server}`)
 
 const MESSAGE = JSON.stringify({
   jsonrpc: '2.0',
@@ -101,11 +113,11 @@ async function load(url, agent, total) {
  * Starts the bench server under `command`, warms it up, runs `measure(pid)` around the measured calls,
  * then stops it (SIGTERM: it closes and exits) and waits for it to end.
  */
-async function serveAndLoad(command, commandArgs, telemetry, measure) {
+async function serveAndLoad(server, command, commandArgs, telemetry, measure) {
   const env = { ...process.env, PORT: '0', TOOLS: '1' }
   if (telemetry) env.TELEMETRY = 'on'
   else delete env.TELEMETRY
-  const child = spawn(command, [...commandArgs, SERVER], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(command, [...commandArgs, SCRIPTS[server]], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
@@ -140,11 +152,12 @@ const callgrindControl = (pid, ...command) =>
  * The server's instructions (Ir) per call under callgrind, counted only while the measured calls run: the
  * server starts and warms up uncounted (`--instr-atstart=no`), so start-up, loading and JIT warm-up stay out.
  */
-async function instructionsPerCall(telemetry, run) {
+async function instructionsPerCall(server, telemetry, run) {
   const dir = KEEP ?? mkdtempSync(join(tmpdir(), 'telemetry-profile-'))
-  const out = join(dir, `callgrind.out.${telemetry ? 'on' : 'off'}.${run}`)
+  const out = join(dir, `callgrind.out.${server}.${telemetry ? 'on' : 'off'}.${run}`)
   try {
     await serveAndLoad(
+      server,
       'valgrind',
       [
         '--tool=callgrind',
@@ -169,28 +182,37 @@ async function instructionsPerCall(telemetry, run) {
 }
 
 if (CPU_PROF !== undefined) {
-  for (const telemetry of [false, true]) {
-    const dir = join(CPU_PROF, telemetry ? 'on' : 'off')
-    await serveAndLoad(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`], telemetry, (_pid, calls) =>
-      calls(),
-    )
-    console.log(`telemetry ${telemetry ? 'on' : 'off'}: profile of ${WARMUP} + ${CALLS} calls in ${dir}`)
-  }
+  for (const server of SERVERS)
+    for (const telemetry of [false, true]) {
+      const dir = join(CPU_PROF, server, telemetry ? 'on' : 'off')
+      await serveAndLoad(
+        server,
+        process.execPath,
+        ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+        telemetry,
+        (_pid, calls) => calls(),
+      )
+      console.log(
+        `${server}, telemetry ${telemetry ? 'on' : 'off'}: profile of ${WARMUP} + ${CALLS} calls in ${dir}`,
+      )
+    }
 } else {
-  const perCall = {}
-  for (const telemetry of SETTINGS) {
-    const setting = telemetry ? 'on' : 'off'
-    const runs = []
-    for (let run = 0; run < RUNS; run++) runs.push(await instructionsPerCall(telemetry, run))
-    runs.sort((x, y) => x - y)
-    perCall[setting] = runs[Math.floor(runs.length / 2)]
-    const spread = RUNS > 1 ? ` (runs: ${runs.map(Math.round).join(', ')})` : ''
-    console.log(
-      `telemetry ${setting}: ${Math.round(perCall[setting])} instructions per tools/call in the server${spread}, ${CALLS} calls after ${WARMUP} warm-up, ${CONCURRENCY} in flight`,
-    )
+  for (const server of SERVERS) {
+    const perCall = {}
+    for (const telemetry of SETTINGS) {
+      const setting = telemetry ? 'on' : 'off'
+      const runs = []
+      for (let run = 0; run < RUNS; run++) runs.push(await instructionsPerCall(server, telemetry, run))
+      runs.sort((x, y) => x - y)
+      perCall[setting] = runs[Math.floor(runs.length / 2)]
+      const spread = RUNS > 1 ? ` (runs: ${runs.map(Math.round).join(', ')})` : ''
+      console.log(
+        `${server}, telemetry ${setting}: ${Math.round(perCall[setting])} instructions per tools/call in the server${spread}, ${CALLS} calls after ${WARMUP} warm-up, ${CONCURRENCY} in flight`,
+      )
+    }
+    if (SETTINGS.length === 2)
+      console.log(
+        `${server}: telemetry adds ${Math.round(perCall.on - perCall.off)} instructions per call; off / on = ${(perCall.off / perCall.on).toFixed(2)}x`,
+      )
   }
-  if (SETTINGS.length === 2)
-    console.log(
-      `telemetry adds ${Math.round(perCall.on - perCall.off)} instructions per call; off / on = ${(perCall.off / perCall.on).toFixed(2)}x`,
-    )
 }

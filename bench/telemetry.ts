@@ -3,6 +3,9 @@
  * telemetry on (the real OpenTelemetry SDK, every span batched to an exporter that drops it; see
  * server/telemetry.ts), loaded with the same tools/call in alternating rounds. The ratio on / off is what
  * instrumentation costs a server (target: at least 0.85x); the off figure must match the plain tools/call row.
+ * The raw floor runs beside them, off and on (bench/raw-telemetry.mjs: the same SDK setup, one span and one
+ * measurement per request around the bare handler): its ratio is what the SDK alone costs, the best any
+ * instrumented server reaches.
  */
 import type { AuthLoad, LoadFn } from './auth.js'
 import {
@@ -17,6 +20,8 @@ import {
 export interface TelemetrySamples {
   readonly off: AuthLoad[]
   readonly on: AuthLoad[]
+  readonly floorOff: AuthLoad[]
+  readonly floorOn: AuthLoad[]
 }
 
 interface Target {
@@ -26,9 +31,13 @@ interface Target {
   readonly samples: AuthLoad[]
 }
 
-async function start(name: string, env: Record<string, string>, samples: AuthLoad[]): Promise<Target> {
-  const [toolwire] = SERVERS as [BenchServer]
-  return { name, ...(await startChecked(toolwire, name, env)), samples }
+async function start(
+  server: BenchServer,
+  name: string,
+  env: Record<string, string>,
+  samples: AuthLoad[],
+): Promise<Target> {
+  return { name, ...(await startChecked(server, name, env)), samples }
 }
 
 export async function telemetryRounds(options: {
@@ -37,11 +46,14 @@ export async function telemetryRounds(options: {
   readonly warmupSeconds: number
   readonly load: LoadFn
 }): Promise<TelemetrySamples> {
-  const samples: TelemetrySamples = { off: [], on: [] }
+  const samples: TelemetrySamples = { off: [], on: [], floorOff: [], floorOn: [] }
+  const [toolwire, , raw] = SERVERS as [BenchServer, BenchServer, BenchServer]
   const targets: Target[] = []
   try {
-    targets.push(await start('telemetry off', {}, samples.off))
-    targets.push(await start('telemetry on', { TELEMETRY: 'on' }, samples.on))
+    targets.push(await start(toolwire, 'telemetry off', {}, samples.off))
+    targets.push(await start(toolwire, 'telemetry on', { TELEMETRY: 'on' }, samples.on))
+    targets.push(await start(raw, 'raw, off', {}, samples.floorOff))
+    targets.push(await start(raw, 'raw, on', { TELEMETRY: 'on' }, samples.floorOn))
     const message = callMessage(7)
     const headers = headersFor(message)
     for (const t of targets)

@@ -1,7 +1,8 @@
 /**
  * The benchmark's three servers (toolwire, official SDK v2, raw node floor) answer a correct tools/call and
  * tools/list over HTTP and over stdio — the same check the benchmark runs before it loads them. With bearer
- * auth on, toolwire's bench server answers a valid token and refuses anything else.
+ * auth on, toolwire's bench server answers a valid token and refuses anything else. With telemetry on (the
+ * real SDK), toolwire's bench server and the raw floor still answer correctly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AUTH_KINDS, authSetup } from '../bench/auth.js'
@@ -94,6 +95,19 @@ describe.each(AUTH_KINDS)('toolwire bench server with $label', ({ key }) => {
     const refused = await post(http.url, message, 10_000, withToken(stranger))
     expect(refused.status).toBe(401)
     expect(refused.body).toMatch(/signature/)
+  })
+})
+
+describe.each([SERVERS[0]!, SERVERS[2]!])('bench server $name with telemetry on', (server) => {
+  it('answers tools/call correctly', async () => {
+    const http = await startHttp(server, TOOLS, 20_000, { env: { TELEMETRY: 'on' } })
+    try {
+      const call = await post(http.url, callMessage(31, 4, 5))
+      expect(call.status).toBe(200)
+      expect(callProblem(JSON.parse(call.body), 31, 9)).toBeUndefined()
+    } finally {
+      await http.stop()
+    }
   })
 })
 
