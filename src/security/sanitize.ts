@@ -28,8 +28,18 @@ const SUSPECT = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufff9-\u
  * ```
  */
 export function stripControls(text: string): string {
-  if (!SUSPECT.test(text)) return text
+  if (!mayNeedStripping(text)) return text
   return text.replace(ESCAPES, '').replace(INVISIBLE, '')
+}
+
+/**
+ * Whether `text` holds a character `stripControls` may remove (a C0 control other than tab and line feed,
+ * DEL, a C1 control, a bidi control, an interlinear annotation mark, or the first half of a tag character):
+ * without one, `stripControls` returns `text` itself. The output guard's one-pass scan
+ * (`cleanEncodedLength`) must agree with it; a property test holds them together.
+ */
+export function mayNeedStripping(text: string): boolean {
+  return SUSPECT.test(text)
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/

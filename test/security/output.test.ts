@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   definePrompt,
@@ -11,7 +12,8 @@ import {
 } from '../../src/index.js'
 import type { SecurityOptions, ToolDefinition } from '../../src/index.js'
 import { PNG_1X1, WAV_SILENCE } from '../fixtures/conformance/media.js'
-import { cleanResult, encodedLength } from '../../src/security/output-guard.js'
+import { cleanEncodedLength, cleanResult, encodedLength } from '../../src/security/output-guard.js'
+import { mayNeedStripping } from '../../src/security/sanitize.js'
 import { errorOf, meta, post, resultOf } from '../helpers/http.js'
 import { callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
 
@@ -76,6 +78,31 @@ describe('text sanitising', () => {
     }
     const cleaned = cleanResult(mixed, true, undefined) as { bytes: number }
     expect(cleaned.bytes).toBe(Buffer.byteLength(JSON.stringify(mixed)))
+  })
+
+  it("decides in one pass what stripControls' check decides, and counts what JSON.stringify writes", () => {
+    // Any UTF-16 code units (lone surrogates too), and strings built from the edges of every range the
+    // check names, so each boundary is met often rather than by luck.
+    const edges = [
+      0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0d, 0x1f, 0x20, 0x22, 0x5c, 0x7e, 0x7f, 0x80, 0x9f, 0xa0, 0x7ff, 0x800,
+      0x2029, 0x202a, 0x202e, 0x202f, 0x2065, 0x2066, 0x2069, 0x206a, 0xd7ff, 0xd800, 0xdb3f, 0xdb40, 0xdb41,
+      0xdbff, 0xdc00, 0xdc41, 0xdfff, 0xe000, 0xfff8, 0xfff9, 0xfffb, 0xfffc, 0xffff, 0x61,
+    ].map((code) => String.fromCharCode(code))
+    const unit = fc.oneof(
+      fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+      fc.constantFrom(...edges),
+    )
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 24 }), (text) => {
+        const bytes = cleanEncodedLength(text)
+        expect(bytes < 0).toBe(mayNeedStripping(text))
+        if (bytes >= 0) {
+          expect(bytes).toBe(Buffer.byteLength(JSON.stringify(text)))
+          expect(stripControls(text)).toBe(text)
+        }
+      }),
+      { numRuns: 5000 },
+    )
   })
 
   it('sanitises text, structured content and its JSON copy in real results', async () => {
