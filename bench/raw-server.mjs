@@ -78,7 +78,7 @@ function answer(message) {
   return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }
 }
 
-/** `(message, clientAddress) => reply`: the bare handler, or the same inside the floor's telemetry. */
+/** `(message, socket) => reply`: the bare handler, or the same inside the floor's telemetry. */
 const respond =
   process.env.TELEMETRY === 'on' ? (await import('./raw-telemetry.mjs')).instrument(answer) : answer
 
@@ -103,7 +103,7 @@ if (process.argv.includes('--stdio')) {
     req.on('data', (chunk) => chunks.push(chunk))
     req.on('end', () => {
       const message = JSON.parse(Buffer.concat(chunks).toString())
-      const body = JSON.stringify(respond(message, req.socket.remoteAddress))
+      const body = JSON.stringify(respond(message, req.socket))
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
       res.end(body)
     })

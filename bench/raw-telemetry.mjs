@@ -18,14 +18,14 @@ const metaGetter = {
   get: (carrier, key) => (typeof carrier[key] === 'string' ? carrier[key] : undefined),
 }
 
-/** Wraps `answer(message)`: `(message, clientAddress) => reply`, each call in its own span and measurement. */
+/** Wraps `answer(message)`: `(message, socket) => reply`, each call in its own span and measurement. */
 export function instrument(answer) {
   const { tracerProvider, meterProvider, propagator } = benchTelemetry({ TELEMETRY: 'on' })
   const tracer = tracerProvider.getTracer('raw-floor')
   const duration = meterProvider.getMeter('raw-floor').createHistogram('mcp.server.operation.duration', {
     unit: 's',
   })
-  return (message, clientAddress) => {
+  return (message, socket) => {
     const started = performance.now()
     const { id, method, params } = message
     const meta = params?._meta ?? {}
@@ -47,7 +47,7 @@ export function instrument(answer) {
       'network.transport': 'tcp',
       'network.protocol.name': 'http',
       'jsonrpc.request.id': String(id),
-      'client.address': clientAddress,
+      'client.address': socket.remoteAddress,
     }
     const parent = propagator.extract(context.active(), meta, metaGetter)
     const name = tool === undefined ? method : `${method} ${tool}`
