@@ -194,7 +194,9 @@ export class RequestContext {
    * `AbortSource` is followed by `onAbort` without one.
    */
   addAbortSignal(extra: AbortSignal | (() => AbortSignal) | AbortSource): void {
-    ;(this.#extraSignals ??= []).push(extra)
+    // Sized to what it holds: `[]` then a push would reserve room for 17.
+    if (this.#extraSignals) this.#extraSignals.push(extra)
+    else this.#extraSignals = [extra]
   }
 
   get auth(): AuthInfo | undefined {

@@ -3,7 +3,7 @@
  * per-tool rate limits, and a timeout that aborts the handler's signal. Refusals are `isError` results
  * the model can read and act on ("retry in 3 s"), not protocol errors.
  */
-import type { RequestContext } from '../protocol/context.js'
+import type { AbortSource, RequestContext } from '../protocol/context.js'
 import type { CompiledTool } from '../features/tools/compile.js'
 import { ToolError } from '../features/tools/errors.js'
 import type { OwnerOf } from './principal.js'
@@ -138,6 +138,40 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
 }
 
 /**
+ * A tool call's deadline as the request sees it (`ctx.addAbortSignal`): one object per call rather than a
+ * closure pair and their scope, since every call with a timeout makes one before its handler runs. The
+ * `AbortController` exists only once the handler reads `ctx.signal`; `ctx.onAbort` (a proxied call follows
+ * its caller that way) is told through listeners instead.
+ */
+class ToolDeadline implements AbortSource {
+  #controller: AbortController | undefined
+  #listeners: Set<() => void> | undefined
+  #expired: ToolError | undefined
+
+  signal(): AbortSignal {
+    this.#controller ??= new AbortController()
+    if (this.#expired) this.#controller.abort(this.#expired)
+    return this.#controller.signal
+  }
+
+  onAbort(listener: () => void): () => void {
+    if (this.#expired) {
+      listener()
+      return () => undefined
+    }
+    const listeners = (this.#listeners ??= new Set())
+    listeners.add(listener)
+    return () => void listeners.delete(listener)
+  }
+
+  expire(error: ToolError): void {
+    this.#expired = error
+    this.#controller?.abort(error)
+    if (this.#listeners) for (const listener of [...this.#listeners]) listener()
+  }
+}
+
+/**
  * Runs the handler against its deadline; on expiry the handler's signal aborts and the caller gets a tool
  * error. A handler that returns a value rather than a promise has finished before any timer could fire, so
  * it gets no deadline at all.
@@ -149,26 +183,8 @@ function withTimeout(
   ctx: RequestContext,
   run: () => unknown,
 ): unknown {
-  // The controller exists only once the handler reads its signal; `ctx.onAbort` (a proxied call follows
-  // its caller that way) is told through listeners instead.
-  let controller: AbortController | undefined
-  let expired: ToolError | undefined
-  let listeners: Set<() => void> | undefined
-  ctx.addAbortSignal({
-    signal: () => {
-      controller ??= new AbortController()
-      if (expired) controller.abort(expired)
-      return controller.signal
-    },
-    onAbort: (listener) => {
-      if (expired) {
-        listener()
-        return () => undefined
-      }
-      ;(listeners ??= new Set()).add(listener)
-      return () => void listeners?.delete(listener)
-    },
-  })
+  const limit = new ToolDeadline()
+  ctx.addAbortSignal(limit)
   const started = Date.now()
   const returned = run()
   if (!isThenable(returned)) return returned
@@ -179,10 +195,8 @@ function withTimeout(
         const error = new ToolError(
           `Tool ${name} timed out after ${ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`} and was stopped; try a smaller request, or try again later.`,
         )
-        expired = error
         ctx.refused('timeout')
-        controller?.abort(error)
-        if (listeners) for (const listener of [...listeners]) listener()
+        limit.expire(error)
         reject(error)
       },
       started,

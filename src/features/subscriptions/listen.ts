@@ -19,12 +19,16 @@ export interface ListenOptions {
 }
 
 interface Listener {
-  readonly id: RequestId
+  /** `_meta` of every notification on this stream: the subscription id, made once per stream. */
+  readonly tag: Readonly<Record<string, RequestId>>
   readonly filter: SubscriptionFilter
   readonly uris: ReadonlySet<string>
   readonly ctx: RequestContext
   readonly end: () => void
 }
+
+/** What a stream that follows no resource holds: one empty set for all of them. */
+const NO_URIS: ReadonlySet<string> = new Set()
 
 const BOOLEAN_FIELDS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const
 
@@ -107,7 +111,8 @@ export class ListenHub {
 
   #listen(ctx: RequestContext): Promise<Record<string, unknown>> {
     const filter = honouredFilter(ctx.params.notifications, this.#capabilities)
-    const tag = { [META_SUBSCRIPTION_ID]: ctx.id }
+    // Frozen: every notification on the stream carries this same object as its `_meta`.
+    const tag = Object.freeze({ [META_SUBSCRIPTION_ID]: ctx.id })
     const closing = { resultType: 'complete', _meta: { ...tag } }
     ctx.exchange.notify({
       jsonrpc: '2.0',
@@ -126,9 +131,9 @@ export class ListenHub {
         resolve(closing)
       }
       const listener: Listener = {
-        id: ctx.id,
+        tag,
         filter,
-        uris: new Set(filter.resourceSubscriptions),
+        uris: filter.resourceSubscriptions ? new Set(filter.resourceSubscriptions) : NO_URIS,
         ctx,
         end,
       }
@@ -140,6 +145,9 @@ export class ListenHub {
   }
 
   #deliver(event: ChangeEvent): void {
+    // Once per change, not once per stream: with thousands of streams the loop is the fan-out's cost.
+    const method = `notifications/${event.type}`
+    const uri = event.type === 'resources/updated' ? event.uri : undefined
     for (const listener of this.#listeners) {
       if (!wants(listener, event)) continue
       const exchange = listener.ctx.exchange
@@ -148,9 +156,8 @@ export class ListenHub {
         listener.end()
         continue
       }
-      const params: Record<string, unknown> = { _meta: { [META_SUBSCRIPTION_ID]: listener.id } }
-      if (event.type === 'resources/updated') params.uri = event.uri
-      const message: JsonRpcNotification = { jsonrpc: '2.0', method: `notifications/${event.type}`, params }
+      const params = uri === undefined ? { _meta: listener.tag } : { _meta: listener.tag, uri }
+      const message: JsonRpcNotification = { jsonrpc: '2.0', method, params }
       exchange.notify(message)
     }
   }
