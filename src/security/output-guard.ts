@@ -215,9 +215,13 @@ export function cleanValue(value: unknown, tally: Tally = { n: 0 }, redact?: Red
     const item = record[key]
     if (item === undefined) continue
     members++
-    const keyBytes = cleanEncodedLength(key)
-    const cleanKey = keyBytes >= 0 ? key : stripControls(key)
-    tally.n += (keyBytes >= 0 ? keyBytes : encodedLength(cleanKey)) + 1 // the key and its colon
+    let cleanKey = key
+    let keyBytes = cleanEncodedLength(key)
+    if (keyBytes < 0) {
+      cleanKey = stripControls(key)
+      keyBytes = encodedLength(cleanKey)
+    }
+    tally.n += keyBytes + 1 // the key and its colon
     // Without secrets (the usual case) no field is looked up: the walk stays as cheap as before.
     const field = redact === undefined || free ? Field.Default : fieldOf(record, key)
     const cleaned =
