@@ -270,6 +270,54 @@ describe('HTTP error table', () => {
     expect(any.status).toBe(200)
   })
 
+  it('reads an origin policy once, when the handler is made', async () => {
+    const allowedHosts = ['mcp.example.com']
+    const allowedOrigins = ['https://app.example.com']
+    const guarded = createFetchHandler(createFixtureServer(), { allowedHosts, allowedOrigins })
+    allowedHosts.push('evil.example.com')
+    allowedOrigins.push('https://evil.example.com')
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta() } })
+    const status = async (extra: Record<string, string>) =>
+      (await postRaw(guarded, body, { ...standardHeaders('tools/list', {}), ...extra })).status
+    expect(await status({ host: 'mcp.example.com' })).toBe(200)
+    expect(await status({ host: 'evil.example.com' })).toBe(403)
+    expect(await status({ host: 'mcp.example.com', origin: 'https://evil.example.com' })).toBe(403)
+    expect(await status({ host: 'mcp.example.com', origin: 'https://app.example.com' })).toBe(200)
+    expect(await status({ host: 'mcp.example.com', origin: 'https://evil.example.com' })).toBe(403)
+  })
+
+  it('takes a listed Host with a port, and nothing that only starts like one', async () => {
+    const guarded = createFetchHandler(createFixtureServer(), { allowedHosts: ['mcp.example.com', '[::1]'] })
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta() } })
+    const status = async (host: string) =>
+      (await postRaw(guarded, body, { ...standardHeaders('tools/list', {}), host })).status
+    for (const host of ['mcp.example.com', 'mcp.example.com:8443', 'MCP.Example.com:443', '[::1]:3000'])
+      expect(await status(host), host).toBe(200)
+    for (const host of [
+      'mcp.example.com:443.evil.example',
+      'mcp.example.com:',
+      'mcp.example.com:80:80',
+      'mcp.example.com:123456',
+      'MCP.example.com:80.evil.example',
+      'mcp.example.com.evil.example',
+      'evil.mcp.example.com',
+      '[::1]evil',
+      '[::1]:80.evil.example',
+    ])
+      expect(await status(host), host).toBe(403)
+  })
+
+  it('takes every JSON media type as a body and refuses near misses (415)', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta() } })
+    const status = async (type: string) =>
+      (await postRaw(fetcher, body, { ...standardHeaders('tools/list', {}), 'content-type': type })).status
+    for (const type of ['application/json', 'Application/JSON', 'application/json; charset=utf-8'])
+      expect(await status(type), type).toBe(200)
+    expect(await status('application/vnd.example+json')).toBe(200)
+    for (const type of ['application/jsonl', 'application/xml', 'text/json', 'application/x-json5'])
+      expect(await status(type), type).toBe(415)
+  })
+
   it('keeps answering after every kind of error', async () => {
     expect(resultOf(await post(fetcher, 'tools/list')).resultType).toBe('complete')
   })

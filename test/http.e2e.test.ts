@@ -73,6 +73,25 @@ describe('node adapter over a real socket', () => {
     expect((await raw({ ...headers, host: `localhost:${port}` }, discoverBody)).status).toBe(200)
   })
 
+  it('gives each request its own Host/Origin verdict, however they alternate and repeat', async () => {
+    const headers = standardHeaders('server/discover', {})
+    const own = { ...headers, host: `127.0.0.1:${port}` }
+    const sequence: [Record<string, string>, number][] = [
+      [own, 200],
+      [{ ...headers, host: 'evil.example.com' }, 403],
+      [{ ...headers, host: 'evil.example.com' }, 403],
+      [own, 200],
+      [own, 200],
+      [{ ...own, origin: 'http://evil.example.com' }, 403],
+      [{ ...own, origin: 'http://evil.example.com' }, 403],
+      [{ ...own, origin: `http://localhost:${port}` }, 200],
+      [{ ...headers, host: `127.0.0.1:${port}.evil.example.com` }, 403],
+      [own, 200],
+    ]
+    for (const [index, [sent, status]] of sequence.entries())
+      expect((await raw(sent, discoverBody)).status, `request ${index}`).toBe(status)
+  })
+
   it('answers 413 for an oversized body without reading it all', async () => {
     const big = JSON.stringify({
       jsonrpc: '2.0',

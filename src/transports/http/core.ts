@@ -23,7 +23,7 @@ import {
 } from '../../wire/errors.js'
 import { DEFAULT_MAX_DEPTH, nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
 import { classify, type JsonRpcRequest } from '../../wire/jsonrpc.js'
-import { checkOrigin, isLoopbackAddress, loopbackPolicy, type OriginPolicy } from './guard.js'
+import { isLoopbackAddress, loopbackPolicy, OriginChecker, type OriginPolicy } from './guard.js'
 import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
 import { DEFAULT_MAX_BACKLOG, HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
 import { ListenSlots } from './listen-slots.js'
@@ -35,7 +35,8 @@ export interface HttpOptions {
   /**
    * Host/Origin policy; `false` turns the check off (only behind a proxy that does it). Default: when the
    * connection arrived on a loopback address, only loopback Hosts and Origins; otherwise an Origin must name
-   * the Host itself. `allowedHosts` / `allowedOrigins` are shorthands for a policy.
+   * the Host itself. `allowedHosts` / `allowedOrigins` are shorthands for a policy. Read once, when the handler
+   * is made.
    */
   readonly originPolicy?: OriginPolicy | false
   /** Host header values accepted (host or host:port); needed where the adapter cannot see a local address. */
@@ -86,6 +87,8 @@ export interface HttpResponseSink {
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024
 const LOOPBACK_POLICY = loopbackPolicy()
 const OPEN_POLICY: OriginPolicy = {}
+/** A JSON media type (`application/json`, `application/<x>+json`, any parameters): what a POST body may be. */
+const JSON_MEDIA_TYPE = /^application\/(.+\+)?json\b/i
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** Answers with an error from the table: its status, its extra headers and a JSON-RPC error body. */
@@ -100,6 +103,15 @@ export function sendError(out: HttpResponseSink, error: McpError, id?: string | 
 const isPromiseLike = (value: unknown): value is PromiseLike<AuthOutcome> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function'
 
+/** A copy of a policy's lists: the policy is fixed once the handler is made (its verdicts are remembered). */
+function fixedPolicy(policy: OriginPolicy | false | undefined): OriginPolicy | false | undefined {
+  if (!policy) return policy
+  return {
+    ...(policy.allowedHosts && { allowedHosts: [...policy.allowedHosts] }),
+    ...(policy.allowedOrigins && { allowedOrigins: [...policy.allowedOrigins] }),
+  }
+}
+
 /** What `#authenticate` returns once it has answered a refused request itself. */
 const REFUSED = Symbol('refused')
 
@@ -108,6 +120,7 @@ export class HttpCore {
   readonly maxBodyBytes: number
   /** Undefined: chosen per request from the local address (see `HttpOptions.originPolicy`). */
   readonly #policy: OriginPolicy | false | undefined
+  readonly #origins = new OriginChecker()
   readonly #authenticator: HttpAuthenticator | undefined
   readonly #keepAliveMs: number
   /** The keep-alive comments of every open listen stream, on one timer. */
@@ -133,14 +146,9 @@ export class HttpCore {
         this.#listens,
       )
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
-    this.#policy =
-      options.originPolicy ??
-      (options.allowedHosts || options.allowedOrigins
-        ? {
-            ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
-            ...(options.allowedOrigins && { allowedOrigins: options.allowedOrigins }),
-          }
-        : undefined)
+    this.#policy = fixedPolicy(
+      options.originPolicy ?? (options.allowedHosts || options.allowedOrigins ? options : undefined),
+    )
     this.#authenticator = server.authenticator
   }
 
@@ -200,7 +208,9 @@ export class HttpCore {
     if (contentLength !== undefined && contentLength > this.maxBodyBytes)
       return payloadTooLarge(this.maxBodyBytes)
     const type = view.header('content-type')
-    if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type.trim())) return unsupportedMediaType()
+    // Nearly every client sends exactly `application/json`: that one needs no pattern.
+    if (type !== undefined && type !== 'application/json' && !JSON_MEDIA_TYPE.test(type.trim()))
+      return unsupportedMediaType()
     if (allows(view.header('accept')) === 0) return notAcceptable()
     return undefined
   }
@@ -211,7 +221,7 @@ export class HttpCore {
    */
   #originRefusal(view: Pick<HttpRequestView, 'header' | 'localAddress'>): string | undefined {
     const policy = this.#policy ?? (isLoopbackAddress(view.localAddress) ? LOOPBACK_POLICY : OPEN_POLICY)
-    return policy ? checkOrigin(policy, view.header('host'), view.header('origin')) : undefined
+    return policy ? this.#origins.check(policy, view.header('host'), view.header('origin')) : undefined
   }
 
   /** Refuses a body that turned out larger than the limit while it was read (413). */

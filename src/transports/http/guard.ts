@@ -24,11 +24,26 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.')
 }
 
-function hostname(hostHeader: string): string {
+/**
+ * The name part of a Host header (`name`, `name:port`, `[v6]`, `[v6]:port`), lowercased; undefined when what
+ * follows the name is not a port (`127.0.0.1:80.evil.example` names no loopback host).
+ */
+function hostname(hostHeader: string): string | undefined {
   const value = hostHeader.trim().toLowerCase()
-  if (value.startsWith('[')) return value.slice(0, value.indexOf(']') + 1)
-  const colon = value.lastIndexOf(':')
-  return colon === -1 ? value : value.slice(0, colon)
+  const end = value.startsWith('[') ? value.indexOf(']') + 1 : value.lastIndexOf(':')
+  if (end <= 0 || end === value.length) return end === 0 ? undefined : value
+  return value.charCodeAt(end) === 0x3a && isPort(value, end + 1) ? value.slice(0, end) : undefined
+}
+
+/** Whether `text` from `start` to its end is a port: one to five digits. */
+function isPort(text: string, start: number): boolean {
+  const digits = text.length - start
+  if (digits < 1 || digits > 5) return false
+  for (let index = start; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code < 0x30 || code > 0x39) return false
+  }
+  return true
 }
 
 /** Whether `host` is `entry` or `entry:port`, spelled exactly as listed. */
@@ -38,7 +53,7 @@ function listedAs(host: string, entry: string): boolean {
     host.length > entry.length &&
     host.charCodeAt(entry.length) === 0x3a && // ':'
     host.startsWith(entry) &&
-    host.indexOf(':', entry.length + 1) === -1
+    isPort(host, entry.length + 1)
   )
 }
 
@@ -79,4 +94,25 @@ export function checkOrigin(
   if (policy.allowedHosts && isLoopbackHost(url.hostname) && policy.allowedHosts.some(isLoopbackHost))
     return undefined
   return `Origin ${origin} is not allowed`
+}
+
+/**
+ * `checkOrigin` remembering its last answer. A client sends the same Host (and the same Origin, or none)
+ * on every request, so nearly every check is the one just made; policies are fixed when the handler is made.
+ */
+export class OriginChecker {
+  #policy: OriginPolicy | undefined
+  #host: string | undefined
+  #origin: string | undefined
+  #verdict: string | undefined
+
+  check(policy: OriginPolicy, host: string | undefined, origin: string | undefined): string | undefined {
+    if (policy === this.#policy && host === this.#host && origin === this.#origin) return this.#verdict
+    const verdict = checkOrigin(policy, host, origin)
+    this.#policy = policy
+    this.#host = host
+    this.#origin = origin
+    this.#verdict = verdict
+    return verdict
+  }
 }
