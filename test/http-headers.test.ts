@@ -82,6 +82,26 @@ describe('standard request headers', () => {
     expect(errorOf(name).message).toContain("'query'")
   })
 
+  it('trims any whitespace around the standard headers, and only around them', async () => {
+    // fetch's Headers drop spaces and tabs at the ends themselves; a no-break space reaches the server.
+    const nbsp = '\u00a0'
+    const padded = await post(
+      fetcher,
+      'tools/call',
+      { name: 'plain', arguments: {} },
+      {
+        headers: {
+          'mcp-protocol-version': `${nbsp}2026-07-28`,
+          'mcp-method': `tools/call${nbsp}`,
+          'mcp-name': `${nbsp}plain${nbsp}`,
+        },
+      },
+    )
+    expect(padded.status).toBe(200)
+    const inner = await post(fetcher, 'tools/list', {}, { headers: { 'mcp-method': `tools/${nbsp}list` } })
+    expect([inner.status, errorOf(inner).code]).toEqual([400, -32020])
+  })
+
   it('accepts whitespace around Mcp-Name and a Base64-encoded Mcp-Name', async () => {
     const padded = await post(
       fetcher,
