@@ -30,6 +30,7 @@ import {
   callMessage,
   callProblem,
   headersFor,
+  onServerCore,
   SERVERS,
   startHttp,
   startStdio,
@@ -84,8 +85,7 @@ async function freePort(): Promise<number> {
 /** `toolwire bridge --http` in front of `upstream` over stdio; the URL is its first stdout line. */
 async function startBridge(upstream: BenchServer): Promise<Front> {
   const child = spawn(
-    process.execPath,
-    [
+    ...onServerCore(process.execPath, [
       CLI,
       'bridge',
       '--http',
@@ -95,7 +95,7 @@ async function startBridge(upstream: BenchServer): Promise<Front> {
       process.execPath,
       `${ROOT}${upstream.script}`,
       '--stdio',
-    ],
+    ]),
     { cwd: ROOT, env: { ...process.env, TOOLS: '1' }, stdio: ['ignore', 'pipe', 'inherit'] },
   )
   const stop = stopper(child)
@@ -118,8 +118,7 @@ async function startSupergateway(upstream: BenchServer): Promise<Front> {
   const port = await freePort()
   const command = `"${process.execPath}" "${ROOT}${upstream.script}" --stdio`
   const child = spawn(
-    process.execPath,
-    [
+    ...onServerCore(process.execPath, [
       SUPERGATEWAY,
       '--stdio',
       command,
@@ -130,7 +129,7 @@ async function startSupergateway(upstream: BenchServer): Promise<Front> {
       String(port),
       '--logLevel',
       'none',
-    ],
+    ]),
     { cwd: ROOT, env: { ...process.env, TOOLS: '1' }, stdio: ['ignore', 'ignore', 'inherit'] },
   )
   const stop = stopper(child)

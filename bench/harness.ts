@@ -2,8 +2,9 @@
  * What the benchmark and its test share: the three servers, how to start them over HTTP or stdio,
  * the exact requests sent, and the check that a server answers correctly before it is loaded.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { request as httpRequest } from 'node:http'
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -19,6 +20,50 @@ export const SERVERS: readonly BenchServer[] = [
   { name: 'SDK v2', script: 'bench/sdk-server.mjs' },
   { name: 'raw node', script: 'bench/raw-server.mjs' },
 ]
+
+/**
+ * Whether servers run on core 0 and the load generator (the bench process) on the other cores: off until
+ * the benchmark turns it on (`pinApart`). Left to the scheduler, a server and its load generator share two
+ * cores however it likes, and the same server's rounds scattered from 0.47x to 0.99x of the floor in one
+ * run; pinned, each round gets the same split.
+ */
+let pinned = false
+
+/**
+ * Pins this process (the load generator) to every core but core 0, and every server started afterwards to
+ * core 0. Needs two cores or more and `taskset` (util-linux); returns whether it could.
+ */
+export function pinApart(): boolean {
+  if (availableParallelism() < 2) return false
+  try {
+    taskset(process.pid, `1-${availableParallelism() - 1}`)
+  } catch {
+    return false
+  }
+  pinned = true
+  return true
+}
+
+/** Moves every thread of a process (and the threads it starts later) to the given cores. */
+function taskset(pid: number, cores: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' })
+}
+
+/**
+ * A server runs on core 0: pinned once started (after its cold start is measured: pinning is not part of
+ * it), or right after it is forked.
+ */
+export function pinServer(pid: number | undefined): void {
+  if (pinned && pid !== undefined) taskset(pid, '0')
+}
+
+/**
+ * The command that starts a process on core 0 from the start, with everything it starts in turn (a gateway
+ * and the server it spawns).
+ */
+export function onServerCore(command: string, args: readonly string[]): [string, string[]] {
+  return pinned ? ['taskset', ['-c', '0', command, ...args]] : [command, [...args]]
+}
 
 export const PROTOCOL_VERSION = '2026-07-28'
 const META = {
@@ -122,10 +167,36 @@ export interface Running {
   stop(): Promise<void>
 }
 
+/** Every server started here and still running; HTTP servers also by the URL they serve. */
+const live = new Set<ChildProcess>()
+const serving = new Map<string, ChildProcess>()
+
+/**
+ * Runs one measurement of a server (itself, or the URL it serves) with every other live server paused
+ * (SIGSTOP, then SIGCONT). A server that fell behind under its own load (SDK v2 with 1,000 tools answers a
+ * few calls a second) works through its backlog long after the load stops, on the core the next server is
+ * measured on.
+ */
+export async function alone<T>(server: ChildProcess | string, measure: () => Promise<T>): Promise<T> {
+  const target = typeof server === 'string' ? serving.get(server) : server
+  const others = [...live].filter((child) => child !== target)
+  for (const child of others) child.kill('SIGSTOP')
+  try {
+    return await measure()
+  } finally {
+    for (const child of others)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGCONT')
+  }
+}
+
 function track(child: ChildProcess): Running {
+  live.add(child)
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve()
     else child.once('exit', () => resolve())
+  }).then(() => {
+    live.delete(child)
+    for (const [url, server] of serving) if (server === child) serving.delete(url)
   })
   return {
     child,
@@ -181,12 +252,15 @@ export async function startHttp(
   const running = track(child)
   try {
     const url = await announcedUrl(server, child, timeoutMs)
+    serving.set(url, child)
     const first = callMessage(1)
     const answer = await post(url, first, 10_000, { ...headersFor(first), ...extras.headers })
     const problem =
       answer.status === 200 ? callProblem(JSON.parse(answer.body), 1, 5) : `HTTP ${answer.status}`
     if (problem) throw new Error(`${server.name}: wrong first answer: ${problem}`)
-    return { ...running, url, coldStartMs: performance.now() - started }
+    const coldStartMs = performance.now() - started
+    pinServer(child.pid)
+    return { ...running, url, coldStartMs }
   } catch (error) {
     await running.stop()
     throw error
@@ -228,6 +302,7 @@ export function startStdio(server: BenchServer, tools: number): StdioRunning {
     env: { ...process.env, TOOLS: String(tools) },
     stdio: ['pipe', 'pipe', 'inherit'],
   })
+  pinServer(child.pid)
   const running = track(child)
   const waiting = new Map<unknown, (message: unknown) => void>()
   let rest = ''

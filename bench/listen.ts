@@ -11,7 +11,7 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { Agent, request as httpRequest, type ClientRequest } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import { headersFor, post, PROTOCOL_VERSION } from './harness.js'
+import { headersFor, pinServer, post, PROTOCOL_VERSION } from './harness.js'
 
 export interface ListenFigures {
   readonly streams: number
@@ -115,6 +115,7 @@ export async function listenBench(script: string, count: number): Promise<Listen
     env: { ...process.env, STREAMS: String(count) },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })
+  pinServer(child.pid)
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let output = ''

@@ -4,11 +4,11 @@
  * correct answer before it is loaded, and every counted HTTP answer must be a 2xx whose body equals the
  * checked one (autocannon `expectBody`); anything else is reported, never counted.
  */
-import { execSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
+import { availableParallelism, cpus } from 'node:os'
 import autocannon from 'autocannon'
 import {
+  alone,
   type BenchServer,
   callMessage,
   callProblem,
@@ -17,6 +17,7 @@ import {
   listMessage,
   listProblem,
   peakRssMiB,
+  pinApart,
   PROTOCOL_VERSION,
   post,
   SERVERS,
@@ -33,13 +34,20 @@ import { telemetryRounds } from './telemetry.js'
 import { guardRounds, guardTable } from './guards.js'
 
 const quick = process.argv.includes('--quick')
-/** `--only=cold,http,legacy,stdio,auth,telemetry,guards,client,listen,gateway` runs a subset (for tuning); the table then shows what was measured. */
+/**
+ * `--only=cold,http,legacy,stdio,auth,telemetry,guards,client,listen,gateway` runs a subset (for tuning); the
+ * table then shows what was measured. `--no-pin` leaves the servers and the load generator unpinned (harness).
+ */
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice(7)
   .split(',')
 const runs = (part: string): boolean => !only || only.includes(part)
 const ROUNDS = quick ? 1 : 5
+/** The machine's cores, counted before this process is pinned to some of them. */
+const CORES = availableParallelism()
+/** Servers on core 0, this process (the load generator) on the others, unless `--no-pin` (harness). */
+const pinned = !process.argv.includes('--no-pin') && pinApart()
 const SECONDS = quick ? 3 : 5
 const WARMUP_SECONDS = quick ? 1 : 3
 const CONNECTIONS = 50
@@ -84,6 +92,16 @@ async function load(
   seconds: number,
   headers: Record<string, string> = headersFor(message),
 ): Promise<Load> {
+  return alone(url, () => loadAlone(url, message, body, seconds, headers))
+}
+
+async function loadAlone(
+  url: string,
+  message: Record<string, unknown>,
+  body: string,
+  seconds: number,
+  headers: Record<string, string>,
+): Promise<Load> {
   const result = await autocannon({
     url,
     method: 'POST',
@@ -109,6 +127,15 @@ async function load(
 
 /** Sends `calls` tools/calls with at most `inFlight` outstanding; every answer is checked. */
 async function stdioRun(
+  running: StdioRunning,
+  calls: number,
+  inFlight: number,
+  firstId: number,
+): Promise<number> {
+  return alone(running.child, () => stdioRunAlone(running, calls, inFlight, firstId))
+}
+
+async function stdioRunAlone(
   running: StdioRunning,
   calls: number,
   inFlight: number,
@@ -520,13 +547,7 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
     return `${server.name}: ${total}`
   }).join(', ')
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
-  let nproc = String(cpus().length)
-  try {
-    nproc = execSync('nproc').toString().trim()
-  } catch {
-    // cpus().length stands in where nproc is missing
-  }
-  const machine = `${nproc} cores (nproc), ${cpu}, node ${process.version}, ${quick ? 'quick' : 'full'} run: medians of ${ROUNDS} alternating round(s) (cold start: ${Math.max(ROUNDS, 3)}), ${SECONDS} s each over HTTP`
+  const machine = `${CORES} cores, ${cpu}, node ${process.version}, ${quick ? 'quick' : 'full'} run: medians of ${ROUNDS} alternating round(s) (cold start: ${Math.max(ROUNDS, 3)}), ${SECONDS} s each over HTTP; ${pinned ? 'each server on core 0 and the load generator on the others (taskset), the other servers paused while one is measured' : 'servers and load generator where the scheduler puts them, the other servers paused while one is measured'}`
   const table = [
     ...lines,
     '',
