@@ -407,6 +407,30 @@ async function legacyRounds(
 
 const LEGACY_LABEL = `tools/call, 2025-11-25 session, ${CONNECTIONS} conn. (req/s)`
 
+/**
+ * toolwire / floor for each round of the tools/call and stdio rows. Each round loads toolwire and the floor
+ * one after the other, so a round's own ratio is paired: it cancels the machine's slower drift (a shared
+ * machine's speed moved 2x between rounds of one run).
+ */
+function roundByRound(toolwire: Samples, raw: Samples): string | undefined {
+  const paired = (label: string, of: (s: Samples) => readonly number[]): string | undefined => {
+    const floor = of(raw)
+    const ratios = of(toolwire)
+      .map((value, round) => value / (floor[round] ?? Number.NaN))
+      .filter((value) => Number.isFinite(value))
+    if (ratios.length === 0) return undefined
+    return `${label} ${ratios.map((value) => value.toFixed(2)).join(', ')} (median ${median(ratios).toFixed(2)}x)`
+  }
+  const pairs = [
+    ...SCENARIOS.filter(({ key }) => key !== 'listMany').map(({ key, label }) =>
+      paired(label.replace(/ \(req\/s\)$/, ''), (s) => s.http[key].map((l) => l.rps)),
+    ),
+    paired('stdio sequential', (s) => s.stdioSeq),
+    paired(`stdio, ${IN_FLIGHT} in flight`, (s) => s.stdioPar),
+  ].filter((line) => line !== undefined)
+  return pairs.length > 0 ? `toolwire / raw round by round (same round): ${pairs.join('; ')}.` : undefined
+}
+
 function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) => Samples): void {
   const [toolwire, sdk, raw] = SERVERS as [BenchServer, BenchServer, BenchServer]
   type Row = {
@@ -546,11 +570,13 @@ function report(samples: Map<BenchServer, Samples>, get: (server: BenchServer) =
       .reduce((sum, l) => sum + l.problems, 0)
     return `${server.name}: ${total}`
   }).join(', ')
+  const roundRatios = roundByRound(get(toolwire), get(raw))
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
-  const machine = `${CORES} cores, ${cpu}, node ${process.version}, ${quick ? 'quick' : 'full'} run: medians of ${ROUNDS} alternating round(s) (cold start: ${Math.max(ROUNDS, 3)}), ${SECONDS} s each over HTTP; ${pinned ? 'each server on core 0 and the load generator on the others (taskset), the other servers paused while one is measured' : 'servers and load generator where the scheduler puts them, the other servers paused while one is measured'}`
+  const machine = `${CORES} cores, ${cpu}, node ${process.version}, ${quick ? 'quick' : 'full'} run: medians of ${ROUNDS} alternating round(s) (cold start: ${Math.max(ROUNDS, 3)}), ${SECONDS} s each over HTTP; ${pinned ? 'each server on core 0 and the load generator on the others (taskset)' : 'servers and load generator where the scheduler puts them'}, the other servers paused while one is measured`
   const table = [
     ...lines,
     '',
+    ...(roundRatios ? [roundRatios] : []),
     `tools/call over a 2025-11-25 session: toolwire / SDK v2 = ${legacyRatio}.`,
     authCost,
     telemetryCost,
