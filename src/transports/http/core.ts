@@ -23,7 +23,7 @@ import {
 } from '../../wire/errors.js'
 import { DEFAULT_MAX_DEPTH, nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
 import { classify, type JsonRpcRequest } from '../../wire/jsonrpc.js'
-import { isLoopbackAddress, loopbackPolicy, OriginChecker, type OriginPolicy } from './guard.js'
+import { checkOriginAgain, isLoopbackAddress, loopbackPolicy, type OriginPolicy } from './guard.js'
 import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
 import { DEFAULT_MAX_BACKLOG, HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
 import { ListenSlots } from './listen-slots.js'
@@ -120,7 +120,6 @@ export class HttpCore {
   readonly maxBodyBytes: number
   /** Undefined: chosen per request from the local address (see `HttpOptions.originPolicy`). */
   readonly #policy: OriginPolicy | false | undefined
-  readonly #origins = new OriginChecker()
   readonly #authenticator: HttpAuthenticator | undefined
   readonly #keepAliveMs: number
   /** The keep-alive comments of every open listen stream, on one timer. */
@@ -221,7 +220,7 @@ export class HttpCore {
    */
   #originRefusal(view: Pick<HttpRequestView, 'header' | 'localAddress'>): string | undefined {
     const policy = this.#policy ?? (isLoopbackAddress(view.localAddress) ? LOOPBACK_POLICY : OPEN_POLICY)
-    return policy ? this.#origins.check(policy, view.header('host'), view.header('origin')) : undefined
+    return policy ? checkOriginAgain(policy, view.header('host'), view.header('origin')) : undefined
   }
 
   /** Refuses a body that turned out larger than the limit while it was read (413). */

@@ -30,8 +30,10 @@ export function isLoopbackAddress(address: string | undefined): boolean {
  */
 function hostname(hostHeader: string): string | undefined {
   const value = hostHeader.trim().toLowerCase()
+  // The name ends after an IPv6 literal's bracket, else at the last colon.
   const end = value.startsWith('[') ? value.indexOf(']') + 1 : value.lastIndexOf(':')
-  if (end <= 0 || end === value.length) return end === 0 ? undefined : value
+  if (end === -1 || end === value.length) return value // no port
+  if (end === 0) return undefined // `[` with no `]`, or a port with no name
   return value.charCodeAt(end) === 0x3a && isPort(value, end + 1) ? value.slice(0, end) : undefined
 }
 
@@ -97,22 +99,25 @@ export function checkOrigin(
 }
 
 /**
- * `checkOrigin` remembering its last answer. A client sends the same Host (and the same Origin, or none)
- * on every request, so nearly every check is the one just made; policies are fixed when the handler is made.
+ * The last check and its verdict. A client sends the same Host (and the same Origin, or none) on every
+ * request, so nearly every check is the one just made. Module variables, not an object's fields: reading
+ * and writing these costs less than the check they save. Policies are fixed when a handler is made.
  */
-export class OriginChecker {
-  #policy: OriginPolicy | undefined
-  #host: string | undefined
-  #origin: string | undefined
-  #verdict: string | undefined
+let lastPolicy: OriginPolicy | undefined
+let lastHost: string | undefined
+let lastOrigin: string | undefined
+let lastVerdict: string | undefined
 
-  check(policy: OriginPolicy, host: string | undefined, origin: string | undefined): string | undefined {
-    if (policy === this.#policy && host === this.#host && origin === this.#origin) return this.#verdict
-    const verdict = checkOrigin(policy, host, origin)
-    this.#policy = policy
-    this.#host = host
-    this.#origin = origin
-    this.#verdict = verdict
-    return verdict
-  }
+/** `checkOrigin`, answered from the last check when it is the same one. */
+export function checkOriginAgain(
+  policy: OriginPolicy,
+  host: string | undefined,
+  origin: string | undefined,
+): string | undefined {
+  if (policy === lastPolicy && host === lastHost && origin === lastOrigin) return lastVerdict
+  lastVerdict = checkOrigin(policy, host, origin)
+  lastPolicy = policy
+  lastHost = host
+  lastOrigin = origin
+  return lastVerdict
 }
