@@ -1,6 +1,7 @@
 /** Streamable HTTP over a real socket: the node adapter, as served by `toolwire serve`. */
 import { request as httpRequest } from 'node:http'
 import { spawn } from 'node:child_process'
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, meta, post, resultOf, standardHeaders } from './helpers/http.js'
 import { CLI, testServer } from './helpers/paths.js'
@@ -134,6 +135,34 @@ describe('node adapter over a real socket', () => {
           (resultOf(await call('cancelled_count')).structuredContent as { cancelled: number }).cancelled,
       )
       .toBe(before.cancelled + 1)
+  })
+
+  it('outlives bodies cut off halfway and bodies that break their chunked framing', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta() } })
+    const head = Object.entries({ ...standardHeaders('tools/list', {}), host: `127.0.0.1:${port}` })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')
+    const hangUpAfter = (text: string) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(text, () => socket.destroy()))
+        socket.on('close', () => resolve())
+        socket.on('error', reject)
+      })
+    await hangUpAfter(
+      `POST /mcp HTTP/1.1\r\n${head}content-length: ${body.length}\r\n\r\n${body.slice(0, 20)}`,
+    )
+    const broken = `POST /mcp HTTP/1.1\r\n${head}transfer-encoding: chunked\r\n\r\n5\r\n{"jso\r\nzz\r\n`
+    const refused = await new Promise<string>((resolve, reject) => {
+      let answer = ''
+      const socket = connect(port, '127.0.0.1', () => socket.write(broken))
+      socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
+      socket.on('close', () => resolve(answer))
+      socket.on('error', reject)
+    })
+    expect(refused).toMatch(/^HTTP\/1\.1 400/)
+    expect(resultOf(await call('echo', { text: 'still here' })).content).toEqual([
+      { type: 'text', text: 'still here' },
+    ])
   })
 
   it('keeps concurrent clients with identical request ids apart', async () => {
