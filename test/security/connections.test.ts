@@ -72,6 +72,30 @@ describe('serveNode connection limits', () => {
     await expect.poll(() => other.received(), { timeout: 20_000 }).toMatch(/^HTTP\/1\.1 200 OK/)
   })
 
+  it('gives a closed connection back to its address, once', async () => {
+    const port = await start({
+      maxConnectionsPerAddress: 2,
+      headersTimeoutMs: 60_000,
+      requestTimeoutMs: 60_000,
+    })
+    const first = await open(port)
+    await open(port)
+    first.socket.destroy()
+    await first.closed
+    // The server sees the close a moment later: try until a connection is taken, then the cap holds again.
+    let served = ''
+    for (let attempt = 0; attempt < 200 && !served.includes('200 OK'); attempt++) {
+      const next = await open(port)
+      next.socket.write(request(port, 'tools/list'))
+      await expect.poll(() => next.received(), { timeout: 20_000 }).toMatch(/^HTTP/)
+      served = next.received()
+    }
+    expect(served).toMatch(/^HTTP\/1\.1 200 OK/)
+    const refused = await open(port)
+    await refused.closed
+    expect(refused.received()).toMatch(/^HTTP\/1\.1 429 Too Many Requests\r\n/)
+  })
+
   it('answers 503 past the global cap', async () => {
     const port = await start({
       maxConnectionsPerAddress: 3,
@@ -108,5 +132,29 @@ describe('serveNode connection limits', () => {
     third.socket.write(listen())
     await expect.poll(() => third.received(), { timeout: 20_000 }).toMatch(/^HTTP\/1\.1 429/)
     expect(third.received()).toMatch(/more than 2 listen streams from one address/)
+  })
+
+  it('gives a listen slot back when its stream ends, and only once', async () => {
+    const port = await start({ maxListenStreamsPerAddress: 2 })
+    const listen = (): string =>
+      request(port, 'subscriptions/listen', { notifications: { toolsListChanged: true } })
+    const streams = [await open(port), await open(port)]
+    for (const stream of streams) stream.socket.write(listen())
+    for (const stream of streams)
+      await expect.poll(() => stream.received(), { timeout: 20_000 }).toMatch(/subscriptions\/acknowledged/)
+    streams[0]!.socket.destroy()
+    await streams[0]!.closed
+    // The server sees the close a moment later: try until a stream is taken; then the cap holds again.
+    let taken: Awaited<ReturnType<typeof open>> | undefined
+    for (let attempt = 0; attempt < 200 && !taken; attempt++) {
+      const next = await open(port)
+      next.socket.write(listen())
+      await expect.poll(() => next.received(), { timeout: 20_000 }).toMatch(/acknowledged|HTTP\/1\.1 429/)
+      if (next.received().includes('acknowledged')) taken = next
+    }
+    expect(taken).toBeDefined()
+    const refused = await open(port)
+    refused.socket.write(listen())
+    await expect.poll(() => refused.received(), { timeout: 20_000 }).toMatch(/^HTTP\/1\.1 429/)
   })
 })

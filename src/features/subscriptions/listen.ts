@@ -24,11 +24,53 @@ interface Listener {
   readonly filter: SubscriptionFilter
   readonly uris: ReadonlySet<string>
   readonly ctx: RequestContext
-  readonly end: () => void
+  end(): void
 }
 
 /** What a stream that follows no resource holds: one empty set for all of them. */
 const NO_URIS: ReadonlySet<string> = new Set()
+
+/** The graceful result a stream ends with (patterns/subscriptions §Graceful Closure). */
+const closingResult = (tag: Readonly<Record<string, RequestId>>): Record<string, unknown> => ({
+  resultType: 'complete',
+  _meta: { ...tag },
+})
+
+/**
+ * One open stream, registered with the hub as itself rather than as a closure over the request's scope (a
+ * server may hold thousands for hours), and its graceful result made only when it ends.
+ */
+class OpenStream implements Listener {
+  readonly uris: ReadonlySet<string>
+  #ended = false
+  #stopWatching: (() => void) | undefined
+
+  constructor(
+    readonly tag: Readonly<Record<string, RequestId>>,
+    readonly filter: SubscriptionFilter,
+    readonly ctx: RequestContext,
+    private readonly registered: Set<Listener>,
+    private readonly resolve: (result: Record<string, unknown>) => void,
+  ) {
+    this.uris = filter.resourceSubscriptions ? new Set(filter.resourceSubscriptions) : NO_URIS
+  }
+
+  /** Ends the stream when the client goes away: through onAbort, so it holds no AbortController of its own. */
+  watch(): void {
+    const stop = this.ctx.onAbort(() => this.end())
+    if (this.#ended) stop()
+    else this.#stopWatching = stop
+  }
+
+  end(): void {
+    if (this.#ended) return
+    this.#ended = true
+    this.registered.delete(this)
+    this.#stopWatching?.()
+    this.#stopWatching = undefined
+    this.resolve(closingResult(this.tag))
+  }
+}
 
 const BOOLEAN_FIELDS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const
 
@@ -113,34 +155,16 @@ export class ListenHub {
     const filter = honouredFilter(ctx.params.notifications, this.#capabilities)
     // Frozen: every notification on the stream carries this same object as its `_meta`.
     const tag = Object.freeze({ [META_SUBSCRIPTION_ID]: ctx.id })
-    const closing = { resultType: 'complete', _meta: { ...tag } }
     ctx.exchange.notify({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
       params: { _meta: tag, notifications: filter },
     })
-    if (this.#closed) return Promise.resolve(closing)
+    if (this.#closed) return Promise.resolve(closingResult(tag))
     return new Promise((resolve) => {
-      let stopWatching = (): void => undefined
-      let ended = false
-      const end = (): void => {
-        if (ended) return
-        ended = true
-        this.#listeners.delete(listener)
-        stopWatching()
-        resolve(closing)
-      }
-      const listener: Listener = {
-        tag,
-        filter,
-        uris: filter.resourceSubscriptions ? new Set(filter.resourceSubscriptions) : NO_URIS,
-        ctx,
-        end,
-      }
-      this.#listeners.add(listener)
-      // Through onAbort, not ctx.signal: an open stream then holds no AbortController of its own.
-      stopWatching = ctx.onAbort(end)
-      if (ended) stopWatching()
+      const stream = new OpenStream(tag, filter, ctx, this.#listeners, resolve)
+      this.#listeners.add(stream)
+      stream.watch()
     })
   }
 

@@ -4,7 +4,6 @@
  */
 import { KeepAlives } from './keep-alive.js'
 import type { AuthInfo } from '../../protocol/exchange.js'
-import type { Reply } from '../../protocol/dispatcher.js'
 import type { AuthOutcome, HttpAuthenticator, HttpDocument } from '../../protocol/handler.js'
 import type { DualEraHandler } from '../dual-era.js'
 import { encodeError } from '../../protocol/encode.js'
@@ -321,7 +320,10 @@ export class HttpCore {
     if (inbound.kind === 'notification') return out.send(202, {})
     const request = inbound.message
     const eventStream = (allows(view.header('accept')) & ALLOWS_EVENT_STREAM) !== 0
-    if (request.method === 'subscriptions/listen') return this.#listen(view, request, out, auth, eventStream)
+    if (request.method === 'subscriptions/listen') {
+      void this.#listen(view, request, out, auth, eventStream)
+      return undefined
+    }
     const exchange = new HttpExchange(view, out, auth, eventStream, this.#maxBacklog)
     // The exchange is also the transport check (standard headers against the body). A reply made
     // synchronously is written at once.
@@ -332,7 +334,10 @@ export class HttpCore {
     writeReply(exchange, reply, out)
   }
 
-  /** A `subscriptions/listen` stream: bounded per principal, kept open with SSE comments. */
+  /**
+   * A `subscriptions/listen` stream: bounded per principal, kept open with SSE comments. It answers its own
+   * failures and never rejects, so an open stream holds no rejection handler of the caller's for hours.
+   */
   async #listen(
     view: HttpRequestView,
     request: JsonRpcRequest,
@@ -342,21 +347,19 @@ export class HttpCore {
   ): Promise<void> {
     if (!eventStream) return sendError(out, streamNotAcceptable(), request.id)
     // Listen streams stay open indefinitely: one address may not hold an unbounded number of them.
-    const release = this.#listens.take(view.remoteAddress, auth)
-    if (typeof release !== 'function') return sendError(out, release, request.id)
+    const slot = this.#listens.take(view.remoteAddress, auth)
+    if (typeof slot !== 'string') return sendError(out, slot, request.id)
     const exchange = new HttpExchange(view, out, auth, eventStream, this.#maxBacklog)
     // Long-lived listen streams get periodic SSE comments so proxies keep them open (streamable-http
     // §Receiving Messages).
-    const stopKeepAlive = this.#keepAlives.add(() => {
-      if (exchange.streaming && !exchange.aborted) out.write(':\n\n')
-    })
-    let reply: Reply | null
+    this.#keepAlives.add(exchange)
     try {
-      reply = await this.server.handle(request, exchange, exchange)
+      writeReply(exchange, await this.server.handle(request, exchange, exchange), out)
+    } catch (error) {
+      this.fail(out, error)
     } finally {
-      stopKeepAlive()
-      release()
+      this.#keepAlives.remove(exchange)
+      this.#listens.give(slot)
     }
-    writeReply(exchange, reply, out)
   }
 }

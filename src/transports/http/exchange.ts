@@ -5,6 +5,7 @@ import type { JsonRpcNotification, JsonRpcRequest } from '../../wire/jsonrpc.js'
 import type { RequestMeta } from '../../wire/types.js'
 import type { HttpRequestView, HttpResponseSink } from './core.js'
 import { checkStandardHeaders } from './standard-headers.js'
+import type { KeepAliveStream } from './keep-alive.js'
 
 export const JSON_HEADERS = { 'content-type': 'application/json' }
 /** Unsent SSE bytes one response may pile up for a client that does not read (`HttpOptions.maxBacklogBytes`). */
@@ -21,7 +22,7 @@ export const SSE_HEADERS = {
  * measurably raised the CPU cost of a small tools/call. `header` and `notify` are handed out as bound
  * functions only when read, since callers may pass them around. It is also the request's transport check.
  */
-export class HttpExchange implements Exchange, TransportCheck {
+export class HttpExchange implements Exchange, TransportCheck, KeepAliveStream {
   readonly transport = 'http' as const
   /** Set once the first notification turned the answer into an SSE stream. */
   streaming = false
@@ -48,6 +49,11 @@ export class HttpExchange implements Exchange, TransportCheck {
 
   get notify(): (message: JsonRpcNotification) => void {
     return (message) => this.send(message)
+  }
+
+  /** An SSE comment on an open stream, so proxies keep it open (see `KeepAlives`). */
+  keepAlive(): void {
+    if (this.streaming && !this.aborted) this.out.write(':\n\n')
   }
 
   /** Writes a message on this request's stream, turning the answer into SSE on the first one. */

@@ -4,9 +4,14 @@
  * about 300 bytes). Every stream still gets a comment at most `intervalMs` after it opened and then every
  * `intervalMs` (streamable-http §Receiving Messages: proxies close idle streams).
  */
+/** A stream that takes keep-alive comments: registered as itself, so a stream costs no closure here. */
+export interface KeepAliveStream {
+  keepAlive(): void
+}
+
 export class KeepAlives {
   readonly #intervalMs: number
-  readonly #writers = new Set<() => void>()
+  readonly #streams = new Set<KeepAliveStream>()
   #timer: ReturnType<typeof setInterval> | undefined
 
   /** `intervalMs` 0 turns keep-alive comments off. */
@@ -14,22 +19,21 @@ export class KeepAlives {
     this.#intervalMs = intervalMs
   }
 
-  /** Calls `write` on every tick until the returned function is called. */
-  add(write: () => void): () => void {
-    if (this.#intervalMs <= 0) return () => {}
-    this.#writers.add(write)
+  /** Calls `stream.keepAlive()` on every tick until `remove(stream)`. */
+  add(stream: KeepAliveStream): void {
+    if (this.#intervalMs <= 0) return
+    this.#streams.add(stream)
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => {
-        for (const each of this.#writers) each()
+        for (const each of this.#streams) each.keepAlive()
       }, this.#intervalMs)
       this.#timer.unref?.()
     }
-    return () => {
-      this.#writers.delete(write)
-      if (this.#writers.size === 0 && this.#timer !== undefined) {
-        clearInterval(this.#timer)
-        this.#timer = undefined
-      }
-    }
+  }
+
+  remove(stream: KeepAliveStream): void {
+    if (!this.#streams.delete(stream) || this.#streams.size > 0 || this.#timer === undefined) return
+    clearInterval(this.#timer)
+    this.#timer = undefined
   }
 }

@@ -202,9 +202,9 @@ export class LegacyHttp {
     }
     const session = await this.#session(view, out, auth)
     if (!session) return
-    const release = this.listens.take(view.remoteAddress, auth)
-    if (typeof release !== 'function') return sendError(out, 429, release)
-    if (view.aborted ?? view.signal.aborted) return release()
+    const slot = this.listens.take(view.remoteAddress, auth)
+    if (typeof slot !== 'string') return sendError(out, 429, slot)
+    if (view.aborted ?? view.signal.aborted) return this.listens.give(slot)
     out.startStream(SSE_HEADERS)
     out.write(':\n\n')
     let open = true
@@ -215,7 +215,7 @@ export class LegacyHttp {
       if (!open) return
       open = false
       if (keepAlive) clearInterval(keepAlive)
-      release()
+      this.listens.give(slot)
       detach()
       out.end()
     }

@@ -22,10 +22,10 @@ export class ListenSlots {
   }
 
   /**
-   * Takes a slot for a stream: the function that gives it back (call it once, when the stream ends), or the
-   * refusal (429) when the client already holds `max` streams.
+   * Takes a slot for a stream: the key to give back with `give` (once, when the stream ends), or the refusal
+   * (429) when the client already holds `max` streams.
    */
-  take(remoteAddress: string | undefined, auth: AuthInfo | undefined): (() => void) | McpError {
+  take(remoteAddress: string | undefined, auth: AuthInfo | undefined): OwnerKey | McpError {
     const key = ownerKey(principalOf(auth, remoteAddress, 'http'))
     const held = this.#held.get(key) ?? 0
     if (held >= this.max)
@@ -34,13 +34,13 @@ export class ListenSlots {
         `more than ${this.max} listen streams from one ${auth ? 'caller' : 'address'}`,
       )
     this.#held.set(key, held + 1)
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      const left = (this.#held.get(key) ?? 1) - 1
-      if (left === 0) this.#held.delete(key)
-      else this.#held.set(key, left)
-    }
+    return key
+  }
+
+  /** Gives back a slot `take` handed out. */
+  give(key: OwnerKey): void {
+    const left = (this.#held.get(key) ?? 1) - 1
+    if (left === 0) this.#held.delete(key)
+    else this.#held.set(key, left)
   }
 }
