@@ -56,6 +56,18 @@ function request(port: number, method: string, params: Record<string, unknown> =
   return `POST /mcp HTTP/1.1\r\n${head.join('\r\n')}\r\n\r\n${body}`
 }
 
+/** A server that allows two listen streams per address, holding two acknowledged ones. */
+async function twoListenStreams() {
+  const port = await start({ maxListenStreamsPerAddress: 2 })
+  const listen = (): string =>
+    request(port, 'subscriptions/listen', { notifications: { toolsListChanged: true } })
+  const streams = [await open(port), await open(port)]
+  for (const stream of streams) stream.socket.write(listen())
+  for (const stream of streams)
+    await expect.poll(() => stream.received(), { timeout: 20_000 }).toMatch(/subscriptions\/acknowledged/)
+  return { port, listen, streams }
+}
+
 describe('serveNode connection limits', () => {
   it('refuses connections past the per-address cap with 429, and still serves other addresses', async () => {
     const port = await start({
@@ -121,13 +133,7 @@ describe('serveNode connection limits', () => {
   })
 
   it('refuses listen streams past the per-address cap with 429', async () => {
-    const port = await start({ maxListenStreamsPerAddress: 2 })
-    const listen = (): string =>
-      request(port, 'subscriptions/listen', { notifications: { toolsListChanged: true } })
-    const streams = [await open(port), await open(port)]
-    for (const stream of streams) stream.socket.write(listen())
-    for (const stream of streams)
-      await expect.poll(() => stream.received(), { timeout: 20_000 }).toMatch(/subscriptions\/acknowledged/)
+    const { port, listen } = await twoListenStreams()
     const third = await open(port)
     third.socket.write(listen())
     await expect.poll(() => third.received(), { timeout: 20_000 }).toMatch(/^HTTP\/1\.1 429/)
@@ -135,13 +141,7 @@ describe('serveNode connection limits', () => {
   })
 
   it('gives a listen slot back when its stream ends, and only once', async () => {
-    const port = await start({ maxListenStreamsPerAddress: 2 })
-    const listen = (): string =>
-      request(port, 'subscriptions/listen', { notifications: { toolsListChanged: true } })
-    const streams = [await open(port), await open(port)]
-    for (const stream of streams) stream.socket.write(listen())
-    for (const stream of streams)
-      await expect.poll(() => stream.received(), { timeout: 20_000 }).toMatch(/subscriptions\/acknowledged/)
+    const { port, listen, streams } = await twoListenStreams()
     streams[0]!.socket.destroy()
     await streams[0]!.closed
     // The server sees the close a moment later: try until a stream is taken; then the cap holds again.
