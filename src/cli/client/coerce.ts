@@ -61,6 +61,9 @@ export function buildArguments(
     args = parsed as Record<string, unknown>
   }
   const properties = (inputSchema?.properties ?? {}) as Record<string, Schema>
+  // Names the schema does not list are typed by `additionalProperties` when it is a schema (a map of numbers).
+  const others = inputSchema?.additionalProperties
+  const otherSchema = typeof others === 'object' && others !== null ? (others as Schema) : undefined
   for (const pair of pairs) {
     const equals = pair.indexOf('=')
     if (equals <= 0) throw new UsageError(`expected key=value, got ${JSON.stringify(pair)}`)
@@ -68,7 +71,7 @@ export function buildArguments(
     args[key] = coerceValue(
       key,
       pair.slice(equals + 1),
-      Object.hasOwn(properties, key) ? properties[key] : undefined,
+      Object.hasOwn(properties, key) ? properties[key] : otherSchema,
     )
   }
   return args

@@ -18,6 +18,7 @@ import { taskSupportOf } from '../../client/legacy-tasks.js'
 import { PINNABLE_VERSIONS } from '../../client/era.js'
 import { auditLogFile } from '../client/audit-log.js'
 import { buildArguments } from '../client/coerce.js'
+import { undeclaredArguments } from '../client/undeclared.js'
 import { offerRequiredUrls, terminalElicitation } from '../client/elicit.js'
 import { progressReporter, renderResult } from '../client/render.js'
 import { samplingCommand } from '../client/sampling.js'
@@ -210,6 +211,9 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
     )
   }
   const args = buildArguments(pairs, flags.jsonArgs, tool.inputSchema)
+  // Sent anyway: the tool may take names it does not declare; a schema that refuses them makes the server say so.
+  for (const warning of undeclaredArguments(name, args, tool.inputSchema))
+    say(`warning: ${forTerminal(warning)}`)
   say(`Calling ${forTerminal(name)} on ${target.describe} with arguments:\n${jsonForTerminal(args)}`)
   if (!(await confirmCall(tool, flags))) {
     say('Not called.')

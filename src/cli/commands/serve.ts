@@ -13,6 +13,7 @@ import { LEGACY_VERSIONS } from '../../legacy/versions.js'
 import { PROTOCOL_VERSION } from '../../wire/meta.js'
 import { type ClusterMember, type ClusterOptions, joinCluster } from '../cluster.js'
 import { type OtelExporter, otelOption, startOtel } from '../otel.js'
+import { prepareTypeScript, typeScriptLoadFailure } from '../typescript.js'
 import { collect, type OpenAPIFlags, openAPIServer } from './openapi.js'
 
 const isServer = (value: unknown): value is Server =>
@@ -31,7 +32,10 @@ export async function loadServer(modulePath: string, member?: ClusterMember): Pr
   const file = resolve(modulePath)
   // Said in one line: the loader's own error names an internal chunk as the importer.
   if (!existsSync(file)) throw new Error(`${modulePath}: no such file (looked for ${file})`)
-  const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>
+  await prepareTypeScript(modulePath, file)
+  const module = (await import(pathToFileURL(file).href).catch((error: unknown) => {
+    throw typeScriptLoadFailure(modulePath, error) ?? error
+  })) as Record<string, unknown>
   for (const key of ['default', 'server', 'tools']) {
     let value = module[key]
     const factory = typeof value === 'function'

@@ -11,8 +11,7 @@
  */
 import { spawn } from 'node:child_process'
 import { watch } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { connect } from '../../client/connect.js'
 import { StdioTransport } from '../../client/stdio.js'
 import { defineProxy, type ProxyServer } from '../../proxy/define.js'
@@ -20,6 +19,7 @@ import { serveNode, type RunningServer } from '../../transports/http/node.js'
 import { parseTarget } from '../client/target.js'
 import { parseHostPort } from '../commands/serve.js'
 import { forTerminal } from '../terminal-text.js'
+import { findTsx, isTypeScript, nativeTypeScript, typeScriptAdvice } from '../typescript.js'
 import { sessionFor, startPage, type InspectFlags } from './run.js'
 
 export interface DevFlags extends InspectFlags {
@@ -39,20 +39,18 @@ const say = (line: string): void => void process.stderr.write(`${line}\n`)
 /**
  * How to run a TypeScript module: through tsx when the project has it (`--import tsx` is resolved from the
  * working directory, so the server runs where tsx is found: here, else in the module's folder), else Node's
- * own type stripping (22.6+). JavaScript needs nothing.
+ * own type stripping (on by default from 22.18 and 23.6, behind a flag from 22.6), else one line saying
+ * what to install. JavaScript needs nothing.
  */
-function howToRun(file: string): { args: string[]; cwd: string } {
+function howToRun(modulePath: string, file: string): { args: string[]; cwd: string } {
   const here = process.cwd()
-  if (!/\.[cm]?tsx?$/.test(file)) return { args: [], cwd: here }
-  for (const cwd of [here, dirname(file)]) {
-    try {
-      createRequire(join(cwd, 'noop.js')).resolve('tsx/package.json')
-      return { args: ['--import', 'tsx'], cwd }
-    } catch {
-      // not installed there
-    }
-  }
-  return { args: ['--experimental-strip-types'], cwd: here }
+  if (!isTypeScript(file)) return { args: [], cwd: here }
+  const tsx = findTsx([here, dirname(file)])
+  if (tsx) return { args: ['--import', 'tsx'], cwd: tsx.folder }
+  const native = nativeTypeScript()
+  if (native === 'on') return { args: [], cwd: here }
+  if (native === 'behind-flag') return { args: ['--experimental-strip-types'], cwd: here }
+  throw new Error(typeScriptAdvice(modulePath, native))
 }
 
 /**
@@ -80,7 +78,7 @@ export async function runDev(modulePath: string, flags: DevFlags): Promise<void>
   const file = resolve(modulePath)
   const { host, port } = parseHostPort(flags.http ?? '127.0.0.1:0')
   const cli = process.argv[1] ?? ''
-  const run = howToRun(file)
+  const run = howToRun(modulePath, file)
   const command = { args: [...run.args, cli, 'serve', file, '--stdio'], cwd: run.cwd }
   const session = sessionFor(flags)
 
