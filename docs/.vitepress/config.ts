@@ -1,6 +1,6 @@
 /**
  * The documentation site (`npm run docs:build`). VitePress fails the build on a dead link, which keeps the
- * pages, the examples they include and the generated API reference (TypeDoc, into docs/api/) consistent.
+ * pages, the examples they show and the generated API reference (TypeDoc, into docs/api/) consistent.
  */
 import { defineConfig } from 'vitepress'
 
