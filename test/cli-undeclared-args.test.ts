@@ -140,6 +140,8 @@ describe('the suggestion', () => {
     expect(closestName('limt', ['query', 'limit'])).toBe('limit')
     expect(closestName('c', ['a', 'b'])).toBeUndefined()
     expect(closestName('verbose', ['query', 'limit'])).toBeUndefined()
+    // a hostile server's huge name is passed over without building its distance table
+    expect(closestName('limt', ['x'.repeat(5_000_000), 'limit'])).toBe('limit')
   })
 
   it('a schema with no properties declared is not compared with', () => {

@@ -38,8 +38,11 @@ export function closestName(name: string, declared: readonly string[]): string |
   if (sameCase !== undefined) return sameCase
   let best: { name: string; distance: number } | undefined
   for (const candidate of declared) {
-    const distance = editDistance(name, candidate)
     const length = Math.max(name.length, candidate.length)
+    // The distance is at least the difference in length: a name that much longer (a hostile server's
+    // megabyte-long property) cannot clear the bar, and is never measured.
+    if ((length - Math.abs(name.length - candidate.length)) / length <= 0.4) continue
+    const distance = editDistance(name, candidate)
     if ((length - distance) / length <= 0.4) continue
     if (best === undefined || distance < best.distance) best = { name: candidate, distance }
   }
