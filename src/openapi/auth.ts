@@ -1,6 +1,7 @@
 /**
- * How calls to the API authenticate. Credentials go only to the API's own origin: a redirect elsewhere is
- * followed without them (call.ts).
+ * How calls to the API authenticate. Credentials go only to the origin (scheme, host, port) of the server URL
+ * the tool was built on: a redirect elsewhere is followed without them (call.ts), and no path key or
+ * argument can move the host (url.ts).
  */
 import type { ToolContext } from '../features/tools/define.js'
 

@@ -1,9 +1,10 @@
 /**
  * One tool call as one HTTP exchange with the API (server/tools §Security Considerations: a tool that
  * reaches the network must bound what it reads and not leak credentials). The call's signal aborts the
- * request; the answer is read up to a size cap; redirects are followed by hand, and one to another origin
- * goes without the credentials and headers this side added; a non-2xx answer is a tool error with its
- * status and the start of its body.
+ * request; the answer is read up to a size cap; redirects are followed by hand. Credentials and configured
+ * headers go only to the origin of the server URL the tool was built on (scheme, host and port compared as
+ * URLs, never as text): a request to another origin, first or after a redirect, goes without them; a
+ * non-2xx answer is a tool error with its status and the start of its body.
  */
 import type { ToolContext } from '../features/tools/define.js'
 import { ToolError } from '../features/tools/errors.js'
@@ -14,6 +15,7 @@ import { readStreamCapped } from '../wire/read-capped.js'
 import type { CallToolResult } from '../wire/types.js'
 import { applyAuth, type OpenAPIAuth } from './auth.js'
 import type { BuiltRequest } from './request.js'
+import { sameOrigin } from './url.js'
 
 export interface CallSettings {
   readonly headers: Readonly<Record<string, string>>
@@ -45,7 +47,6 @@ export async function callOperation(
   context: ToolContext,
   checkOutput: OutputCheck | undefined,
 ): Promise<ToolResult> {
-  const origin = built.url.origin
   let method = built.method
   let url = built.url
   let body = built.body
@@ -54,7 +55,7 @@ export async function callOperation(
     response = await send(
       settings,
       { method, url, headers: built.headers, body },
-      url.origin === origin,
+      sameOrigin(url, built.base),
       context,
     )
     const location = response.headers.get('location')

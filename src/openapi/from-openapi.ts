@@ -23,6 +23,7 @@ import {
 } from './operations.js'
 import { type BuiltRequest, buildRequest } from './request.js'
 import { deref, OperationProblem, SchemaConverter } from './schema.js'
+import { pathKeyProblem } from './url.js'
 
 /**
  * How `fromOpenAPI` makes and calls tools.
@@ -181,6 +182,8 @@ function makeTool(
   output: { readonly check?: OutputCheck },
 ): ToolDefinition {
   const { document, version } = loaded
+  const pathProblem = pathKeyProblem(operation.path)
+  if (pathProblem !== undefined) throw new OperationProblem(pathProblem)
   const { inputSchema, plan } = buildInput(document, version, operation, converters.request)
   for (const match of operation.path.matchAll(/\{([^}]+)\}/g)) {
     if (!plan.parameters.some((binding) => binding.in === 'path' && binding.name === match[1]))
@@ -189,6 +192,7 @@ function makeTool(
   const outputSchema = outputSchemaOf(loaded, operation, converters.response)
   const description = descriptionOf(operation)
   const serverUrl = options.baseUrl ?? operationBaseUrl(loaded, operation) ?? baseUrl
+  const base = serverUrl === '' ? undefined : httpUrl(serverUrl)
   return defineTool({
     name,
     ...(operation.summary === undefined ? {} : { title: operation.summary }),
@@ -200,15 +204,11 @@ function makeTool(
     annotations: annotationsOf(operation.method),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     handler: (args, context) => {
+      // Without a server URL the document is refused before any tool is made (openAPITools).
+      if (base === undefined) throw new ToolError('The OpenAPI document names no server URL')
       let request: BuiltRequest
       try {
-        request = buildRequest(
-          serverUrl,
-          operation.method,
-          operation.path,
-          plan,
-          args as Record<string, unknown>,
-        )
+        request = buildRequest(base, operation.method, operation.path, plan, args as Record<string, unknown>)
       } catch (error) {
         // A header value with a line break, a URL that does not parse: the caller's arguments, said to the caller.
         if (error instanceof ToolError || !(error instanceof TypeError)) throw error
@@ -217,6 +217,19 @@ function makeTool(
       return callOperation(settings, request, context, output.check)
     },
   })
+}
+
+/** The server URL, refused unless it is an http(s) URL: calls go there, with the credentials. */
+function httpUrl(text: string): URL {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new OperationProblem(`server URL ${JSON.stringify(text)} is not a URL`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new OperationProblem(`server URL ${JSON.stringify(text)} is not an http(s) URL`)
+  return url
 }
 
 /**

@@ -8,9 +8,12 @@ import { isNode } from './document.js'
 import type { ParameterBinding, RequestPlan } from './input.js'
 import { isJsonMediaType } from './input.js'
 import type { HttpMethod } from './operations.js'
+import { joinPath } from './url.js'
 
 export interface BuiltRequest {
   readonly method: string
+  /** The server URL the request is built on: credentials go to its origin only (call.ts). */
+  readonly base: URL
   readonly url: URL
   readonly headers: Headers
   readonly body: string | FormData | undefined
@@ -101,13 +104,13 @@ function headerValue(binding: ParameterBinding, value: Value): string {
 }
 
 export function buildRequest(
-  baseUrl: string,
+  base: URL,
   method: HttpMethod,
   path: string,
   plan: RequestPlan,
   args: Record<string, unknown>,
 ): BuiltRequest {
-  let resolvedPath = path
+  const pathValues = new Map<string, string>()
   const query: string[] = []
   const cookies: string[] = []
   const headers = new Headers()
@@ -122,7 +125,7 @@ export function buildRequest(
         // §5.2.4), and URL parsers count `%2e%2e` as one too: such an argument reaches another endpoint.
         if (/^(?:\.|%2e){1,2}$/i.test(text) || text === '')
           throw new ToolError(`path parameter ${binding.name} may not be empty, "." or ".."`)
-        resolvedPath = resolvedPath.replaceAll(`{${binding.name}}`, text)
+        pathValues.set(binding.name, text)
         break
       }
       case 'query':
@@ -147,7 +150,7 @@ export function buildRequest(
     }
   }
   if (cookies.length > 0) headers.set('cookie', cookies.join('; '))
-  const url = new URL(`${baseUrl.replace(/\/+$/, '')}${resolvedPath}`)
+  const url = joinPath(base, path, pathValues)
   if (query.length > 0) url.search = `${url.search ? `${url.search.slice(1)}&` : ''}${query.join('&')}`
   let body: string | FormData | undefined
   if (plan.body && args[plan.body.arg] !== undefined) {
@@ -166,7 +169,7 @@ export function buildRequest(
   } else if (plan.formMediaType && form.length > 0) {
     body = formBody(plan.formMediaType, form, headers)
   }
-  return { method: method.toUpperCase(), url, headers, body }
+  return { method: method.toUpperCase(), base, url, headers, body }
 }
 
 function formBody(mediaType: string, fields: [string, string][], headers: Headers): string | FormData {
