@@ -360,6 +360,79 @@ describe('skills over HTTP', () => {
   })
 })
 
+describe('dotfiles in a skill folder', () => {
+  /** A folder named `name` with SKILL.md, a guide, and the dotfiles a working folder tends to hold. */
+  function dottedFolder(name: string): string {
+    const folder = join(mkdtempSync(join(tmpdir(), 'toolwire-dotfiles-')), name)
+    mkdirSync(join(folder, '.git'), { recursive: true })
+    mkdirSync(join(folder, 'sub'), { recursive: true })
+    mkdirSync(join(folder, '.well-known'), { recursive: true })
+    writeFileSync(join(folder, 'SKILL.md'), skillMd(name))
+    writeFileSync(join(folder, 'GUIDE.md'), GUIDE)
+    writeFileSync(join(folder, '.env'), 'API_TOKEN=secret-env\n')
+    writeFileSync(
+      join(folder, '.git', 'config'),
+      '[remote "origin"]\n\turl = https://secret-git@example.com\n',
+    )
+    writeFileSync(join(folder, 'sub', '.secret'), 'secret-sub\n')
+    writeFileSync(join(folder, 'sub', 'notes.md'), 'notes\n')
+    writeFileSync(join(folder, '.well-known', 'skill.json'), '{"listed":true}\n')
+    return folder
+  }
+
+  it('are neither listed nor readable by a client unless includeDotfiles names them', async () => {
+    const hidden = skillFromFolder(dottedFolder('dotty'))
+    const listed = skillFromFolder(dottedFolder('dotty-listed'), {
+      includeDotfiles: ['.well-known', 'sub/.secret'],
+    })
+    const running = await serveNode(
+      defineServer({ name: 'dotfiles', version: '1.0.0', skills: [hidden, listed] }),
+      { host: '127.0.0.1', port: 0 },
+    )
+    const client = connect({ url: running.url })
+    try {
+      const [dotty, dottyListed] = await listSkills(client)
+      expect(dotty?.resources.map((r) => r.uri)).toEqual([
+        'skill://dotty/SKILL.md',
+        'skill://dotty/GUIDE.md',
+        'skill://dotty/sub/notes.md',
+      ])
+      const files = await fetchSkill(client, dotty as SkillEntry)
+      expect(files.map((f) => f.path)).toEqual(['SKILL.md', 'GUIDE.md', 'sub/notes.md'])
+      for (const path of ['.env', '.git/config', 'sub/.secret', '.well-known/skill.json'])
+        await expect(client.readResource(`skill://dotty/${path}`)).rejects.toMatchObject({ code: -32602 })
+      const root = await client.request('resources/directory/read', { uri: 'skill://dotty' })
+      expect(JSON.stringify(root)).not.toMatch(/\.git|\.env|\.well-known/)
+      await expect(
+        client.request('resources/directory/read', { uri: 'skill://dotty/.git' }),
+      ).rejects.toBeInstanceOf(McpError)
+
+      expect(dottyListed?.resources.map((r) => r.uri)).toEqual([
+        'skill://dotty-listed/SKILL.md',
+        'skill://dotty-listed/.well-known/skill.json',
+        'skill://dotty-listed/GUIDE.md',
+        'skill://dotty-listed/sub/.secret',
+        'skill://dotty-listed/sub/notes.md',
+      ])
+      const read = await client.readResource('skill://dotty-listed/sub/.secret')
+      expect(read.contents[0]).toMatchObject({ text: 'secret-sub\n' })
+      const known = await client.readResource('skill://dotty-listed/.well-known/skill.json')
+      expect(known.contents[0]).toMatchObject({ text: '{"listed":true}\n' })
+      for (const path of ['.env', '.git/config'])
+        await expect(client.readResource(`skill://dotty-listed/${path}`)).rejects.toMatchObject({
+          code: -32602,
+        })
+    } finally {
+      await client.close()
+      await running.close()
+    }
+    // A listed path the folder does not hold (here: under a dot-folder not listed) is a mistake, said at once.
+    expect(() => skillFromFolder(dottedFolder('dotty'), { includeDotfiles: ['.git/config'] })).toThrow(
+      /includeDotfiles lists "\.git\/config", not in the folder/,
+    )
+  })
+})
+
 describe('a hostile server', () => {
   const TEXT = '---\nname: pdf-processing\ndescription: Extract PDFs\n---\nBody.\n'
   let http: HttpServer

@@ -2,7 +2,9 @@
  * toolwire/skills: skills read from folders on disk (Node, Bun, Deno). A folder holds `SKILL.md` and the
  * skill's other files (Agent Skills: "a skill is a directory"). Everything is read and checked once, when the
  * skill is defined: a missing or malformed front matter, a name that is not the folder's, a path or symbolic
- * link leading outside the folder, a special file, or a file over the limits is refused there.
+ * link leading outside the folder, a special file, or a file over the limits is refused there. Dotfiles and
+ * dot-folders (`.env`, `.git/`) are left out unless listed: a folder on disk often holds secrets and tool state
+ * beside the skill, and every file read would be served to any caller who can see the skill.
  */
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
@@ -18,8 +20,24 @@ import {
 export { defineSkill, SKILL_LIMITS, SkillDefinitionError }
 export type { SkillConfig, SkillDefinition, SkillLimits } from './define.js'
 
-/** What `skillFromFolder` takes besides the folder: everything `defineSkill` does but the contents. */
-export type SkillFolderOptions = Omit<SkillConfig, 'skillMd' | 'files'>
+/**
+ * What `skillFromFolder` takes besides the folder: everything `defineSkill` does but the contents, and the
+ * dotfiles to serve.
+ *
+ * @example
+ * ```ts
+ * const options: SkillFolderOptions = { includeDotfiles: ['.well-known/skill.json'], scopes: ['docs'] }
+ * ```
+ */
+export interface SkillFolderOptions extends Omit<SkillConfig, 'skillMd' | 'files'> {
+  /**
+   * Paths relative to the folder, `/`-separated, of files and folders whose name starts with `.` that are
+   * served anyway (e.g. `.well-known`, `templates/.editorconfig`). Any other file or folder whose name starts
+   * with `.` is skipped, with everything under it; a listed folder's own dot-entries need listing too. A path
+   * listed that the folder does not hold is an error.
+   */
+  readonly includeDotfiles?: readonly string[]
+}
 
 /**
  * A skill from a folder holding `SKILL.md` and its files; throws `SkillDefinitionError` when the folder breaks
@@ -37,7 +55,10 @@ export type SkillFolderOptions = Omit<SkillConfig, 'skillMd' | 'files'>
  * ```
  */
 export function skillFromFolder(folder: string, options: SkillFolderOptions = {}): SkillDefinition {
-  const limits = { ...SKILL_LIMITS, ...options.limits }
+  const { includeDotfiles = [], ...config } = options
+  const limits = { ...SKILL_LIMITS, ...config.limits }
+  const listed = new Set(includeDotfiles)
+  const found = new Set<string>()
   let root: string
   try {
     root = realpathSync(folder)
@@ -55,6 +76,8 @@ export function skillFromFolder(folder: string, options: SkillFolderOptions = {}
     for (const dirent of readdirSync(directory, { withFileTypes: true })) {
       const path = join(directory, dirent.name)
       const relativePath = relative(root, path).split(sep).join('/')
+      if (listed.has(relativePath)) found.add(relativePath)
+      else if (dirent.name.startsWith('.')) continue
       let target = path
       if (dirent.isSymbolicLink()) {
         try {
@@ -85,6 +108,11 @@ export function skillFromFolder(folder: string, options: SkillFolderOptions = {}
     }
   }
   walk(root)
+  const missing = [...listed].filter((path) => !found.has(path))
+  if (missing.length > 0)
+    fail(
+      `includeDotfiles lists ${missing.map((path) => JSON.stringify(path)).join(', ')}, not in the folder (or under a dot-folder not listed)`,
+    )
   const skillMd = files['SKILL.md']
   if (!skillMd) return fail('there is no SKILL.md at its root')
   delete files['SKILL.md']
@@ -92,5 +120,5 @@ export function skillFromFolder(folder: string, options: SkillFolderOptions = {}
   const parsed = parseFrontmatter(new TextDecoder().decode(skillMd))
   if (parsed.ok && parsed.frontmatter.name !== basename(root))
     fail(`the name ${JSON.stringify(parsed.frontmatter.name)} is not the folder's name ${basename(root)}`)
-  return defineSkill({ ...options, skillMd, files })
+  return defineSkill({ ...config, skillMd, files })
 }
