@@ -41,6 +41,7 @@ export const UNIT_TESTS = [
   'test/mrtr.test.ts',
   'test/openapi-fastify.test.ts',
   'test/openapi-requests.test.ts',
+  'test/openapi-url.test.ts',
   'test/pagination.test.ts',
   'test/pattern-validation.test.ts',
   'test/plain-schema.test.ts',
