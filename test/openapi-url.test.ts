@@ -152,6 +152,24 @@ describe('path keys that are not absolute paths are refused at load', () => {
     ])
     expect(attacker.seen).toEqual([])
   })
+  it('a server URL that is not http(s) is refused: in the document, per operation; as baseUrl, at once', async () => {
+    const error = await refusal(
+      {
+        ...doc({
+          '/a': { get: { operationId: 'a', responses: ok } },
+          '/b': { get: { operationId: 'b', servers: [{ url: 'file:///etc' }], responses: ok } },
+        }),
+        servers: [{ url: apiUrl }],
+      },
+      credentials,
+    )
+    expect(error.problems).toEqual([
+      { operation: 'GET /b (b)', reason: 'server URL "file:///etc" is not an http(s) URL' },
+    ])
+    await expect(fromOpenAPI(doc({}), { baseUrl: 'ftp://127.0.0.1/' })).rejects.toThrow(
+      'baseUrl must be an http(s) URL',
+    )
+  })
 })
 
 describe('path parameter values stay inside one segment', () => {

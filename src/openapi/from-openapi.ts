@@ -23,7 +23,7 @@ import {
 } from './operations.js'
 import { type BuiltRequest, buildRequest } from './request.js'
 import { deref, OperationProblem, SchemaConverter } from './schema.js'
-import { pathKeyProblem } from './url.js'
+import { httpUrl, pathKeyProblem } from './url.js'
 
 /**
  * How `fromOpenAPI` makes and calls tools.
@@ -168,7 +168,8 @@ function checkOptions(options: OpenAPIOptions): void {
     if (value !== undefined && !(Number.isInteger(value) && value >= 0))
       throw new TypeError(`${key} must be an integer >= 0`)
   }
-  if (options.baseUrl !== undefined) new URL(options.baseUrl) // throws for one that is not a URL
+  if (options.baseUrl !== undefined && !/^https?:$/.test(new URL(options.baseUrl).protocol))
+    throw new TypeError('baseUrl must be an http(s) URL') // new URL throws for one that is not a URL
 }
 
 function makeTool(
@@ -217,19 +218,6 @@ function makeTool(
       return callOperation(settings, request, context, output.check)
     },
   })
-}
-
-/** The server URL, refused unless it is an http(s) URL: calls go there, with the credentials. */
-function httpUrl(text: string): URL {
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    throw new OperationProblem(`server URL ${JSON.stringify(text)} is not a URL`)
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new OperationProblem(`server URL ${JSON.stringify(text)} is not an http(s) URL`)
-  return url
 }
 
 /**

@@ -7,6 +7,7 @@
  * segment (request.ts percent-encodes it whole, so it can hold no `/`, `?`, `#` or `@` of its own).
  */
 import { ToolError } from '../features/tools/errors.js'
+import { OperationProblem } from './schema.js'
 
 /** `.` and `..`, also percent-encoded: WHATWG URL parsers read `%2e` as a dot in a path segment. */
 const isDotSegment = (segment: string): boolean => /^(?:\.|%2e){1,2}$/i.test(segment)
@@ -39,6 +40,19 @@ export function pathKeyProblem(key: string): string | undefined {
   if (dots !== undefined)
     return `path ${quoted} has a "${dots}" segment, which would leave the server URL's path`
   return undefined
+}
+
+/** The server URL, refused unless it is an http(s) URL: calls go there, with the credentials. */
+export function httpUrl(text: string): URL {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new OperationProblem(`server URL ${JSON.stringify(text)} is not a URL`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new OperationProblem(`server URL ${JSON.stringify(text)} is not an http(s) URL`)
+  return url
 }
 
 /** Two http(s) URLs with one origin: scheme, host and port (RFC 6454 §4); an opaque origin matches none. */
