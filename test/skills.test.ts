@@ -380,6 +380,10 @@ describe('dotfiles in a skill folder', () => {
     return folder
   }
 
+  /** The URIs in a listed skill's manifest (a skill from a folder has one; `dynamic` would fail the test). */
+  const urisOf = (entry: SkillEntry | undefined): string[] =>
+    Array.isArray(entry?.resources) ? entry.resources.map((r) => r.uri) : []
+
   it('are neither listed nor readable by a client unless includeDotfiles names them', async () => {
     const hidden = skillFromFolder(dottedFolder('dotty'))
     const listed = skillFromFolder(dottedFolder('dotty-listed'), {
@@ -392,7 +396,7 @@ describe('dotfiles in a skill folder', () => {
     const client = connect({ url: running.url })
     try {
       const [dotty, dottyListed] = await listSkills(client)
-      expect(dotty?.resources.map((r) => r.uri)).toEqual([
+      expect(urisOf(dotty)).toEqual([
         'skill://dotty/SKILL.md',
         'skill://dotty/GUIDE.md',
         'skill://dotty/sub/notes.md',
@@ -407,7 +411,7 @@ describe('dotfiles in a skill folder', () => {
         client.request('resources/directory/read', { uri: 'skill://dotty/.git' }),
       ).rejects.toBeInstanceOf(McpError)
 
-      expect(dottyListed?.resources.map((r) => r.uri)).toEqual([
+      expect(urisOf(dottyListed)).toEqual([
         'skill://dotty-listed/SKILL.md',
         'skill://dotty-listed/.well-known/skill.json',
         'skill://dotty-listed/GUIDE.md',
