@@ -35,8 +35,9 @@ export async function guardedGet(url: URL, options: GuardedGetOptions): Promise<
         `${url.origin} redirected to a ${current.protocol} URL; only http(s) is followed`,
       )
     // An IP literal is connected to without DNS, so the lookup never sees it: judged here, each hop.
-    const literal = literalAddress(current.hostname)
-    const refusal = literal === undefined ? undefined : await options.check(literal, current.hostname)
+    const host = current.hostname.startsWith('[') ? current.hostname.slice(1, -1) : current.hostname
+    const literal = literalAddress(host)
+    const refusal = literal === undefined ? undefined : await options.check(literal, host)
     if (refusal !== undefined) throw new DocumentLoadError(refusal)
     const response = await request(
       current.protocol === 'https:' ? https : http,
