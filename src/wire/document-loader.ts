@@ -77,7 +77,9 @@ export class DocumentLoader {
     let bytes = this.#read.get(url.href)
     if (!bytes) {
       if (this.#read.size >= this.#limits.maxResources)
-        return this.#fail(`it references more than ${this.#limits.maxResources} files or URLs (maxResources)`)
+        return this.#fail(
+          `the document and its $refs name more than ${this.#limits.maxResources} files or URLs (maxResources)`,
+        )
       bytes = this.#load(url).catch((error: unknown) => this.#fail(error))
       this.#read.set(url.href, bytes)
     }
