@@ -340,6 +340,22 @@ describe('a local document', () => {
     expect(a.seen.length).toBe(before)
   })
 
+  it('a YAML alias bomb (2^40 paths in a few hundred bytes) is refused at once, not walked', async () => {
+    const levels = Array.from(
+      { length: 40 },
+      (_, index) => `  a${index + 1}: &a${index + 1} [*a${index}, *a${index}]`,
+    )
+    const bomb = join(api, 'bomb.yaml')
+    writeFileSync(
+      bomb,
+      ['openapi: 3.0.3', 'info: { title: Bomb, version: "1" }', 'x-bomb:', '  a0: &a0 [x]', ...levels]
+        .concat(['x-part: { $ref: "./part.json" }', 'paths: {}', ''])
+        .join('\n'),
+    )
+    const error = await refusal(bomb)
+    expect(error.problems[0]?.reason).toMatch(/Excessive alias count/)
+  })
+
   it('a file past the size bound is refused', async () => {
     const error = await refusal(join(api, 'inside.json'), { documentLimits: { maxBytes: 100 } })
     expect(error.problems[0]?.reason).toMatch(/inside\.json is larger than 100 bytes/)

@@ -10,6 +10,7 @@
 import { resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { parse as parseYaml } from 'yaml'
 import { DocumentLoader, type LoadPolicy } from '../wire/document-loader.js'
 import { OpenAPIError } from './errors.js'
 
@@ -28,6 +29,23 @@ export interface LoadedDocument {
 export const isNode = (value: unknown): value is Node =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
+/**
+ * The parser's YAML plugin, on the `yaml` package instead of js-yaml: a few hundred bytes of anchors and
+ * aliases (`&a [*a, *a]`, nested) make a tree with 2^40 paths, and the parser's `$ref` crawl walks every
+ * path. `yaml` refuses a document with more than 100 aliases (its default `maxAliasCount`); the core schema
+ * (YAML 1.2) reads scalars as js-yaml's JSON schema did. JSON files keep the parser's JSON plugin.
+ */
+const YAML_PARSER = {
+  order: 200,
+  allowEmpty: true,
+  canParse: ['.yaml', '.yml', '.json'], // JSON is YAML: tried when the JSON plugin fails
+  parse: (file: { data: unknown }): unknown => {
+    const data = file.data
+    if (Buffer.isBuffer(data)) return parseYaml(data.toString(), { schema: 'core' })
+    return typeof data === 'string' ? parseYaml(data, { schema: 'core' }) : data
+  },
+}
+
 export async function loadDocument(
   source: string | URL | object,
   policy: LoadPolicy = {},
@@ -40,7 +58,10 @@ export async function loadDocument(
     const bytes = await loader.read(file.url)
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   }
-  const options = { resolve: { file: false, http: false, loader: { order: 1, canRead: true, read } } }
+  const options = {
+    resolve: { file: false, http: false, loader: { order: 1, canRead: true, read } },
+    parse: { yaml: YAML_PARSER },
+  }
   // The parser's typings cannot say "a path, then an object": one signature, for both calls.
   type Run = (path: string, ...rest: object[]) => Promise<unknown>
   // The parser works on the object it is given: a caller's object is copied for each pass, never changed.
@@ -118,12 +139,18 @@ function versionOf(document: Node): OpenAPIVersion {
   ])
 }
 
-/** Whether any `$ref` points outside the document (another file or URL). Iterative: documents nest deep. */
+/**
+ * Whether any `$ref` points outside the document (another file or URL). Iterative: documents nest deep. Each
+ * object is looked at once: YAML anchors make one object appear under many keys, and a document of a few
+ * hundred bytes can hold 2^40 paths to it.
+ */
 function hasExternalRef(root: unknown): boolean {
   const stack: unknown[] = [root]
+  const seen = new Set<object>()
   while (stack.length > 0) {
     const node = stack.pop()
-    if (typeof node !== 'object' || node === null) continue
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue
+    seen.add(node)
     if (Array.isArray(node)) {
       for (const item of node) stack.push(item)
       continue
