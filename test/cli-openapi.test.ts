@@ -61,6 +61,7 @@ beforeAll(async () => {
   api = createServer((request, response) => {
     seen.push({ url: request.url ?? '', headers: request.headers })
     const url = new URL(request.url ?? '/', 'http://x')
+    if (url.pathname === '/doc.yaml') return void response.end(DOCUMENT)
     const id = Number(url.pathname.split('/').at(-1))
     response.setHeader('content-type', 'application/json')
     response.end(JSON.stringify({ id, name: `pet ${id}`, fields: url.searchParams.get('fields') ?? '' }))
@@ -93,6 +94,17 @@ describe('toolwire openapi', () => {
     const tools = JSON.parse(result.stdout) as { name: string; outputSchema?: { required?: string[] } }[]
     expect(tools.map((tool) => tool.name)).toEqual(['getPet', 'deletePet'])
     expect(tools[0]?.outputSchema?.required).toEqual(['id', 'name'])
+  })
+
+  it('reads a URL by the same loader as serve --openapi: loopback only with --allow-private', async () => {
+    const url = `${new URL(apiUrl).origin}/doc.yaml`
+    const refused = await toolwire(['openapi', url])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/127\.0\.0\.1 is a loopback address; refusing to load from it/)
+    const listed = await toolwire(['openapi', url, '--allow-private'])
+    expect(listed.stderr).toBe('')
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toContain('2 tools from Pets, calling http://127.0.0.1:9/unused')
   })
 
   it('a broken document exits 2 with the problems', async () => {
@@ -174,6 +186,27 @@ describe('toolwire serve --openapi', () => {
     ])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain('"name": "pet 3"')
+  })
+
+  it('loads a document over http with --allow-private', async () => {
+    const result = await toolwire([
+      'call',
+      'getPet',
+      'petId=4',
+      '--yes',
+      '--',
+      process.execPath,
+      CLI,
+      'serve',
+      '--openapi',
+      `${new URL(apiUrl).origin}/doc.yaml`,
+      '--allow-private',
+      '--base-url',
+      apiUrl,
+      '--stdio',
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain('"name": "pet 4"')
   })
 
   it('needs a module or --openapi', async () => {

@@ -129,7 +129,7 @@ export type {
 export { AuthorizationError } from './auth/errors.js'
 export { MemoryTokenStore } from './auth/memory-store.js'
 export { OAuthProvider } from './auth/provider.js'
-export { isPrivateAddress } from './auth/private-address.js'
+export { isPrivateAddress } from '../wire/private-address.js'
 export type {
   ClientCredentials,
   ClientRecord,

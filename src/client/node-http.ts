@@ -11,7 +11,7 @@ import type * as NodeNet from 'node:net'
 import { cancellationOf } from './cancellation.js'
 import { TransportError } from './errors.js'
 import { type FetchLike, type HttpStack, type Incoming, type Outgoing, tooLarge } from './exchange.js'
-import { checkedLookup, type AddressCheck } from './checked-lookup.js'
+import { checkedLookup, type AddressCheck } from '../wire/checked-lookup.js'
 import { nodeModules } from './node-modules.js'
 
 type HttpModule = typeof NodeHttp

@@ -10,6 +10,7 @@ import { jsonSchema } from '../schema/standard.js'
 import type { ToolAnnotations } from '../wire/types.js'
 import type { OpenAPIAuth } from './auth.js'
 import { callOperation, type CallSettings, type OutputCheck } from './call.js'
+import type { DocumentLimits } from '../wire/document-loader.js'
 import { isNode, loadDocument, type LoadedDocument, type Node } from './document.js'
 import { OpenAPIError, type OpenAPIProblem } from './errors.js'
 import { buildInput, isJsonMediaType } from './input.js'
@@ -63,6 +64,18 @@ export interface OpenAPIOptions {
   readonly timeoutMs?: number
   /** The fetch calls go through (default: the global `fetch`). */
   readonly fetch?: typeof fetch
+  /**
+   * Load the document from a loopback, private, link-local or otherwise non-public address (default false):
+   * for a document served on this machine or the local network on purpose. Every address is judged after
+   * DNS, each redirect hop too.
+   */
+  readonly allowPrivate?: boolean
+  /** Let a local document's `$ref`s read files outside the document's own folder (default false). */
+  readonly allowFilesOutside?: boolean
+  /** Which addresses count as private (default `isPrivateAddress` from `toolwire/client`). */
+  readonly isPrivateAddress?: (address: string) => boolean
+  /** Bounds on reading the document and what its `$ref`s bring in (defaults in docs/security.md). */
+  readonly documentLimits?: Partial<DocumentLimits>
 }
 
 export const OPENAPI_DEFAULTS = { maxResponseBytes: 1_048_576, maxErrorBodyChars: 1000, maxRedirects: 5 }
@@ -110,7 +123,12 @@ export async function openAPITools(
   options: OpenAPIOptions = {},
 ): Promise<OpenAPIBuild> {
   checkOptions(options)
-  const loaded = await loadDocument(source)
+  const loaded = await loadDocument(source, {
+    allowPrivate: options.allowPrivate === true,
+    allowFilesOutside: options.allowFilesOutside === true,
+    ...(options.isPrivateAddress && { isPrivateAddress: options.isPrivateAddress }),
+    ...(options.documentLimits && { limits: options.documentLimits }),
+  })
   const { document, version } = loaded
   const problems: OpenAPIProblem[] = []
   const baseUrl = options.baseUrl ?? documentBaseUrl(loaded)
@@ -167,6 +185,11 @@ function checkOptions(options: OpenAPIOptions): void {
     const value = options[key]
     if (value !== undefined && !(Number.isInteger(value) && value >= 0))
       throw new TypeError(`${key} must be an integer >= 0`)
+  }
+  for (const [key, value] of Object.entries(options.documentLimits ?? {})) {
+    const least = key === 'maxRedirects' ? 0 : 1
+    if (value !== undefined && !(Number.isInteger(value) && value >= least))
+      throw new TypeError(`documentLimits.${key} must be an integer >= ${least}`)
   }
   if (options.baseUrl !== undefined && !/^https?:$/.test(new URL(options.baseUrl).protocol))
     throw new TypeError('baseUrl must be an http(s) URL') // new URL throws for one that is not a URL

@@ -4,5 +4,7 @@
  */
 export { fromOpenAPI, type OpenAPIOptions } from './from-openapi.js'
 export { OpenAPIError, type OpenAPIProblem } from './errors.js'
+export { DocumentLoadError } from '../wire/document-load-error.js'
+export type { DocumentLimits } from '../wire/document-loader.js'
 export type { OpenAPIAuth, OAuthFetcher, OutgoingRequest } from './auth.js'
 export type { OperationFilter, OperationInfo, Rename } from './operations.js'

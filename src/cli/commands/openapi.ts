@@ -10,6 +10,8 @@ import type { OpenAPIBuild } from '../../openapi/from-openapi.js'
 export interface OpenAPIFlags {
   readonly baseUrl?: string
   readonly header?: readonly string[]
+  readonly allowPrivate?: boolean
+  readonly allowFilesOutside?: boolean
 }
 
 /** `--header 'Name: value'` (repeatable) → a header record; the value may contain colons. */
@@ -27,13 +29,31 @@ export function parseHeaders(lines: readonly string[] = []): Record<string, stri
 
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value]
 
-/** The document's tools, built with the command line's base URL and headers. */
+/**
+ * The document's tools, built with the command line's base URL, headers and load permissions: the one path
+ * both `toolwire openapi` and `serve --openapi` read a document by (the document loader's rules).
+ */
 export async function buildFromFlags(document: string, flags: OpenAPIFlags): Promise<OpenAPIBuild> {
   const { openAPITools } = await import('../../openapi/from-openapi.js')
   return openAPITools(document, {
     ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
     headers: parseHeaders(flags.header),
+    allowPrivate: flags.allowPrivate === true,
+    allowFilesOutside: flags.allowFilesOutside === true,
   })
+}
+
+/** The load permissions, for `openapi` and `serve --openapi` alike. */
+export function openAPILoadOptions(command: Command, prefix = ''): Command {
+  return command
+    .option(
+      '--allow-private',
+      `${prefix}load the document from localhost or a private address (refused by default)`,
+    )
+    .option(
+      '--allow-files-outside',
+      `${prefix}let a local document's $refs read files outside its folder (refused by default)`,
+    )
 }
 
 /** A server for `serve --openapi`: named by the document's title. */
@@ -82,12 +102,13 @@ function printTools(built: OpenAPIBuild, json: boolean): void {
 }
 
 export function registerOpenAPI(program: Command): void {
-  program
+  const command = program
     .command('openapi')
     .description('print the MCP tools an OpenAPI document (3.0, 3.1, Swagger 2.0) makes, one per operation')
     .argument('<document>', 'a file (JSON or YAML) or an http(s) URL')
     .option('--base-url <url>', "where calls go (default: the document's servers)")
     .option('--header <line>', "'Name: value' sent with every call (repeatable)", collect)
+  openAPILoadOptions(command)
     .option('--json', 'the tool definitions as JSON')
     .action(async (document: string, flags: OpenAPIFlags & { json?: boolean }) => {
       printTools(await buildFromFlags(document, flags), flags.json === true)

@@ -14,7 +14,7 @@ import { PROTOCOL_VERSION } from '../../wire/meta.js'
 import { type ClusterMember, type ClusterOptions, joinCluster } from '../cluster.js'
 import { type OtelExporter, otelOption, startOtel } from '../otel.js'
 import { prepareTypeScript, typeScriptLoadFailure } from '../typescript.js'
-import { collect, type OpenAPIFlags, openAPIServer } from './openapi.js'
+import { collect, type OpenAPIFlags, openAPILoadOptions, openAPIServer } from './openapi.js'
 
 const isServer = (value: unknown): value is Server =>
   value instanceof Server ||
@@ -143,7 +143,7 @@ const servedVersions = (server: Server): string[] => [
 ]
 
 export function registerServe(program: Command): void {
-  program
+  const command = program
     .command('serve')
     .description('serve the MCP server a JS module exports (default export or `server`)')
     .argument('[module]', 'path to the module')
@@ -155,7 +155,8 @@ export function registerServe(program: Command): void {
     .option('--openapi <document>', "serve an HTTP API's operations as tools (OpenAPI 3.0, 3.1, Swagger 2.0)")
     .option('--base-url <url>', "with --openapi: where calls go (default: the document's servers)")
     .option('--header <line>', "with --openapi: 'Name: value' sent with every call (repeatable)", collect)
-    .action(async (modulePath: string | undefined, options: ServeFlags) => {
+  openAPILoadOptions(command, 'with --openapi: ').action(
+    async (modulePath: string | undefined, options: ServeFlags) => {
       if (options.http && options.stdio) throw new Error('choose one of --http and --stdio')
       if (options.openapi !== undefined) {
         if (modulePath !== undefined) throw new Error('give a module or --openapi, not both')
@@ -169,7 +170,8 @@ export function registerServe(program: Command): void {
       const shutdownOtel = await startOtel(options.otel, 'serve')
       const member = await cluster(options)
       await run(await loadServer(modulePath, member), options, undefined, member, shutdownOtel)
-    })
+    },
+  )
 
   program
     .command('demo')

@@ -5,7 +5,7 @@
  */
 import { asFetch, nodeHttpStack } from '../node-http.js'
 import { resolveHost } from '../node-modules.js'
-import { isPrivateAddress, literalAddress, type PrivateAddressTest } from './private-address.js'
+import { isPrivateAddress, literalAddress, type PrivateAddressTest } from '../../wire/private-address.js'
 import { privateRefusal, type FetchLimits } from './safe-fetch.js'
 import type { OAuthOptions } from './types.js'
 

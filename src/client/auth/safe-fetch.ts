@@ -8,7 +8,7 @@
  */
 import { readStreamCapped } from '../../wire/read-capped.js'
 import { AuthorizationError } from './errors.js'
-import { addressKind, literalAddress, type PrivateAddressTest } from './private-address.js'
+import { addressKind, literalAddress, type PrivateAddressTest } from '../../wire/private-address.js'
 
 export interface FetchLimits {
   readonly timeoutMs: number

@@ -1,11 +1,11 @@
 /**
- * Which addresses a remote MCP server may not send the OAuth client to. The server's metadata names the URLs
- * the client fetches (`resource_metadata`, authorization servers, their registration and token endpoints),
- * so a server on the internet could otherwise make the user's machine request its own loopback services,
- * the cloud metadata endpoint (169.254.169.254) or hosts of the local network (security best practices
- * §Server-Side Request Forgery (SSRF): block private address ranges, also after redirects). Such addresses
- * are fetched only when the MCP server is on one itself (a server on localhost, or on the intranet with its
- * authorization server beside it).
+ * Which addresses something read from outside may not send toolwire to. A remote MCP server's OAuth metadata
+ * names the URLs the client fetches (`resource_metadata`, authorization servers, their endpoints), and an
+ * OpenAPI document names the URL it is loaded from and the URLs its `$ref`s point at; either could otherwise
+ * make the user's machine request its own loopback services, the cloud metadata endpoint (169.254.169.254)
+ * or hosts of the local network (security best practices §Server-Side Request Forgery (SSRF): block
+ * private address ranges, also after redirects). The OAuth client and the document loader
+ * (document-loader.ts) share this one test.
  */
 import ipaddr from 'ipaddr.js'
 

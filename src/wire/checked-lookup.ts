@@ -1,8 +1,9 @@
 /**
  * A `lookup` for node's sockets that resolves as usual and then lets a check refuse the answer before any
- * connection is made. Used by the OAuth client on Node so a host name that resolves to a private address is
- * judged by the address it is actually connected to (security best practices §Server-Side Request Forgery
- * (SSRF): a name checked once and resolved again later could answer differently, DNS rebinding).
+ * connection is made. Used by the OAuth client and the document loader on Node so a host name that resolves
+ * to a private address is judged by the address it is actually connected to (security best practices
+ * §Server-Side Request Forgery (SSRF): a name checked once and resolved again later could answer
+ * differently, DNS rebinding).
  */
 import type * as NodeDns from 'node:dns'
 import type * as NodeNet from 'node:net'
