@@ -31,6 +31,7 @@ export const UNIT_TESTS = [
   'test/inspector-bounds.test.ts',
   'test/inspector-view-bounds.test.ts',
   'test/install-footprint.test.ts',
+  'test/json-schema-suite.test.ts',
   'test/keep-alive.test.ts',
   'test/legacy-batch.test.ts',
   'test/legacy-header-params.test.ts',
