@@ -48,6 +48,7 @@ export const UNIT_TESTS = [
   'test/prompts-resources.test.ts',
   'test/schema-agreement.test.ts',
   'test/schema-interpreted.test.ts',
+  'test/schema-suite-fixes.test.ts',
   'test/security/anonymous.test.ts',
   'test/security/auth.test.ts',
   'test/security/connections.test.ts',
