@@ -9,6 +9,9 @@
  * - `client`: the client's check of `structuredContent` against a listed tool's `outputSchema` (an
  *   untrusted schema: RE2 patterns, local references only).
  *
+ * The suite's remote documents (`http://localhost:1234/…`) are bundled into the schemas that name them
+ * (withRemotes), the way a tool author would ship them: toolwire never fetches a schema.
+ *
  * A test that cannot pass is listed with its reason in known-limits.json beside the suite; this test fails
  * when an unlisted test fails, when a listed one passes (the list stays honest), and when the two engines
  * of the server give different verdicts on a test neither lists.
@@ -76,6 +79,61 @@ function suiteFiles(draft: Draft): string[] {
 
 type Verdict = 'valid' | 'invalid' | 'refused'
 
+const REMOTE = 'http://localhost:1234/'
+
+/** The suite's remote documents for a draft, by URL: its own folder and the draft-neutral ones. */
+function remotesOf(draft: Draft): Map<string, Record<string, unknown>> {
+  const remotes = new Map<string, Record<string, unknown>>()
+  const root = join(SUITE, 'remotes')
+  const visit = (dir: string): void => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const path = dir ? `${dir}/${entry.name}` : entry.name
+      if (entry.isDirectory()) {
+        if (dir !== '' || !entry.name.startsWith('draft') || entry.name === draft) visit(path)
+        continue
+      }
+      const document = JSON.parse(readFileSync(join(root, path), 'utf8')) as Record<string, unknown>
+      // Meta-schemas are only named by `$schema`; a document whose `$id` is not its URL cannot be bundled
+      // under that URL (the suite's tests of exactly that stay listed).
+      if (entry.name.startsWith('metaschema-') || entry.name.startsWith('format-assertion-')) continue
+      if (typeof document.$id === 'string' && document.$id !== `${REMOTE}${path}`) continue
+      const { $schema: _dialect, ...rest } = document
+      remotes.set(`${REMOTE}${path}`, { ...rest, $id: `${REMOTE}${path}` })
+    }
+  }
+  visit('')
+  return remotes
+}
+const REMOTES = new Map(DRAFTS.map((draft) => [draft, remotesOf(draft)]))
+
+/**
+ * A schema that refers to the suite's remotes (`http://localhost:1234/…`) with those documents bundled in
+ * as embedded resources (each `$id` its URL; 2020-12 core §9.3 Compound Documents): toolwire never fetches
+ * a schema, and both validators resolve an embedded resource by its `$id`, with no network and no registry.
+ */
+function withRemotes(draft: Draft, schema: Record<string, unknown>): Record<string, unknown> {
+  let text = JSON.stringify(schema)
+  if (!text.includes(REMOTE)) return schema
+  const container = draft === 'draft7' ? 'definitions' : '$defs'
+  const bundled: Record<string, unknown> = { ...(schema[container] as Record<string, unknown> | undefined) }
+  // Only the documents the schema names (by file name, however it spells the URL), and those they name.
+  const named = (url: string) => {
+    const file = url.slice(url.lastIndexOf('/') + 1)
+    return text.includes(`/${file}`) || text.includes(`"${file}`)
+  }
+  for (let grown = true; grown;) {
+    grown = false
+    for (const [url, document] of REMOTES.get(draft) ?? []) {
+      const key = `remote ${url}`
+      if (key in bundled || !named(url)) continue
+      bundled[key] = document
+      text += JSON.stringify(document)
+      grown = true
+    }
+  }
+  return { ...schema, [container]: bundled }
+}
+
 const shared = new Map<string, SchemaCompiler>()
 /**
  * A server has one compiler for all its schemas. Groups that name no resource (`$id`) or anchor share one per
@@ -107,10 +165,11 @@ async function verdicts(
     typeof schema === 'object' && schema !== null && !('$schema' in schema)
       ? { $schema: DIALECT[draft], ...schema }
       : (schema as Record<string, unknown>)
+  const bundled = typeof schema === 'object' && schema !== null ? withRemotes(draft, record) : record
   try {
     if (path === 'client') {
       const book = new ToolBook()
-      const tool = { name: 't', inputSchema: { type: 'object' }, outputSchema: record } as unknown as Tool
+      const tool = { name: 't', inputSchema: { type: 'object' }, outputSchema: bundled } as unknown as Tool
       book.accept([tool], false, () => undefined)
       return data.map((value) => {
         const issues = book.checkOutput('t', value)
@@ -118,8 +177,8 @@ async function verdicts(
         return issues.length === 0 ? 'valid' : 'invalid'
       })
     }
-    const compiler = compilerFor(path, draft, record)
-    const prepared = prepareSchema(record, 'input', 'suite schema', compiler)
+    const compiler = compilerFor(path, draft, bundled)
+    const prepared = prepareSchema(bundled, 'input', 'suite schema', compiler)
     const out: Verdict[] = []
     for (const value of data) {
       const outcome = await prepared.validateAsync(value)
