@@ -316,6 +316,7 @@ export class SchemaCompiler {
         // Patterns and formats run on the native engine in the interpreting validator: wait for ajv. So does
         // `$dynamicRef`, which only ajv resolves right.
         interimAllowed: !scan.nativeRegExps && !scan.dynamicRefs,
+        interpreterFallback: !scan.dynamicRefs,
         ...((this.#untrusted || scan.unevaluated) && { linearPatterns: scan.linearPatterns }),
       })
       const compiled: CompiledSchema = {
