@@ -142,7 +142,8 @@ describe('$dynamicRef', () => {
 })
 
 describe("nested $ids that overflow ajv's compiler", () => {
-  it('are checked by the interpreting validator instead of refused (the suite: "refs with relative uris and defs")', () => {
+  // The suite's "refs with relative uris and defs".
+  it('are checked by the interpreting validator instead of refused', () => {
     const groups = JSON.parse(readFileSync(SUITE_REF, 'utf8')) as {
       description: string
       schema: Record<string, unknown>

@@ -261,11 +261,17 @@ export class SchemaCompiler {
    * Which validator checks a schema: the configured one, except where it is known to misjudge a keyword the
    * schema uses, so both give one verdict (test/json-schema-suite.test.ts runs the official suite through
    * both). ajv lets items past `unevaluatedItems` when `contains` matched them, and inherited names
-   * (`toString`) past `unevaluatedProperties` beside `if`/`then`/`else`: such schemas are interpreted (with
-   * ajv's pattern engines; ajv still checks them at definition). The interpreting validator accepts values
-   * `$dynamicRef` refuses: such schemas need ajv, and are refused where ajv cannot run.
+   * (`toString`) past `unevaluatedProperties` beside `if`/`then`/`else`: such schemas are interpreted, with
+   * ajv's pattern engines, and ajv still checks them at definition wherever it checks other schemas then.
+   * The interpreting validator accepts values `$dynamicRef` refuses: such schemas need ajv, and are refused
+   * where ajv cannot run.
    */
-  #engineFor(scan: SchemaScan, schema: Record<string, unknown>, dialect: Dialect): 'ajv' | 'interpreted' {
+  #engineFor(
+    scan: SchemaScan,
+    schema: Record<string, unknown>,
+    dialect: Dialect,
+    eager: boolean,
+  ): 'ajv' | 'interpreted' {
     const configured = this.validator
     if (scan.dynamicRefs) {
       if (configured === 'interpreted') {
@@ -277,11 +283,16 @@ export class SchemaCompiler {
       return 'ajv'
     }
     if (!scan.unevaluated) return configured
-    const ajv = configured === 'ajv' ? this.#ajvEngine(true) : undefined
+    // Only where ajv would have compiled it at definition anyway: otherwise ajv stays unloaded at start-up.
+    const ajv = configured === 'ajv' && eager ? this.#ajvEngine(true) : undefined
     if (ajv) {
       const problem = ajv.metaProblem(schema, dialect)
       if (problem) throw new SchemaError(problem)
-      ajv.compile(schema, dialect) // an unresolvable `$ref` fails here, as for any other schema
+      try {
+        ajv.compile(schema, dialect) // an unresolvable `$ref` fails here, as for any other schema
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error // ajv's compiler overflowing: see schema-validator.ts
+      }
     }
     return 'interpreted'
   }
@@ -303,7 +314,9 @@ export class SchemaCompiler {
       // draft-07 ignores a `$ref`'s siblings; neither validator does, so they see a copy without them.
       const effective = dialect === 'draft-07' ? withoutRefSiblings(schema) : schema
       const scan = scanSchema(effective, this.#untrusted)
-      const engine = this.#engineFor(scan, effective, dialect)
+      // What only ajv can judge is judged now, so a bad schema fails when the server is defined.
+      const eager = this.#choice === 'ajv' || this.#untrusted || dialect !== '2020-12' || scan.references
+      const engine = this.#engineFor(scan, effective, dialect, eager)
       // The interpreting validator may check this schema first: its files load while the server starts.
       if (engine === 'interpreted' || (!this.#ajv && !scan.nativeRegExps)) {
         lazyInterpreter.load().catch(() => undefined)
@@ -311,8 +324,7 @@ export class SchemaCompiler {
       const validator = new SchemaValidator(effective, dialect, {
         engine,
         ajv: this.#ajvEngine,
-        // What only ajv can judge is judged now, so a bad schema fails when the server is defined.
-        eager: this.#choice === 'ajv' || this.#untrusted || dialect !== '2020-12' || scan.references,
+        eager,
         // Patterns and formats run on the native engine in the interpreting validator: wait for ajv. So does
         // `$dynamicRef`, which only ajv resolves right.
         interimAllowed: !scan.nativeRegExps && !scan.dynamicRefs,
