@@ -43,27 +43,7 @@ export class AjvEngine {
   #ajv(dialect: Dialect): AjvInstance {
     let ajv = this.#instances.get(dialect)
     if (!ajv) {
-      const { Ajv2020, Ajv2019, AjvDraft07, addFormats } = this.#modules
-      const options = {
-        allErrors: true,
-        strict: false,
-        validateFormats: true,
-        // `required` and `properties` look at the value's own keys only, as the interpreting validator does:
-        // otherwise `{}` has a `constructor` and a `toString` (required met, a property checked as a function).
-        ownProperties: true,
-        code: { regExp: this.#untrusted ? UNTRUSTED_ENGINE : TRUSTED_ENGINE },
-      } as const
-      ajv =
-        dialect === '2020-12'
-          ? // The generated meta validator checks 2020-12 schemas, so ajv need not compile its own.
-            new Ajv2020({ ...options, validateSchema: false })
-          : dialect === '2019-09'
-            ? new Ajv2019(options)
-            : new AjvDraft07(options)
-      addFormats(ajv as InstanceType<AjvModules['AjvDraft07']>)
-      for (const definition of TOOLWIRE_KEYWORDS) {
-        ajv.removeKeyword(definition.keyword as string).addKeyword(definition)
-      }
+      ajv = newAjv(this.#modules, dialect, this.#untrusted)
       this.#instances.set(dialect, ajv)
     }
     return ajv
@@ -72,7 +52,7 @@ export class AjvEngine {
   /** Why a 2019-09 or draft-07 schema breaks its meta-schema, or undefined (2020-12 is checked elsewhere). */
   metaProblem(schema: Record<string, unknown>, dialect: Dialect): string | undefined {
     if (dialect === '2020-12') return undefined
-    const ajv = this.#ajv(dialect)
+    const ajv = metaChecker(this.#modules, dialect)
     return ajv.validateSchema(schema) ? undefined : ajv.errorsText(ajv.errors, { dataVar: 'schema' })
   }
 
@@ -81,6 +61,49 @@ export class AjvEngine {
     const fn: ValidateFunction = this.#ajv(dialect).compile(schema)
     return (value) => (fn(value) ? { ok: true, value } : { ok: false, issues: formatIssues(fn.errors) })
   }
+}
+
+/**
+ * One ajv per process and dialect checks 2019-09 and draft-07 schemas against their meta-schema: compiling
+ * those meta-schemas is most of what a new ajv instance costs (2019-09: ~100 ms), which each compiler (each
+ * server, each tool of a client) would otherwise pay again. Checking a schema registers nothing in it.
+ */
+const metaCheckers = new WeakMap<AjvModules, Map<Dialect, AjvInstance>>()
+
+function metaChecker(modules: AjvModules, dialect: Exclude<Dialect, '2020-12'>): AjvInstance {
+  let byDialect = metaCheckers.get(modules)
+  if (!byDialect) metaCheckers.set(modules, (byDialect = new Map()))
+  let ajv = byDialect.get(dialect)
+  if (!ajv) byDialect.set(dialect, (ajv = newAjv(modules, dialect, false, true)))
+  return ajv
+}
+
+/** An ajv for one dialect, with toolwire's formats, keywords and pattern engine. */
+function newAjv(modules: AjvModules, dialect: Dialect, untrusted: boolean, metaChecks = false): AjvInstance {
+  const { Ajv2020, Ajv2019, AjvDraft07, addFormats } = modules
+  const options = {
+    allErrors: true,
+    strict: false,
+    validateFormats: true,
+    // `required` and `properties` look at the value's own keys only, as the interpreting validator does:
+    // otherwise `{}` has a `constructor` and a `toString` (required met, a property checked as a function).
+    ownProperties: true,
+    code: { regExp: untrusted ? UNTRUSTED_ENGINE : TRUSTED_ENGINE },
+    // Meta-schema checks run on the shared checker (metaChecker), once, before a schema is compiled;
+    // the 2020-12 meta validator is generated ahead of time (json-schema.ts).
+    validateSchema: metaChecks,
+  } as const
+  const ajv =
+    dialect === '2020-12'
+      ? new Ajv2020(options)
+      : dialect === '2019-09'
+        ? new Ajv2019(options)
+        : new AjvDraft07(options)
+  addFormats(ajv as InstanceType<AjvModules['AjvDraft07']>)
+  for (const definition of TOOLWIRE_KEYWORDS) {
+    ajv.removeKeyword(definition.keyword as string).addKeyword(definition)
+  }
+  return ajv
 }
 
 /** Renders ajv errors as short lines a model can act on, e.g. `a: must be number`. */

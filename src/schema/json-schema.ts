@@ -10,7 +10,9 @@ import { lazyAjv } from './engines.js'
 import { validate as validateMeta2020 } from './meta-2020-12.generated.js'
 import { codeGenerationAllowed, lazyInterpreter } from './interpreted.js'
 import { isPlainSchema } from './plain-schema.js'
-import { scanSchema } from './scan.js'
+import { type SchemaScan, scanSchema } from './scan.js'
+import { withoutRefSiblings } from './draft-07.js'
+import { nonFiniteAt } from './finite.js'
 import { SchemaValidator } from './schema-validator.js'
 import { ToolwireError, type ToolwireErrorCode } from '../wire/toolwire-error.js'
 
@@ -109,14 +111,41 @@ function resolveLocal(root: unknown, ref: string): unknown {
   return node
 }
 
+/** Subschemas by the plain-name fragment (`#name`) their `$anchor` or `$dynamicAnchor` gives them. */
+function anchorsOf(root: unknown): Map<string, object[]> {
+  const anchors = new Map<string, object[]>()
+  const stack: unknown[] = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (typeof node !== 'object' || node === null) continue
+    if (!Array.isArray(node)) {
+      const record = node as Record<string, unknown>
+      for (const name of [record.$anchor, record.$dynamicAnchor]) {
+        if (typeof name === 'string') anchors.set(name, [...(anchors.get(name) ?? []), node])
+      }
+    }
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push(child)
+  }
+  return anchors
+}
+
 /**
- * Counts subschemas as validation visits them, each `$ref` replaced by its target (a recursive reference
- * counts once), and refuses past `maxExpandedNodes`. Untrusted schemas may only use local `$ref`s, so no
- * reference escapes the count.
+ * Counts subschemas as validation visits them, each reference replaced by what it can reach (a recursive
+ * reference counts once), and refuses past `maxExpandedNodes`. Untrusted schemas may only use references
+ * inside the document (`#/pointer`, `#anchor`, `$dynamicRef`, `$recursiveRef`), so no reference escapes the
+ * count: a `$dynamicRef` or `$recursiveRef` counts every subschema it could land on.
  */
 function checkExpansion(root: unknown, untrusted: boolean): void {
   const sizes = new Map<object, number>()
   const open = new Set<object>()
+  let anchors: Map<string, object[]> | undefined
+  const targets = (ref: string): unknown[] => {
+    const local = resolveLocal(root, ref)
+    if (local !== undefined) return [local]
+    if (!/^#[A-Za-z_][-A-Za-z0-9._]*$/.test(ref)) return []
+    anchors ??= anchorsOf(root)
+    return anchors.get(ref.slice(1)) ?? []
+  }
   const size = (node: unknown): number => {
     if (typeof node !== 'object' || node === null) return 0
     const known = sizes.get(node)
@@ -127,15 +156,16 @@ function checkExpansion(root: unknown, untrusted: boolean): void {
     for (const child of Array.isArray(node) ? node : Object.values(node)) total += size(child)
     if (!Array.isArray(node)) {
       const record = node as Record<string, unknown>
-      if (untrusted && ('$dynamicRef' in record || '$recursiveRef' in record)) {
-        throw new SchemaError('$dynamicRef and $recursiveRef are not accepted from a peer')
-      }
-      if (typeof record.$ref === 'string') {
-        const target = resolveLocal(root, record.$ref)
-        if (target === undefined && untrusted) {
-          throw new SchemaError(`$ref ${JSON.stringify(record.$ref)} is not a local reference (#/...)`)
+      for (const keyword of ['$ref', '$dynamicRef', '$recursiveRef'] as const) {
+        const ref = record[keyword]
+        if (typeof ref !== 'string') continue
+        const reached = keyword === '$recursiveRef' ? [root] : targets(ref)
+        if (reached.length === 0 && untrusted) {
+          throw new SchemaError(
+            `${keyword} ${JSON.stringify(ref)} is not a reference inside the schema (#...)`,
+          )
         }
-        total += size(target)
+        for (const target of reached) total += size(target)
       }
     }
     open.delete(node)
@@ -227,6 +257,46 @@ export class SchemaCompiler {
     return this.#engine
   }
 
+  /**
+   * Which validator checks a schema: the configured one, except where it is known to misjudge a keyword the
+   * schema uses, so both give one verdict (test/json-schema-suite.test.ts runs the official suite through
+   * both). ajv lets items past `unevaluatedItems` when `contains` matched them, and inherited names
+   * (`toString`) past `unevaluatedProperties` beside `if`/`then`/`else`: such schemas are interpreted, with
+   * ajv's pattern engines, and ajv still checks them at definition wherever it checks other schemas then.
+   * The interpreting validator accepts values `$dynamicRef` refuses: such schemas need ajv, and are refused
+   * where ajv cannot run.
+   */
+  #engineFor(
+    scan: SchemaScan,
+    schema: Record<string, unknown>,
+    dialect: Dialect,
+    eager: boolean,
+  ): 'ajv' | 'interpreted' {
+    const configured = this.validator
+    if (scan.dynamicRefs) {
+      if (configured === 'interpreted') {
+        throw new SchemaError(
+          '$dynamicRef needs the ajv validator, which cannot run here (code generation is refused, or ' +
+            "jsonSchemaValidator is 'interpreted'); the interpreting validator resolves it wrongly",
+        )
+      }
+      return 'ajv'
+    }
+    if (!scan.unevaluated) return configured
+    // Only where ajv would have compiled it at definition anyway: otherwise ajv stays unloaded at start-up.
+    const ajv = configured === 'ajv' && eager ? this.#ajvEngine(true) : undefined
+    if (ajv) {
+      const problem = ajv.metaProblem(schema, dialect)
+      if (problem) throw new SchemaError(problem)
+      try {
+        ajv.compile(schema, dialect) // an unresolvable `$ref` fails here, as for any other schema
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error // ajv's compiler overflowing: see schema-validator.ts
+      }
+    }
+    return 'interpreted'
+  }
+
   compile(schema: Record<string, unknown>, label: string): CompiledSchema {
     try {
       const dialect = dialectOf(schema)
@@ -241,25 +311,31 @@ export class SchemaCompiler {
       if (dialect === '2020-12' && !isPlainSchema(schema) && !metaValidator2020(schema)) {
         throw new SchemaError(formatMetaErrors(metaValidator2020.errors))
       }
-      const scan = scanSchema(schema, this.#untrusted)
+      // draft-07 ignores a `$ref`'s siblings; neither validator does, so they see a copy without them.
+      const effective = dialect === 'draft-07' ? withoutRefSiblings(schema) : schema
+      const scan = scanSchema(effective, this.#untrusted)
+      // What only ajv can judge is judged now, so a bad schema fails when the server is defined.
+      const eager = this.#choice === 'ajv' || this.#untrusted || dialect !== '2020-12' || scan.references
+      const engine = this.#engineFor(scan, effective, dialect, eager)
       // The interpreting validator may check this schema first: its files load while the server starts.
-      if (this.validator === 'interpreted' || (!this.#ajv && !scan.nativeRegExps)) {
+      if (engine === 'interpreted' || (!this.#ajv && !scan.nativeRegExps)) {
         lazyInterpreter.load().catch(() => undefined)
       }
-      const validator = new SchemaValidator(schema, dialect, {
-        engine: this.validator,
+      const validator = new SchemaValidator(effective, dialect, {
+        engine,
         ajv: this.#ajvEngine,
-        // What only ajv can judge is judged now, so a bad schema fails when the server is defined.
-        eager: this.#choice === 'ajv' || this.#untrusted || dialect !== '2020-12' || scan.references,
-        // Patterns and formats run on the native engine in the interpreting validator: wait for ajv.
-        interimAllowed: !scan.nativeRegExps,
-        ...(this.#untrusted && { linearPatterns: scan.linearPatterns }),
+        eager,
+        // Patterns and formats run on the native engine in the interpreting validator: wait for ajv. So does
+        // `$dynamicRef`, which only ajv resolves right.
+        interimAllowed: !scan.nativeRegExps && !scan.dynamicRefs,
+        interpreterFallback: !scan.dynamicRefs,
+        ...((this.#untrusted || scan.unevaluated) && { linearPatterns: scan.linearPatterns }),
       })
       const compiled: CompiledSchema = {
         dialect,
         json,
-        validate: (value) => validator.validate(value),
-        validateAsync: (value) => validator.validateAsync(value),
+        validate: (value) => finite(value) ?? validator.validate(value),
+        validateAsync: (value) => finite(value) ?? validator.validateAsync(value),
       }
       this.#compiled.set(key, compiled)
       return compiled
@@ -267,6 +343,16 @@ export class SchemaCompiler {
       const reason = error instanceof Error ? error.message : String(error)
       throw new SchemaError(`${label}: invalid JSON Schema: ${reason}`)
     }
+  }
+}
+
+/** A refusal for a value holding a non-finite number (finite.ts), or undefined. */
+function finite(value: unknown): ValidationOutcome | undefined {
+  const at = nonFiniteAt(value)
+  if (at === undefined) return undefined
+  return {
+    ok: false,
+    issues: [`${at ? `${at}: ` : 'value: '}must be a finite number (JSON has no Infinity or NaN)`],
   }
 }
 

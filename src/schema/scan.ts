@@ -10,8 +10,15 @@ export interface SchemaScan {
   readonly references: boolean
   /** `pattern`, `patternProperties` or `format`: the interpreting validator runs these natively. */
   readonly nativeRegExps: boolean
-  /** An untrusted schema's patterns on RE2, by source, for the interpreting validator (interpreted.ts). */
+  /**
+   * The schema's patterns as ajv runs them, by source, for the interpreting validator (interpreted.ts): RE2
+   * only for an untrusted schema; RE2 where it can, else native, for a trusted one.
+   */
   readonly linearPatterns: ReadonlyMap<string, RegExpLike>
+  /** `unevaluatedItems` or `unevaluatedProperties`: ajv misjudges some of these (json-schema.ts routes them). */
+  readonly unevaluated: boolean
+  /** `$dynamicRef`: the interpreting validator misjudges it (json-schema.ts routes it). */
+  readonly dynamicRefs: boolean
 }
 
 /** Keywords whose value is an object of subschemas keyed by name. */
@@ -35,10 +42,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 export function scanSchema(schema: Record<string, unknown>, untrusted: boolean): SchemaScan {
   let references = false
   let nativeRegExps = false
+  let unevaluated = false
+  let dynamicRefs = false
   const linearPatterns = new Map<string, RegExpLike>()
   const check = (pattern: string): void => {
-    if (untrusted) linearPatterns.set(pattern, untrustedRegExp(pattern))
-    else trustedRegExp(pattern, 'u')
+    linearPatterns.set(pattern, untrusted ? untrustedRegExp(pattern) : trustedRegExp(pattern, 'u'))
   }
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) {
@@ -56,6 +64,8 @@ export function scanSchema(schema: Record<string, unknown>, untrusted: boolean):
       for (const pattern of Object.keys(node.patternProperties)) check(pattern)
     }
     if (typeof node.format === 'string') nativeRegExps = true
+    if ('unevaluatedItems' in node || 'unevaluatedProperties' in node) unevaluated = true
+    if ('$dynamicRef' in node) dynamicRefs = true
     for (const [keyword, value] of Object.entries(node)) {
       if (DATA.has(keyword)) continue
       if (SCHEMA_MAPS.has(keyword) && isRecord(value)) for (const sub of Object.values(value)) visit(sub)
@@ -63,5 +73,5 @@ export function scanSchema(schema: Record<string, unknown>, untrusted: boolean):
     }
   }
   visit(schema)
-  return { references, nativeRegExps, linearPatterns }
+  return { references, nativeRegExps, linearPatterns, unevaluated, dynamicRefs }
 }

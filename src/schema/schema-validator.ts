@@ -23,6 +23,8 @@ export interface ValidatorPlan {
   readonly interimAllowed: boolean
   /** The compiler's ajv engine: loading ajv synchronously if `now`, else only if ajv is loaded already. */
   readonly ajv: (now: boolean) => AjvEngine | undefined
+  /** The interpreting validator may judge the schema when ajv's compiler overflows its stack on it. */
+  readonly interpreterFallback?: boolean
   /** A peer's patterns on RE2: the interpreting validator runs these instead of native ones. */
   readonly linearPatterns?: ReadonlyMap<string, RegExpLike>
 }
@@ -43,7 +45,16 @@ export class SchemaValidator {
       if (engine) {
         const problem = engine.metaProblem(schema, dialect)
         if (problem) throw new SchemaError(problem)
-        this.#final = engine.compile(schema, dialect)
+        try {
+          this.#final = engine.compile(schema, dialect)
+        } catch (error) {
+          // ajv's compiler recurses without end through some nests of embedded `$id`s and relative `$ref`s
+          // (the official suite's "refs with relative uris and defs"); the interpreting validator resolves them.
+          const interpreter =
+            error instanceof RangeError && plan.interpreterFallback === true ? this.#interpreter() : undefined
+          if (!interpreter) throw error
+          this.#final = interpreter
+        }
       }
     }
   }
