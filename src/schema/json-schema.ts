@@ -316,7 +316,12 @@ export class SchemaCompiler {
       const scan = scanSchema(effective, this.#untrusted)
       // What only ajv can judge is judged now, so a bad schema fails when the server is defined.
       const eager = this.#choice === 'ajv' || this.#untrusted || dialect !== '2020-12' || scan.references
-      const engine = this.#engineFor(scan, effective, dialect, eager)
+      const chosen = this.#engineFor(scan, effective, dialect, eager)
+      // ajv skips a property named "__proto__" in `properties` (it neither checks the value nor counts the
+      // key as declared); the interpreting validator treats it like any name. Such a schema is interpreted,
+      // unless it needs ajv for `$dynamicRef`. The name appears in the JSON text as written.
+      const engine =
+        chosen === 'ajv' && !scan.dynamicRefs && json.includes('"__proto__"') ? 'interpreted' : chosen
       // The interpreting validator may check this schema first: its files load while the server starts.
       if (engine === 'interpreted' || (!this.#ajv && !scan.nativeRegExps)) {
         lazyInterpreter.load().catch(() => undefined)

@@ -1,9 +1,11 @@
 /**
  * Request hardening that JSON Schema cannot express: a nesting-depth limit (deep structures are a cheap
- * way to exhaust recursive code) and no `__proto__` keys in tool or prompt `arguments`, which handlers
- * receive as plain objects (a merge there would change an object's prototype). Other params, such as MRTR
- * answers keyed by the server's own request keys, are read by toolwire as plain data and keep any key.
- * Walks iteratively, so the check itself cannot overflow the stack.
+ * way to exhaust recursive code). A `"__proto__"` key in tool or prompt `arguments` is data, validated like
+ * any key (server/tools §Error Handling: argument problems are the tool's to report, never a protocol
+ * error); the walk that checks the depth notes it, and such objects reach handlers without a prototype
+ * (wire/data-keys.ts). Other params, such as MRTR answers keyed by the server's own request keys, are read
+ * by toolwire as plain data and keep any key. Walks iteratively, so the check itself cannot overflow the
+ * stack.
  */
 
 export interface InputLimits {
@@ -21,9 +23,32 @@ const own = Object.prototype.hasOwnProperty
 const stack: unknown[] = []
 const MAX_KEPT_SLOTS = 3 * 1024
 
+/** What the walk found: the depth problem, and whether `arguments` hold a `"__proto__"` key somewhere. */
+export interface InputScan {
+  problem: string | undefined
+  protoKey: boolean
+}
+
+const scan: InputScan = { problem: undefined, protoKey: false }
+
+/**
+ * Walks `params` once. The answer is one object reused by every call (the check is synchronous): read it
+ * before the next call.
+ */
+export function scanInput(params: unknown, limits: InputLimits): InputScan {
+  scan.protoKey = false
+  scan.problem = undefined
+  if (typeof params !== 'object' || params === null) return scan
+  scan.problem = walk(params, limits.maxDepth)
+  return scan
+}
+
+/** The depth problem alone (tests and callers that only check). */
 export function inputProblem(params: unknown, limits: InputLimits): string | undefined {
-  if (typeof params !== 'object' || params === null) return undefined
-  const maxDepth = limits.maxDepth
+  return scanInput(params, limits).problem
+}
+
+function walk(params: object, maxDepth: number): string | undefined {
   stack[0] = params
   stack[1] = 1
   stack[2] = false
@@ -48,10 +73,7 @@ export function inputProblem(params: unknown, limits: InputLimits): string | und
       }
       continue
     }
-    if (guard && own.call(node, '__proto__')) {
-      problem = 'the key "__proto__" is not allowed in arguments'
-      continue
-    }
+    if (guard && !scan.protoKey && own.call(node, '__proto__')) scan.protoKey = true
     // for-in uses V8's enum cache, so no key array is made per object; inherited keys are skipped.
     for (const key in node) {
       if (!own.call(node, key)) continue

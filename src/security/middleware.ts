@@ -9,7 +9,8 @@ import type { RefusalGuard } from '../protocol/telemetry.js'
 import { isRawJson, type ResultPayload } from '../protocol/encode.js'
 import { invalidParams } from '../wire/errors.js'
 import { tooManyRequests } from '../wire/errors.js'
-import { type InputLimits, inputProblem } from './input.js'
+import { type InputLimits, scanInput } from './input.js'
+import { withDataKeys } from '../wire/data-keys.js'
 import type { OwnerOf } from './principal.js'
 import type { Bucket, Consumed, RateLimitStore } from './rate-limit.js'
 import { cleanValue } from './output-guard.js'
@@ -22,7 +23,7 @@ export interface RequestLimit {
 }
 
 export interface GuardOptions {
-  /** Refuses params nested too deep or carrying `__proto__` keys (-32602). */
+  /** Refuses params nested too deep (-32602); hands `arguments` holding `__proto__` keys on without prototypes. */
   readonly input: InputLimits
   /** Every request counts against its principal's budget; over it: HTTP 429 with Retry-After. */
   readonly requests: RequestLimit | undefined
@@ -49,8 +50,10 @@ export function requestSteps(options: GuardOptions): AroundSteps {
   }
   return {
     before: (ctx) => {
-      const problem = inputProblem(ctx.params, input)
-      if (problem) throw refuse(ctx, 'validation', invalidParams(`Invalid params: ${problem}`))
+      const scanned = scanInput(ctx.params, input)
+      if (scanned.problem) throw refuse(ctx, 'validation', invalidParams(`Invalid params: ${scanned.problem}`))
+      // `"__proto__"` keys are data: objects holding one go on without a prototype (wire/data-keys.ts).
+      if (scanned.protoKey) ctx.params.arguments = withDataKeys(ctx.params.arguments)
       if (!requests) return
       let consumed
       try {

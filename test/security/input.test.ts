@@ -21,8 +21,9 @@ const server = defineServer({
       }),
       handler: ({ doc }) => {
         received.push(doc)
-        // A careless merge: with a __proto__ key this would swap the target's prototype.
-        const merged = Object.assign({}, doc) as Record<string, unknown>
+        // A spread defines properties: a "__proto__" key is copied as data (Object.assign would call the
+        // setter on its target instead, docs/security.md).
+        const merged = { ...doc }
         return `keys: ${Object.keys(merged).join(',')}`
       },
     }),
@@ -69,15 +70,18 @@ describe('input hardening over HTTP', () => {
     expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32602)
   })
 
-  it('refuses __proto__ keys and lets constructor/prototype keys pollute nothing', async () => {
+  it('takes __proto__ keys as data and lets constructor/prototype keys pollute nothing', async () => {
     const body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":${JSON.stringify(meta())},"name":"store","arguments":{"doc":{"__proto__":{"polluted":true}}}}}`
     const response = await rawPost(body, 'tools/call', 'store')
-    expect(response.status).toBe(400)
+    expect(response.status).toBe(200)
     const message = (await response.json()) as Record<string, unknown>
     assertServerMessage(message, 'tools/call')
-    expect((message.error as { message: string }).message).toBe(
-      'Invalid params: the key "__proto__" is not allowed in arguments',
-    )
+    // The key reached the handler as data, on an object without a prototype to swap.
+    expect(textOf(message.result as Record<string, unknown>)).toBe('keys: __proto__')
+    const doc = received.at(-1) as Record<string, unknown>
+    expect(Object.getPrototypeOf(doc)).toBeNull()
+    expect(Object.keys(doc)).toEqual(['__proto__'])
+    expect(doc.__proto__).toEqual({ polluted: true })
     const sneaky = resultOf(
       await callTool(mcp, 'store', {
         doc: { constructor: { prototype: { polluted: true } }, prototype: { polluted: true } },
@@ -149,7 +153,7 @@ describe('input hardening over stdio', () => {
 })
 
 describe('input and output guards without a request rate limit (the guard without an async hop)', () => {
-  it('refuses deep nesting and __proto__ and still sanitises results', async () => {
+  it('refuses deep nesting, takes __proto__ as data and still sanitises results', async () => {
     const lean = await live(
       defineServer({
         name: 'lean',
@@ -172,12 +176,10 @@ describe('input and output guards without a request rate limit (the guard withou
       const headers = standardHeaders('tools/call', { name: 'echo' })
       const body = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":${JSON.stringify(meta())},"name":"echo","arguments":{"x":[{"__proto__":{}}]}}}`
       const proto = await fetch(lean.url, { method: 'POST', headers, body })
-      expect(proto.status).toBe(400)
+      expect(proto.status).toBe(200)
       const message = (await proto.json()) as Record<string, unknown>
       assertServerMessage(message, 'tools/call')
-      expect((message.error as { message: string }).message).toBe(
-        'Invalid params: the key "__proto__" is not allowed in arguments',
-      )
+      expect(textOf(message.result as Record<string, unknown>)).toBe('{"x":[{"__proto__":{}}]}')
       expect(textOf(resultOf(await callTool(lean, 'echo', { doc: nested(20) })))).toContain('leaf')
       expect(textOf(resultOf(await callTool(lean, 'loud')))).toBe('red text!')
     } finally {

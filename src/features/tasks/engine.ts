@@ -3,6 +3,7 @@
  * from the stored arguments and every answer given so far, so whichever instance receives the last answer
  * (tasks/update) can resume it, and nothing but the store is shared between instances.
  */
+import { withDataKeys } from '../../wire/data-keys.js'
 import type { CompiledTool } from '../tools/compile.js'
 import type { TaskHooks } from '../tools/call.js'
 import { RequestContext } from '../../protocol/context.js'
@@ -251,7 +252,8 @@ export class TaskEngine implements TaskHooks {
   async #execute(task: TaskRecord, signal: AbortSignal): Promise<RunOutcome> {
     const params: Record<string, unknown> = {
       name: task.tool,
-      arguments: task.arguments,
+      // Stored as JSON, read back as plain objects: `"__proto__"` keys go on as data (wire/data-keys.ts).
+      arguments: withDataKeys(task.arguments),
       inputResponses: task.answers,
       _meta: task.meta,
     }
