@@ -51,7 +51,8 @@ export function requestSteps(options: GuardOptions): AroundSteps {
   return {
     before: (ctx) => {
       const scanned = scanInput(ctx.params, input)
-      if (scanned.problem) throw refuse(ctx, 'validation', invalidParams(`Invalid params: ${scanned.problem}`))
+      if (scanned.problem)
+        throw refuse(ctx, 'validation', invalidParams(`Invalid params: ${scanned.problem}`))
       // `"__proto__"` keys are data: objects holding one go on without a prototype (wire/data-keys.ts).
       if (scanned.protoKey) ctx.params.arguments = withDataKeys(ctx.params.arguments)
       if (!requests) return
