@@ -57,6 +57,52 @@ export function legacyResult(result: Record<string, unknown>): Record<string, un
   return out
 }
 
+/**
+ * The result shaper for one method of a 2025-era session: `legacyResult`, and for tools the shapes the
+ * 2025-11-25 schema allows (a `Tool.outputSchema` must have `type: "object"`, `structuredContent` must be an
+ * object). The official SDK v1 client checks `tools/list` against that schema and refuses the whole list
+ * for one tool outside it.
+ */
+export function legacyShape(method: string): (result: Record<string, unknown>) => Record<string, unknown> {
+  if (method === 'tools/list') return legacyToolList
+  if (method === 'tools/call') return legacyToolCall
+  return legacyResult
+}
+
+/**
+ * `tools/list` for a 2025-era peer: a tool whose `outputSchema` is not an object schema (an array, a
+ * string, a bare `anyOf`) is listed without it, rather than with a schema wrapped in an object: a wrapper
+ * would be a contract the tool's author never wrote, and its calls would carry a different value to these
+ * peers than to current ones. Without the schema such a tool's calls carry the value as JSON text, which
+ * 2025-11-25 server/tools §Structured Content already asks every structured result to include.
+ */
+function legacyToolList(result: Record<string, unknown>): Record<string, unknown> {
+  const out = legacyResult(result)
+  const tools = out.tools
+  if (Array.isArray(tools) && tools.some(hasForeignOutputSchema)) out.tools = tools.map(legacyTool)
+  return out
+}
+
+const hasForeignOutputSchema = (tool: unknown): boolean =>
+  isRecord(tool) &&
+  tool.outputSchema !== undefined &&
+  !(isRecord(tool.outputSchema) && tool.outputSchema.type === 'object')
+
+function legacyTool(tool: unknown): unknown {
+  if (!hasForeignOutputSchema(tool)) return tool
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(tool as Record<string, unknown>))
+    if (key !== 'outputSchema') out[key] = value
+  return out
+}
+
+/** `tools/call` for a 2025-era peer: `structuredContent` only when it is an object (the text copy stays). */
+function legacyToolCall(result: Record<string, unknown>): Record<string, unknown> {
+  const out = legacyResult(result)
+  if (out.structuredContent !== undefined && !isRecord(out.structuredContent)) delete out.structuredContent
+  return out
+}
+
 /** `_meta` without `serverInfo`; undefined when nothing else is left. */
 function withoutServerInfo(meta: unknown): unknown {
   if (!isRecord(meta) || !(META_SERVER_INFO in meta)) return meta

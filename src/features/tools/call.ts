@@ -203,6 +203,10 @@ function taskDecision(
   ctx: RequestContext,
 ): TaskHooks | undefined {
   if (!tool.task || !tasks || ctx.task.id !== undefined) return undefined
+  // A 2025-era session has no 2026-07-28 tasks extension to declare, and 2025-11-25 tasks are not served:
+  // every tool, one marked `required` included, runs to completion within the call and its tool timeout
+  // (docs/protocol-versions.md). A CreateTaskResult would be a shape that revision does not know.
+  if (ctx.meta.protocolVersion < PROTOCOL_VERSION) return undefined
   if (tasks.declared(ctx)) return tasks
   if (tool.task.support === 'required')
     throw missingCapability(
