@@ -23,8 +23,8 @@ beforeAll(async () => {
 })
 afterAll(() => running.close())
 
-const textOf = (result: { content?: unknown }): string =>
-  ((result.content ?? []) as { type: string; text?: string }[])
+const textOf = (result: unknown): string =>
+  (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[])
     .filter((block) => block.type === 'text')
     .map((block) => block.text)
     .join('\n')
@@ -54,7 +54,7 @@ describe.each(transports)('SDK v1 client over %s', (_label, open) => {
     const client = new Client({ name: 'sdk-v1-shapes', version: '1.0.0' }, { capabilities: declared })
     await open(client)
     try {
-      expect(client.getNegotiatedProtocolVersion?.() ?? '2025-11-25').toBe('2025-11-25')
+      expect(client.getServerVersion()?.name).toBe('era-shapes')
       const { tools } = await client.listTools()
       const byName = new Map(tools.map((tool) => [tool.name, tool]))
       expect([...byName.keys()].sort()).toEqual(['inspect', 'long_job', 'motto', 'sum', 'tags'])
