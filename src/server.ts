@@ -59,7 +59,7 @@ import { ServerTelemetry } from './protocol/telemetry.js'
 import { TaskTelemetry } from './protocol/task-telemetry.js'
 import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
 import { SessionCodec } from './legacy/session.js'
-import { LEGACY_VERSIONS, legacyResult } from './legacy/versions.js'
+import { LEGACY_VERSIONS, legacyShape } from './legacy/versions.js'
 import { META_SERVER_INFO, SUPPORTED_VERSIONS } from './wire/meta.js'
 import type { CacheScope, Icon, Implementation, RequestMeta, ServerCapabilities } from './wire/types.js'
 
@@ -510,7 +510,9 @@ export class Server implements RequestHandler {
   ): Promise<Reply | null> {
     const guard = this.#guardExchange
     const guarded = guard ? guard(exchange) : exchange
-    return this.#dispatcher.handleLegacy(request, guarded, meta, legacyResult, own, exchange.sessionId)
+    // Tools get the shapes a 2025-era schema allows (legacy/versions.ts).
+    const shape = legacyShape(request.method)
+    return this.#dispatcher.handleLegacy(request, guarded, meta, shape, own, exchange.sessionId)
   }
 
   methodSpec(method: string): MethodSpec | undefined {
