@@ -51,6 +51,41 @@ describe('tool metadata', () => {
   })
 })
 
+describe('tool _meta key names (basic/index §_meta)', () => {
+  it.each([
+    'plain',
+    'a.b_c-d',
+    '',
+    'com.example/region',
+    'com.example.mcp/x',
+    'openai/outputTemplate',
+    'com.example-2/k9',
+    'org.example.api/',
+  ])('accepts %j', (key) => {
+    expect(() => toolWith({ _meta: { [key]: 1 } })).not.toThrow()
+  })
+
+  it.each([
+    ['-lead', /name must start and end with a letter or digit/],
+    ['trail_', /name must start and end/],
+    ['has space', /name must start and end/],
+    ['com.example/a/b', /its prefix must be dot-separated labels/],
+    ['1com.example/k', /its prefix must be dot-separated labels/],
+    ['com-.example/k', /its prefix must be dot-separated labels/],
+    ['com..example/k', /its prefix must be dot-separated labels/],
+    ['/k', /its prefix must be dot-separated labels/],
+    ['io.modelcontextprotocol/mine', /its prefix io\.modelcontextprotocol\/ is reserved for MCP/],
+    ['dev.mcp/k', /its prefix dev\.mcp\/ is reserved for MCP/],
+    ['org.modelcontextprotocol.api/k', /reserved for MCP/],
+    ['com.MCP.tools/k', /reserved for MCP/],
+  ])('refuses %j, naming the key', (key, message) => {
+    const define = () => toolWith({ _meta: { ok: 1, [key]: 1 } })
+    expect(define).toThrow(ToolDefinitionError)
+    expect(define).toThrow(`Tool x: _meta key ${JSON.stringify(key)} is invalid: `)
+    expect(define).toThrow(message)
+  })
+})
+
 describe('prompt, resource and server metadata', () => {
   it('refuses malformed prompt fields', () => {
     const prompt = (extra: Record<string, unknown>) =>

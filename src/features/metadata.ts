@@ -4,6 +4,7 @@
  * the server is defined: a definition that would publish a malformed field fails at startup.
  */
 import { isRecord } from '../wire/jsonrpc.js'
+import { metaKeyProblem } from '../wire/meta-keys.js'
 
 /**
  * Icon sources: an HTTPS URL or a `data:` URI. Consumers must ensure exactly that and reject every other
@@ -40,8 +41,14 @@ function iconProblems(problems: string[], icons: unknown): void {
   })
 }
 
+/** `_meta` is an object whose keys follow the key-name rules (wire/meta-keys.ts). */
 function metaProblems(problems: string[], meta: unknown): void {
-  if (meta !== undefined && !isRecord(meta)) problems.push(`_meta must be an object, not ${describe(meta)}`)
+  if (meta === undefined) return
+  if (!isRecord(meta)) return void problems.push(`_meta must be an object, not ${describe(meta)}`)
+  for (const key of Object.keys(meta)) {
+    const problem = metaKeyProblem(key)
+    if (problem) problems.push(`_meta key ${JSON.stringify(key)} is invalid: ${problem}`)
+  }
 }
 
 /** `title`, `description`, `icons`, `_meta`: the fields every definition may carry. */

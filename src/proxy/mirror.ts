@@ -21,6 +21,7 @@ import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { JsonRpcNotification } from '../wire/jsonrpc.js'
 import type { CallToolResult, Icon, Tool } from '../wire/types.js'
 import { baseProblems } from '../features/metadata.js'
+import { metaKeyProblem } from '../wire/meta-keys.js'
 import type { ReadResourceResult } from '../client/catalogs.js'
 import { type CompletionRef, upstreamCompleter } from './completion-relay.js'
 import { InputRelay } from './input-relay.js'
@@ -58,6 +59,19 @@ function forwardLog(ctx: RequestContext): (notification: JsonRpcNotification) =>
 }
 
 /**
+ * An upstream tool's `_meta` without the keys a definition may not publish (basic/index §_meta key names,
+ * reserved prefixes): the upstream is untrusted, and one bad key must not keep its tool from the catalog.
+ */
+function validMeta(meta: Tool['_meta']): Tool['_meta'] {
+  if (meta === undefined || meta === null || typeof meta !== 'object') return meta
+  const keys = Object.keys(meta)
+  if (keys.every((key) => metaKeyProblem(key) === undefined)) return meta
+  return Object.fromEntries(
+    keys.filter((key) => metaKeyProblem(key) === undefined).map((key) => [key, meta[key]]),
+  )
+}
+
+/**
  * A downstream tool named `name` that calls the upstream tool `tool.name`. Progress is relayed only when the
  * downstream caller asked for it (patterns/progress), and the caller's cancellation (`ctx.signal`) cancels
  * the upstream request; an upstream `isError` result stays a tool error. With `tasks`, a caller that
@@ -76,7 +90,7 @@ export function mirrorTool(
     ...optional('description', clean.description),
     ...optional('icons', safeIcons(clean.icons)),
     ...optional('annotations', clean.annotations),
-    ...optional('_meta', clean._meta),
+    ...optional('_meta', validMeta(clean._meta)),
     inputSchema: tool.inputSchema as Record<string, unknown>,
     ...optional('outputSchema', tool.outputSchema as Record<string, unknown> | undefined),
     handler: async (args, ctx) => {
