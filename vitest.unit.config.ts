@@ -22,6 +22,7 @@ export const UNIT_TESTS = [
   'test/define-metadata.test.ts',
   'test/define.test.ts',
   'test/demo-notes.test.ts',
+  'test/embedded-resources.test.ts',
   'test/engines.test.ts',
   'test/hot-path.test.ts',
   'test/http-accept.test.ts',

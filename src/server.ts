@@ -390,6 +390,7 @@ export class Server implements RequestHandler {
       ...(engine && { tasks: engine }),
       ...(security.guardResult && { guardResult: security.guardResult }),
       ...(serverInfo && { serverInfo }),
+      ...(!capabilities.resources && { embeddedResource: this.#warnEmbeddedResource() }),
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)
@@ -499,6 +500,20 @@ export class Server implements RequestHandler {
   ): Reply | null | Promise<Reply | null> {
     const guard = this.#guardExchange
     return this.#dispatcher.answer(request, guard ? guard(exchange) : exchange, check)
+  }
+
+  /** Warns once per server, at the first embedded resource a tool returns while no resources are offered. */
+  #warnEmbeddedResource(): (tool: CompiledTool) => void {
+    let warned = false
+    return (tool) => {
+      if (warned) return
+      warned = true
+      this.logger.warn(
+        `Tool ${tool.name} returned an embedded resource, but this server offers no resources: define ` +
+          'the resources it embeds (defineResource) so clients can list and read them again ' +
+          '(server/tools §Embedded Resources: such servers SHOULD offer the resources capability)',
+      )
+    }
   }
 
   /** Answers one request of a 2025-era session, in that revision's result shape. */

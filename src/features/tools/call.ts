@@ -64,6 +64,13 @@ export interface ToolCallOptions {
    * none. The size cap counts it: the cap is on the whole encoded result.
    */
   readonly serverInfo?: Implementation
+  /**
+   * Present when the server offers no resources: told the first time a tool returns an embedded resource
+   * (server/tools §Embedded Resources: servers that use them SHOULD implement the resources capability).
+   * A tool definition has no field that declares such content, so this is noticed in a result, not at
+   * definition.
+   */
+  readonly embeddedResource?: (tool: CompiledTool) => void
 }
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true })
@@ -265,6 +272,7 @@ function finishResult(
     const problem = index in content ? contentProblem(content[index], index) : undefined // holes: as forEach
     if (problem) invalidResult(tool, options, problem)
   }
+  if (options.embeddedResource && content.some(isEmbeddedResource)) options.embeddedResource(tool)
   if (result.isError || !tool.output) return guardResult(tool, options, result)
   if (result.structuredContent === undefined)
     invalidResult(tool, options, 'structuredContent is required by outputSchema')
@@ -273,6 +281,8 @@ function finishResult(
     ? outcome.then((settled) => settleOutput(tool, options, result, settled))
     : settleOutput(tool, options, result, outcome)
 }
+
+const isEmbeddedResource = (block: unknown): boolean => (block as { type?: unknown }).type === 'resource'
 
 function invalidResult(tool: CompiledTool, options: ToolCallOptions, problem: string): never {
   const ref = options.report(`tool ${tool.name} returned an invalid result: ${problem}`, new Error(problem))
