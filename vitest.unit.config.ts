@@ -50,6 +50,7 @@ export const UNIT_TESTS = [
   'test/plain-schema.test.ts',
   'test/prompts-resources.test.ts',
   'test/proto-keys.test.ts',
+  'test/proxy-meta-keys.test.ts',
   'test/schema-agreement.test.ts',
   'test/schema-interpreted.test.ts',
   'test/schema-suite-fixes.test.ts',
