@@ -75,6 +75,10 @@ export interface HttpRequestView {
   /** `listener` once when the request is cancelled, without making `signal` (see Exchange.onAbort). */
   onAbort?(listener: () => void): () => void
   readonly remoteAddress?: string | undefined
+  /** The peer's port, where the adapter knows it. */
+  readonly remotePort?: number | undefined
+  /** The HTTP version (`1.1`, `2`), where the adapter knows it. */
+  readonly httpVersion?: string | undefined
   /** The address the connection arrived on, where the adapter knows it (picks the default Host policy). */
   readonly localAddress?: string | undefined
 }

@@ -86,6 +86,14 @@ class NodeRequest extends LazyAbort implements HttpRequestView {
     return this.req.socket.localAddress
   }
 
+  get remotePort(): number | undefined {
+    return this.req.socket.remotePort
+  }
+
+  get httpVersion(): string {
+    return this.req.httpVersion
+  }
+
   header(name: string): string | undefined {
     const value = this.req.headers[name]
     return Array.isArray(value) ? value.join(', ') : value
