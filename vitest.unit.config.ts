@@ -81,6 +81,7 @@ export const UNIT_TESTS = [
   'test/stdio-batching.test.ts',
   'test/tasks-sqlite.test.ts',
   'test/tasks.test.ts',
+  'test/telemetry-cardinality.test.ts',
   'test/telemetry-proxy.test.ts',
   'test/telemetry-sessions.test.ts',
   'test/tools-call.test.ts',

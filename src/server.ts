@@ -267,10 +267,14 @@ export class Server implements RequestHandler {
     const telemetryOption = options.telemetry ?? processTelemetryDefault()
     const telemetry =
       telemetryOption &&
-      new ServerTelemetry(telemetryOption, (error) =>
-        this.logger.error('telemetry is off: @opentelemetry/api could not be loaded', {
-          error: String(error),
-        }),
+      new ServerTelemetry(
+        telemetryOption,
+        (error) =>
+          this.logger.error('telemetry is off: @opentelemetry/api could not be loaded', {
+            error: String(error),
+          }),
+        // Only names the server defines reach span names and metrics (docs/observability.md).
+        (method, name) => (method === 'tools/call' ? this.tools : this.prompts).get(name) !== undefined,
       )
     const auth = security.auth
     // A bearer authenticator publishes metadata naming every tool's scopes, which only the server knows.

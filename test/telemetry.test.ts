@@ -220,17 +220,25 @@ describe('over HTTP', () => {
     await client.close()
   })
 
-  it('a protocol error: error.type and rpc.response.status_code are the JSON-RPC code, status ERROR', async () => {
+  it("a protocol error: error.type and rpc.response.status_code are the JSON-RPC code; -32602 is the caller's, so the server span keeps status unset", async () => {
     const client = connect({ url: running.url }, { telemetry: true })
     const error = await client.callTool('missing', {}, { allowUnlisted: true }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ProtocolError)
     const code = String((error as ProtocolError).code)
-    for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
-      const span = one('tools/call missing', kind)
+    expect(code).toBe('-32602')
+    // The client named the tool itself; the server names no tool it does not define (`_OTHER`).
+    const clientSpan = one('tools/call missing', SpanKind.CLIENT)
+    const serverSpan = one('tools/call', SpanKind.SERVER)
+    expect(serverSpan.attributes['gen_ai.tool.name']).toBe('_OTHER')
+    for (const span of [clientSpan, serverSpan]) {
       expect(span.attributes['error.type']).toBe(code)
       expect(span.attributes['rpc.response.status_code']).toBe(code)
-      expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: (error as ProtocolError).message })
     }
+    expect(clientSpan.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: (error as ProtocolError).message,
+    })
+    expect(serverSpan.status.code).toBe(SpanStatusCode.UNSET)
     await client.close()
   })
 

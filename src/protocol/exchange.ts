@@ -45,6 +45,10 @@ export interface Exchange {
   readonly auth?: AuthInfo | undefined
   /** The peer's address, for per-client limits when anonymous. */
   readonly remoteAddress?: string | undefined
+  /** The peer's port, where the transport knows it (telemetry's `client.port`). */
+  readonly remotePort?: number | undefined
+  /** The HTTP version the request came over (`1.1`, `2`), where known (`network.protocol.version`). */
+  readonly httpVersion?: string | undefined
   /**
    * Who the request acts for, when the channel already knows it (a task run restores its creator's);
    * otherwise it is worked out from `auth` and `remoteAddress`.
@@ -98,6 +102,12 @@ class FilteredExchange implements Exchange {
   }
   get remoteAddress(): string | undefined {
     return this.inner.remoteAddress
+  }
+  get remotePort(): number | undefined {
+    return this.inner.remotePort
+  }
+  get httpVersion(): string | undefined {
+    return this.inner.httpVersion
   }
   get principal(): Principal | undefined {
     return this.inner.principal

@@ -7,14 +7,29 @@
  * still built per request, since the request adds its own (its id, the client's address, a resource URI).
  */
 import type { Attributes } from '@opentelemetry/api'
-import { ATTR, networkTransport, operationAttributes, operationTarget, spanName } from '../wire/telemetry.js'
+import {
+  ATTR,
+  networkTransport,
+  operationAttributes,
+  OTHER_NAME,
+  type OperationTarget,
+  spanName,
+} from '../wire/telemetry.js'
+
+/**
+ * Whether the server defines a tool (`tools/call`) or prompt (`prompts/get`) of this name: a lookup in the
+ * registry's own map, so it stays in step with tools added and removed at runtime and costs no allocation.
+ */
+export type DefinedName = (method: string, name: string) => boolean
 
 export interface ServerOperation {
   readonly method: string
   /** `gen_ai.tool.name` or `gen_ai.prompt.name`, if the method has a target. */
   readonly targetAttribute: string | undefined
-  /** The tool or prompt name, if the method has one. */
+  /** The tool or prompt name, if the method has one; `_OTHER` when the server defines no such name. */
   readonly name: string | undefined
+  /** Whether the request named a tool or prompt the server does not define (`name` is then `_OTHER`). */
+  readonly unknown: boolean
   readonly protocolVersion: string | undefined
   /** The exchange's transport (`http`, `stdio` …). */
   readonly transport: string
@@ -27,11 +42,13 @@ export interface ServerOperation {
 
 function buildOperation(
   method: string,
-  params: Record<string, unknown> | undefined,
+  name: string | undefined,
+  unknown: boolean,
   protocolVersion: string | undefined,
   transport: string,
 ): ServerOperation {
-  const target = operationTarget(method, params)
+  const attribute = targetAttribute(method)
+  const target: OperationTarget = attribute !== undefined && name !== undefined ? { attribute, name } : {}
   const metricAttributes: Attributes = operationAttributes(method, target)
   if (protocolVersion !== undefined) metricAttributes[ATTR.protocolVersion] = protocolVersion
   const network = networkTransport(transport)
@@ -40,10 +57,12 @@ function buildOperation(
     method,
     targetAttribute: target.attribute,
     name: target.name,
+    unknown,
     protocolVersion,
     transport,
     networkTransport: network,
-    spanName: spanName(method, target),
+    // An unknown name is not in the span name at all (`tools/call`), as an unknown HTTP method is `HTTP`.
+    spanName: unknown ? method : spanName(method, target),
     metricAttributes: Object.freeze(metricAttributes),
   }
 }
@@ -74,6 +93,7 @@ export function operationSpanAttributes(operation: ServerOperation): Attributes 
 /**
  * Remembers the last operation only: bounded by construction (names come from clients, so a map of every
  * name seen would grow without limit), and a server busy with one tool, the costly case, always finds it.
+ * Unknown names all share one operation (`_OTHER`), so a caller cycling through made-up names builds nothing.
  */
 export class LastOperation {
   #last: ServerOperation | undefined
@@ -83,22 +103,31 @@ export class LastOperation {
     params: Record<string, unknown> | undefined,
     protocolVersion: string | undefined,
     transport: string,
+    defined: DefinedName | undefined,
   ): ServerOperation {
+    let name = targetName(method, params)
+    const unknown = name !== undefined && defined !== undefined && !defined(method, name)
+    if (unknown) name = OTHER_NAME
     const last = this.#last
     if (
       last !== undefined &&
       last.method === method &&
       last.protocolVersion === protocolVersion &&
       last.transport === transport &&
-      last.name === targetName(method, params)
+      last.name === name &&
+      last.unknown === unknown
     )
       return last
-    return (this.#last = buildOperation(method, params, protocolVersion, transport))
+    return (this.#last = buildOperation(method, name, unknown, protocolVersion, transport))
   }
 }
 
-/** The name `operationTarget` would take from these params, without building the target. */
-function targetName(method: string, params: Record<string, unknown> | undefined): string | undefined {
+/** `gen_ai.tool.name` or `gen_ai.prompt.name`, for the methods that name one. */
+const targetAttribute = (method: string): string | undefined =>
+  method === 'tools/call' ? ATTR.toolName : method === 'prompts/get' ? ATTR.promptName : undefined
+
+/** The tool or prompt name a request asks for (`params.name`), for the methods that take one. */
+export function targetName(method: string, params: Record<string, unknown> | undefined): string | undefined {
   if (method !== 'tools/call' && method !== 'prompts/get') return undefined
   const name = params?.name
   return typeof name === 'string' ? name : undefined

@@ -13,7 +13,7 @@ import type {
   TextMapPropagator,
   Tracer,
 } from '@opentelemetry/api'
-import type { McpError } from '../wire/errors.js'
+import { ErrorCode, type McpError } from '../wire/errors.js'
 import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
 import { META_PROTOCOL_VERSION } from '../wire/meta.js'
 import {
@@ -31,7 +31,23 @@ import {
 } from '../wire/telemetry.js'
 import { isRawJson, type ResultPayload } from './encode.js'
 import type { Exchange } from './exchange.js'
-import { LastOperation, operationSpanAttributes, type ServerOperation } from './telemetry-operation.js'
+import {
+  type DefinedName,
+  LastOperation,
+  operationSpanAttributes,
+  type ServerOperation,
+  targetName,
+} from './telemetry-operation.js'
+
+/**
+ * The name an unknown tool or prompt was asked by, on the span only (never a metric) and only for an
+ * authenticated caller: anyone else could fill traces with whatever text they like. Named as the HTTP
+ * conventions name an unknown method's original (`http.request.method_original`).
+ */
+export const ATTR_TOOL_NAME_ORIGINAL = 'toolwire.tool.name_original'
+export const ATTR_PROMPT_NAME_ORIGINAL = 'toolwire.prompt.name_original'
+/** Characters of an unknown name kept on the span. */
+export const MAX_ORIGINAL_NAME = 128
 
 /** The guard that refused a request (docs/security.md), the `toolwire.guard` attribute. */
 export type RefusalGuard = 'auth' | 'rate_limit' | 'validation' | 'timeout' | 'output'
@@ -122,8 +138,15 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
   #instruments: Instruments | null | undefined
   readonly #ready: Promise<void>
   readonly #operations = new LastOperation()
+  /** Whether the server defines a tool or prompt name; undefined takes every name as defined. */
+  readonly #defined: DefinedName | undefined
 
-  constructor(option: Exclude<TelemetryOption, false>, onLoadError: (error: unknown) => void) {
+  constructor(
+    option: Exclude<TelemetryOption, false>,
+    onLoadError: (error: unknown) => void,
+    defined?: DefinedName,
+  ) {
+    this.#defined = defined
     const options = option === true ? {} : option
     this.#ready = loadTelemetryApi().then(
       (api) => {
@@ -209,14 +232,28 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
       params,
       typeof version === 'string' ? version : undefined,
       exchange.transport,
+      this.#defined,
     )
     const attributes = operationSpanAttributes(operation)
+    if (operation.unknown && authenticated(exchange)) {
+      const asked = targetName(request.method, params) ?? ''
+      attributes[request.method === 'tools/call' ? ATTR_TOOL_NAME_ORIGINAL : ATTR_PROMPT_NAME_ORIGINAL] =
+        asked.length > MAX_ORIGINAL_NAME ? asked.slice(0, MAX_ORIGINAL_NAME) : asked
+    }
     const uri = params?.uri
     if (typeof uri === 'string' && request.method.startsWith('resources/')) attributes[ATTR.resourceUri] = uri
     const id = request.id
     if (id !== null && id !== undefined) attributes[ATTR.requestId] = typeof id === 'string' ? id : String(id)
     if (era?.sessionId !== undefined) attributes[ATTR.sessionId] = era.sessionId
-    if (exchange.remoteAddress !== undefined) attributes[ATTR.clientAddress] = exchange.remoteAddress
+    if (exchange.remoteAddress !== undefined) {
+      attributes[ATTR.clientAddress] = exchange.remoteAddress
+      const port = exchange.remotePort
+      if (port !== undefined) attributes[ATTR.clientPort] = port
+    }
+    if (exchange.transport === 'http') {
+      const httpVersion = exchange.httpVersion
+      if (httpVersion !== undefined) attributes[ATTR.networkProtocolVersion] = httpVersion
+    }
 
     // gen-ai/mcp.md §Context propagation: the context in `params._meta` is the parent; the ambient one (an
     // HTTP server span, say) is linked, since one HTTP request may carry several MCP messages and retries.
@@ -258,7 +295,10 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
   /**
    * Span status and `error.type` per gen-ai/mcp.md §Server: a JSON-RPC error is recorded by its code (also
    * `rpc.response.status_code`) with the error message as the status description; a tool result with
-   * `isError: true` is `tool_error`, with no description (its text may hold the tool's data).
+   * `isError: true` is `tool_error`, with no description (its text may hold the tool's data). -32602 (an
+   * unknown tool or prompt, arguments that do not fit) is the caller's mistake, not the server's: its code is
+   * recorded but the server span's status stays unset, as for a 4xx on an HTTP server span
+   * (http/http-spans.md §Status) and INVALID_ARGUMENT on a gRPC one.
    */
   #finish(
     instruments: Instruments,
@@ -276,7 +316,8 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
       errorType = String(outcome.code)
       metricAttributes = { ...metricAttributes, [ATTR.statusCode]: errorType }
       span.setAttribute(ATTR.statusCode, errorType)
-      span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome.message ?? '' })
+      if (outcome.code !== ErrorCode.InvalidParams)
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome.message ?? '' })
     } else if (outcome.toolError) {
       errorType = TOOL_ERROR
       span.setStatus({ code: api.SpanStatusCode.ERROR })
@@ -314,6 +355,12 @@ export class ServerTelemetry implements RequestObserver, SessionObserver {
       instruments.sessionDuration.record(seconds, session)
     }
   }
+}
+
+/** A caller with a verified identity (a user or a client with a token), not one known only by its address. */
+function authenticated(exchange: Exchange): boolean {
+  const principal = exchange.principal
+  return principal !== undefined ? principal.kind !== 'anonymous' : exchange.auth !== undefined
 }
 
 const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>

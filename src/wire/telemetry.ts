@@ -77,7 +77,16 @@ export const ATTR = {
   serverAddress: 'server.address',
   serverPort: 'server.port',
   clientAddress: 'client.address',
+  clientPort: 'client.port',
+  networkProtocolVersion: 'network.protocol.version',
 } as const
+
+/**
+ * What a tool or prompt name the server does not define becomes in span names and metric attributes, as
+ * the HTTP conventions do for an unknown method (semantic-conventions http/http-spans.md, `_OTHER`): names
+ * are chosen by callers, and each distinct one would otherwise be a metric series of its own.
+ */
+export const OTHER_NAME = '_OTHER'
 
 export const SERVER_DURATION = 'mcp.server.operation.duration'
 export const CLIENT_DURATION = 'mcp.client.operation.duration'

@@ -11,7 +11,7 @@ import type { ServerLogger } from '../../protocol/dispatcher.js'
 import { defineGateway, type GatewayMember } from '../../proxy/gateway.js'
 import type { ProxyServer } from '../../proxy/define.js'
 import { createNodeHandler, serveNode } from '../../transports/http/node.js'
-import { isLoopbackHost, loopbackPolicy } from '../../transports/http/guard.js'
+import { bindPolicy } from '../../transports/http/bind-hosts.js'
 import { commandAuth } from '../auth/options.js'
 import { serversIn } from '../client/config.js'
 import { type ClusterOptions, joinCluster } from '../cluster.js'
@@ -119,7 +119,7 @@ export function registerGateway(program: Command): void {
       ...((auth || rateLimitStore) && { security: { ...gatewaySecurity, ...(auth && { auth }) } }),
     })
     const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
-    const originPolicy = isLoopbackHost(host) ? loopbackPolicy() : {}
+    const originPolicy = bindPolicy(host)
     const alone: ProxyServer[] = []
     let fallback: ReturnType<typeof createNodeHandler> | undefined
     for (const name of Object.keys(members).reverse()) {

@@ -22,7 +22,13 @@ import {
 } from '../../wire/errors.js'
 import { DEFAULT_MAX_DEPTH, nestedDeeperThan, topLevelId } from '../../wire/json-depth.js'
 import { classify, type JsonRpcRequest } from '../../wire/jsonrpc.js'
-import { checkOriginAgain, isLoopbackAddress, loopbackPolicy, type OriginPolicy } from './guard.js'
+import {
+  checkOriginAgain,
+  hostLiteral,
+  isLoopbackAddress,
+  loopbackPolicy,
+  type OriginPolicy,
+} from './guard.js'
 import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
 import { DEFAULT_MAX_BACKLOG, HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
 import { ListenSlots } from './listen-slots.js'
@@ -33,8 +39,10 @@ export interface HttpOptions {
   readonly maxBodyBytes?: number
   /**
    * Host/Origin policy; `false` turns the check off (only behind a proxy that does it). Default: when the
-   * connection arrived on a loopback address, only loopback Hosts and Origins; otherwise an Origin must name
-   * the Host itself. `allowedHosts` / `allowedOrigins` are shorthands for a policy. Read once, when the handler
+   * connection arrived on a loopback address, only loopback Hosts and Origins; on another address, that
+   * address and the machine's own names (`localhost`, loopback literals; with `createNodeHandler` also
+   * `os.hostname()` and every interface address); where the adapter cannot tell the address (some fetch
+   * runtimes), any Host, and an Origin must name the Host itself. `allowedHosts` / `allowedOrigins` are shorthands for a policy. Read once, when the handler
    * is made.
    */
   readonly originPolicy?: OriginPolicy | false
@@ -67,6 +75,10 @@ export interface HttpRequestView {
   /** `listener` once when the request is cancelled, without making `signal` (see Exchange.onAbort). */
   onAbort?(listener: () => void): () => void
   readonly remoteAddress?: string | undefined
+  /** The peer's port, where the adapter knows it. */
+  readonly remotePort?: number | undefined
+  /** The HTTP version (`1.1`, `2`), where the adapter knows it. */
+  readonly httpVersion?: string | undefined
   /** The address the connection arrived on, where the adapter knows it (picks the default Host policy). */
   readonly localAddress?: string | undefined
 }
@@ -86,6 +98,8 @@ export interface HttpResponseSink {
 export const DEFAULT_MAX_BODY = 4 * 1024 * 1024
 const LOOPBACK_POLICY = loopbackPolicy()
 const OPEN_POLICY: OriginPolicy = {}
+/** Local addresses whose default policy is remembered; a host has a handful of interfaces. */
+const MAX_LOCAL_POLICIES = 64
 /** A JSON media type (`application/json`, `application/<x>+json`, any parameters): what a POST body may be. */
 const JSON_MEDIA_TYPE = /^application\/(.+\+)?json\b/i
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -119,6 +133,10 @@ export class HttpCore {
   readonly maxBodyBytes: number
   /** Undefined: chosen per request from the local address (see `HttpOptions.originPolicy`). */
   readonly #policy: OriginPolicy | false | undefined
+  /** Hosts every non-loopback local address accepts besides itself: the machine's names, where known. */
+  readonly #ownHosts: readonly string[]
+  /** The default policy per non-loopback local address, made once (the origin check remembers by policy). */
+  readonly #localPolicies = new Map<string, OriginPolicy>()
   readonly #authenticator: HttpAuthenticator | undefined
   readonly #keepAliveMs: number
   /** The keep-alive comments of every open listen stream, on one timer. */
@@ -129,8 +147,13 @@ export class HttpCore {
   /** 2025-era sessions; undefined when the server serves 2026-07-28 only. */
   readonly #legacy: LegacyHttp | undefined
 
-  constructor(server: DualEraHandler, options: HttpOptions = {}) {
+  /**
+   * `ownHosts`: the machine's own names (an adapter that can read them); a connection that arrived on a
+   * non-loopback address accepts these and that address by default.
+   */
+  constructor(server: DualEraHandler, options: HttpOptions = {}, ownHosts?: readonly string[]) {
     this.server = server
+    this.#ownHosts = ownHosts ?? LOOPBACK_POLICY.allowedHosts ?? []
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
     this.#keepAlives = new KeepAlives(this.#keepAliveMs)
     this.#maxBacklog = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG
@@ -215,11 +238,23 @@ export class HttpCore {
 
   /**
    * DNS rebinding (basic/transports/streamable-http §Security & Endpoint): a loopback listener only answers
-   * loopback names, however the handler was mounted. Returns why the request is refused, or undefined.
+   * loopback names, any other only the machine's own names and addresses, however the handler was mounted.
+   * Returns why the request is refused, or undefined.
    */
   #originRefusal(view: Pick<HttpRequestView, 'header' | 'localAddress'>): string | undefined {
-    const policy = this.#policy ?? (isLoopbackAddress(view.localAddress) ? LOOPBACK_POLICY : OPEN_POLICY)
+    const policy = this.#policy ?? this.#defaultPolicy(view.localAddress)
     return policy ? checkOriginAgain(policy, view.header('host'), view.header('origin')) : undefined
+  }
+
+  #defaultPolicy(local: string | undefined): OriginPolicy {
+    if (local === undefined) return OPEN_POLICY
+    if (isLoopbackAddress(local)) return LOOPBACK_POLICY
+    let policy = this.#localPolicies.get(local)
+    if (policy === undefined) {
+      policy = { allowedHosts: [...new Set([...this.#ownHosts, hostLiteral(local)])] }
+      if (this.#localPolicies.size < MAX_LOCAL_POLICIES) this.#localPolicies.set(local, policy)
+    }
+    return policy
   }
 
   /** Refuses a body that turned out larger than the limit while it was read (413). */

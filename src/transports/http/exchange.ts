@@ -43,6 +43,15 @@ export class HttpExchange implements Exchange, TransportCheck, KeepAliveStream {
     checkStandardHeaders(this.view, request, meta, spec)
   }
 
+  /** Read only by telemetry: a getter, so a request without it pays nothing. */
+  get remotePort(): number | undefined {
+    return this.view.remotePort
+  }
+
+  get httpVersion(): string | undefined {
+    return this.view.httpVersion
+  }
+
   get header(): (name: string) => string | undefined {
     return (name) => this.view.header(name)
   }

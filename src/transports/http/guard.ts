@@ -18,6 +18,16 @@ export function loopbackPolicy(): OriginPolicy {
 
 export const isLoopbackHost = (host: string): boolean => LOOPBACK.has(host.toLowerCase())
 
+/** An address as it appears in a Host header: IPv6 in brackets, without a zone (`%eth0`). */
+export function hostLiteral(address: string): string {
+  const value = address.trim().toLowerCase()
+  if (value.startsWith('[') || !value.includes(':')) return value
+  // An IPv4 client of a dual-stack listener: the socket says `::ffff:192.0.2.1`, the Host `192.0.2.1`.
+  if (value.startsWith('::ffff:') && value.includes('.')) return value.slice(7)
+  const zone = value.indexOf('%')
+  return `[${zone === -1 ? value : value.slice(0, zone)}]`
+}
+
 /** Whether a socket address is loopback: 127.0.0.0/8, ::1, or IPv4-mapped 127.x. */
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false

@@ -11,7 +11,7 @@ import { HttpCore, sendError, type HttpOptions, type HttpRequestView, type HttpR
 import { payloadTooLarge } from '../../wire/errors.js'
 import { LazyAbort } from '../../wire/lazy-abort.js'
 import { SERVER_CARD_SUFFIX } from '../../wire/server-card.js'
-import { isLoopbackHost, loopbackPolicy } from './guard.js'
+import { bindPolicy, isLoopbackBind, machineHosts, openBindWarning } from './bind-hosts.js'
 import {
   type ConnectionLimitOptions,
   limitConnections,
@@ -86,6 +86,14 @@ class NodeRequest extends LazyAbort implements HttpRequestView {
     return this.req.socket.localAddress
   }
 
+  get remotePort(): number | undefined {
+    return this.req.socket.remotePort
+  }
+
+  get httpVersion(): string {
+    return this.req.httpVersion
+  }
+
   header(name: string): string | undefined {
     const value = this.req.headers[name]
     return Array.isArray(value) ? value.join(', ') : value
@@ -144,7 +152,9 @@ function pathOf(url: string | undefined): string {
  * ```
  */
 export function createNodeHandler(server: RequestHandler, options: NodeHandlerOptions = {}): NodeHandler {
-  const core = new HttpCore(server, options)
+  const fixed = options.originPolicy !== undefined || options.allowedHosts || options.allowedOrigins
+  // Without a policy, a connection on a non-loopback address accepts this machine's names (read once).
+  const core = new HttpCore(server, options, fixed ? undefined : machineHosts())
   const endpoint = options.path ?? '/mcp'
   const notFoundBody = `Not found: the MCP endpoint is ${endpoint}\n`
   const cardPath = `${endpoint.replace(/\/$/, '')}${SERVER_CARD_SUFFIX}`
@@ -231,7 +241,10 @@ export interface RunningServer {
 }
 
 /**
- * Listens on host:port and serves the MCP endpoint. Loopback binds get the loopback Host/Origin policy.
+ * Listens on host:port and serves the MCP endpoint. The Host policy follows the bind (`bindPolicy`): loopback
+ * names on a loopback bind, the machine's own names and addresses on a wildcard bind (`0.0.0.0`, `::`),
+ * the address itself otherwise, each plus `allowedHosts`. Bound beyond loopback with no authenticator, it
+ * warns once through the server's logger: anyone who can reach the address can call every tool.
  *
  * @example
  * ```ts
@@ -244,7 +257,7 @@ export interface RunningServer {
  */
 export async function serveNode(server: RequestHandler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
-  const policy = options.originPolicy ?? (isLoopbackHost(host) ? loopbackPolicy() : {})
+  const policy = options.originPolicy ?? bindPolicy(host, options)
   const httpServer = createServer(
     { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
     createNodeHandler(server, { ...options, originPolicy: policy }),
@@ -260,6 +273,8 @@ export async function serveNode(server: RequestHandler, options: ServeOptions = 
   })
   const address = httpServer.address() as AddressInfo
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  if (!isLoopbackBind(host) && !server.authenticator)
+    server.logger.warn(openBindWarning(`${shownHost}:${address.port}`))
   return {
     url: `http://${shownHost}:${address.port}${options.path ?? '/mcp'}`,
     httpServer,
