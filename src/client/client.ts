@@ -260,6 +260,7 @@ export class Client {
   #discoveredUntil = Infinity
   readonly #discoverTimeoutMs: number
   readonly #era: EraGate
+  readonly #gate: ServerRequestGate
   /** Spans, metrics and trace context (`telemetry` option); undefined when off. */
   readonly #telemetry: ClientTelemetry | undefined
   readonly #taps = new Set<(notification: JsonRpcNotification) => void>()
@@ -319,6 +320,8 @@ export class Client {
     this.transport.onRequest = (request, origin) => {
       if (this.#era.legacy) gate.receive(request, origin)
     }
+    this.#session.onLegacyRequestEnd = (id) => gate.originEnded(id)
+    this.#gate = gate
   }
 
   /** Whether the server turned out to be 2025-era (after the first request). */
@@ -877,6 +880,7 @@ export class Client {
 
   /** Closes the connection (stdio: ends the server process; a 2025-era HTTP session is ended with DELETE). */
   async close(): Promise<void> {
+    this.#gate.close()
     const session = this.#era.takeSession()
     await this.transport.close()
     if (session) this.#telemetry?.sessionEnded(session.since, session.version)

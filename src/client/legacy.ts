@@ -167,6 +167,7 @@ export async function answerServerRequest(
   request: JsonRpcRequest,
   origin: JsonRpcRequest | undefined,
   handlers: InputHandlers,
+  signal: AbortSignal = AbortSignal.timeout(session.options.timeoutMs),
 ): Promise<void> {
   let response: JsonRpcResponse
   if (request.method === 'ping') {
@@ -188,7 +189,7 @@ export async function answerServerRequest(
         {
           method: origin?.method ?? request.method,
           name: typeof name === 'string' ? name : undefined,
-          signal: AbortSignal.timeout(session.options.timeoutMs),
+          signal,
         },
       )
       response = { jsonrpc: '2.0', id: request.id, result: answers.request as Record<string, unknown> }

@@ -3,6 +3,12 @@
  * pass one gate: a few may be answered at a time, and each call admits at most its budget's
  * `maxServerRequests`; the rest get a JSON-RPC error at once. A hostile server could otherwise start any
  * number of handlers (each maybe a model call or a process) for one call (basic/security_best_practices).
+ *
+ * A handler's signal aborts when its answer can no longer matter: the request whose stream carried the
+ * server's request has ended (on HTTP the server's handler is done, 2025-11-25 basic/transports §Sending
+ * Messages to the Server: such requests relate to the originating client request), the client is closed, or
+ * the session's `timeoutMs` has passed. So a sampling command or a prompt still queued when a call ends is
+ * dropped instead of keeping the application (a CLI) alive.
  */
 import { ErrorCode } from '../wire/errors.js'
 import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
@@ -22,6 +28,8 @@ export class ServerRequestGate {
   readonly #handlers: InputHandlers
   readonly #maxInFlight: number
   #inFlight = 0
+  /** Each request being answered: its cancellation and the id of the client request that carried it. */
+  readonly #answering = new Map<AbortController, number | string | undefined>()
 
   constructor(session: Session, handlers: InputHandlers, maxInFlight: number) {
     this.#session = session
@@ -42,9 +50,27 @@ export class ServerRequestGate {
       return
     }
     this.#inFlight++
-    void answerServerRequest(this.#session, request, origin, this.#handlersFor(request, origin)).finally(
-      () => this.#inFlight--,
-    )
+    const controller = new AbortController()
+    this.#answering.set(controller, origin?.id)
+    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(this.#session.options.timeoutMs)])
+    const handlers = this.#handlersFor(request, origin)
+    void answerServerRequest(this.#session, request, origin, handlers, signal).finally(() => {
+      this.#inFlight--
+      this.#answering.delete(controller)
+    })
+  }
+
+  /** The client request `id` ended: the server requests its stream carried are cancelled. */
+  originEnded(id: number): void {
+    if (this.#answering.size === 0) return
+    for (const [controller, origin] of this.#answering) {
+      if (origin === id) controller.abort(new Error(`the request that carried it (id ${id}) has ended`))
+    }
+  }
+
+  /** The client is closing: every server request still being answered is cancelled. */
+  close(): void {
+    for (const controller of this.#answering.keys()) controller.abort(new Error('the client was closed'))
   }
 
   /**

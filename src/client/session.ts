@@ -87,6 +87,11 @@ export class Session {
   legacy = false
   readonly #prefix = `${Date.now().toString(36)}-${(++sequence).toString(36)}`
   #nextId = 1
+  /**
+   * Told when a request to a 2025-era server ends (answered, failed or cancelled): the server's own requests
+   * that its stream carried are then past use.
+   */
+  onLegacyRequestEnd: ((id: number) => void) | undefined = undefined
   /** The budget of each request in flight that belongs to a budgeted call, by request id. */
   readonly #budgets = new Map<number, CallBudget>()
 
@@ -269,6 +274,7 @@ export class Session {
       throw error
     } finally {
       if (budget) this.#budgets.delete(message.id)
+      if (this.legacy) this.onLegacyRequestEnd?.(message.id)
       deadline?.cancel()
       if (totalHandle) clearTimeout(totalHandle)
       if (onCancel) caller?.removeEventListener('abort', onCancel)

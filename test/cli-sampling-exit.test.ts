@@ -1,0 +1,114 @@
+/**
+ * `toolwire call` ends when the call ends, even while the server's sampling requests wait for the
+ * `--sampling-command`: a 2025-era toolwire server (a real one, on a loopback socket) whose tool sends several
+ * `sampling/createMessage` requests and returns at once; the command is a process that would run for a
+ * minute. The CLI must exit well before one such run could finish, and no sampling process may outlive it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defineServer, defineTool } from '../src/index.js'
+import { type RunningServer, serveNode } from '../src/transports/http/node.js'
+import { CLI, ROOT } from './helpers/paths.js'
+
+/** Sampling requests the tool sends before it returns. */
+const REQUESTS = 3
+/** Each sampling command would run this long; the CLI must be gone long before. */
+const COMMAND_MS = 60_000
+const EXIT_DEADLINE_MS = 15_000
+
+let running: RunningServer
+let work: string
+let asked = 0
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'toolwire-sampling-exit-'))
+  const tool = defineTool({
+    name: 'fire',
+    handler: async (_args, ctx) => {
+      for (let i = 0; i < REQUESTS; i++) {
+        asked++
+        // Not awaited: the tool answers at once and leaves its questions behind.
+        ctx.input
+          .sample({ messages: [{ role: 'user', content: { type: 'text', text: `q${i}` } }], maxTokens: 5 })
+          .catch(() => undefined)
+      }
+      // The answer waits only until the first sampling command runs (its node process wrote its PID), so
+      // the call ends with that command running and the others queued behind it.
+      const deadline = Date.now() + EXIT_DEADLINE_MS
+      while (pidsOf('node').length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      return 'fired'
+    },
+  })
+  running = await serveNode(defineServer({ name: 'sampler', version: '1.0.0', tools: [tool] }), { port: 0 })
+})
+
+afterAll(async () => {
+  // Only after a failure is anything left: it must not idle on for a minute after the test.
+  for (const pid of [...pidsOf('shell'), ...pidsOf('node')].filter(alive)) process.kill(pid, 'SIGKILL')
+  await running.close()
+  rmSync(work, { recursive: true, force: true })
+})
+
+/** A sampling command that records its shell's PID and the PID of the node process under it, then idles. */
+function slowCommand(): string {
+  const script = `require('fs').writeFileSync(require('path').join(${JSON.stringify(work)}, 'node-' + process.pid), ''); setTimeout(() => {}, ${COMMAND_MS})`
+  // `echo $$` is the shell; the node process is a child of it (no exec), as a wrapper script would be.
+  return `echo > ${JSON.stringify(work)}/shell-$$; ${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}; true`
+}
+
+const pidsOf = (prefix: string): number[] =>
+  readdirSync(work)
+    .filter((name) => name.startsWith(`${prefix}-`))
+    .map((name) => Number(name.slice(prefix.length + 1)))
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe('toolwire call with a slow --sampling-command', () => {
+  it('exits when the call ends and leaves no sampling process behind', async () => {
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [
+        CLI,
+        'call',
+        running.url,
+        'fire',
+        '--yes',
+        '--protocol-version',
+        '2025-11-25',
+        '--sampling-command',
+        slowCommand(),
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<'late'>(
+      (resolve) => (timer = setTimeout(() => resolve('late'), EXIT_DEADLINE_MS)),
+    )
+    const outcome = await Promise.race([exited, late])
+    clearTimeout(timer)
+    if (outcome === 'late') child.kill('SIGKILL')
+    expect(outcome, `the CLI was still running after ${EXIT_DEADLINE_MS} ms; stderr: ${stderr}`).toBe(0)
+    expect(stdout).toContain('fired')
+    expect(asked).toBe(REQUESTS)
+    // The first sampling command was running when the call ended (the test is not vacuous); every
+    // process it started, the shell and the node process under it, is gone.
+    const started = [...pidsOf('shell'), ...pidsOf('node')]
+    expect(pidsOf('node')).toHaveLength(1)
+    expect(started.filter(alive)).toEqual([])
+  }, 30_000)
+})
