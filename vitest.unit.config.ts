@@ -15,6 +15,7 @@ export const UNIT_TESTS = [
   'test/client-oauth-hostile.test.ts',
   'test/client-oauth-ssrf.test.ts',
   'test/client-tasks.test.ts',
+  'test/client-tool-names.test.ts',
   'test/client-toolwire.test.ts',
   'test/client-trust.test.ts',
   'test/content-annotations.test.ts',

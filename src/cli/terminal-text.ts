@@ -3,58 +3,21 @@
  * carriage return in a tool description or result could retitle the window, plant a hyperlink, clear the
  * screen or overwrite what the user just read, and a bidi override can make text read differently from what
  * it is. Every string the CLI prints that came from a server goes through `forTerminal` (or `jsonForTerminal`
- * for JSON output).
- *
- * The character classes are the Unicode general categories themselves (`\p{Cc}` controls: C0, DEL and C1;
- * `\p{Cf}` format characters: bidi embeddings, overrides and isolates, marks, tags, invisible operators;
- * `\p{Zl}`/`\p{Zp}` line and paragraph separators), so nothing depends on a hand-kept list of code points.
- * Such characters are shown, not dropped, so the user sees that the server sent something unusual.
+ * for JSON output). The rules are those of `wire/visible-text.ts`, which the inspector's page shares.
  */
+import { visibleJson, visibleText, type VisibleTextOptions } from '../wire/visible-text.js'
 
-/** Zero-width (non-)joiners shape emoji and many scripts and cannot move or hide text: they print as they are. */
-const JOINERS = new Set(['\u200c', '\u200d'])
-
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u
-const UNSAFE_ALL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu
-
-const visible = (char: string): string => {
-  const code = char.codePointAt(0) ?? 0
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16).toUpperCase()}}`
-}
-
-export interface TerminalTextOptions {
-  /** Keep line feeds and tabs (descriptions, result text); otherwise they are shown escaped too (names, titles). */
-  readonly multiline?: boolean
-}
+export type TerminalTextOptions = VisibleTextOptions
 
 /**
  * `text` with every control, format (bidi, invisible) and separator character replaced by a visible escape
- * such as `\x1b` or `\u{202E}`. Tab and line feed stay when `multiline`; a carriage return never does, as it
- * lets later text overwrite earlier text on the same line.
+ * such as `\x1b` or `\u{202E}`. Tab and line feed stay when `multiline`; a carriage return never does.
  */
 export function forTerminal(text: string, options: TerminalTextOptions = {}): string {
-  if (!UNSAFE.test(text)) return text
-  const multiline = options.multiline === true
-  return text.replace(UNSAFE_ALL, (char) =>
-    JOINERS.has(char) || (multiline && (char === '\n' || char === '\t')) ? char : visible(char),
-  )
+  return visibleText(text, options)
 }
 
-/**
- * `JSON.stringify(value, null, indent)` with every control, format and separator character inside strings
- * written as a `\uXXXX` escape. JSON.stringify escapes only U+0000–U+001F; DEL, C1 controls and bidi
- * overrides would otherwise reach the terminal raw. The output is still valid JSON with the same meaning.
- */
+/** `JSON.stringify(value, null, indent)` with every control, format and separator character `\uXXXX`-escaped. */
 export function jsonForTerminal(value: unknown, indent = 2): string {
-  const json = JSON.stringify(value, null, indent) as string | undefined
-  if (json === undefined) return 'null'
-  // Outside strings JSON holds only ASCII punctuation and the indentation's line feeds.
-  return json.replace(UNSAFE_ALL, (char) =>
-    char === '\n'
-      ? char
-      : Array.from(
-          { length: char.length },
-          (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`,
-        ).join(''),
-  )
+  return visibleJson(value, indent)
 }

@@ -14,6 +14,8 @@ import {
   valueAt,
 } from '../schema/x-mcp-header.js'
 import { contentAnnotationProblem } from '../wire/annotations.js'
+import { toolNameProblem } from '../wire/tool-name.js'
+import { visibleJson } from '../wire/visible-text.js'
 import { isRecord } from '../wire/jsonrpc.js'
 import type { CallToolResult, Tool } from '../wire/types.js'
 import { InvalidResponseError, ToolExecutionError } from './errors.js'
@@ -44,6 +46,8 @@ export class ToolBook {
   readonly #known = new Map<string, KnownTool>()
   /** Why a listed tool was dropped, by name: a call of it is refused with the reason. */
   readonly #dropped = new Map<string, string>()
+  /** Names already warned about for breaking the naming rule (a list read again warns no more). */
+  readonly #oddNames = new LRUCache<string, true>({ max: 1_000 })
 
   /**
    * A cached page that is still fresh, for this credential or shared. A page is keyed by method, cursor
@@ -98,11 +102,26 @@ export class ToolBook {
         this.#dropped.set(tool.name, problems.join('; '))
         continue
       }
+      this.#checkName(tool.name, warn)
       kept.push(tool)
       this.#dropped.delete(tool.name)
       this.#known.set(tool.name, { tool, headerParams: http ? params : [] })
     }
     return kept
+  }
+
+  /**
+   * Warns about a name that breaks the tool-name rule (server/tools §Tool Names): such a tool is kept (the
+   * rule is the server's to follow), but its name may be built to mislead whoever reads it: a bidi override,
+   * a full-width look-alike of another tool's name, a path. The name is quoted with those characters escaped.
+   */
+  #checkName(name: string, warn: ToolWarning): void {
+    const problem = toolNameProblem(name)
+    if (problem === undefined || this.#oddNames.has(name)) return
+    this.#oddNames.set(name, true)
+    warn(
+      `Tool ${visibleJson(name.slice(0, 200), 0)} breaks the tool-name rule (server/tools §Tool Names): ${problem}`,
+    )
   }
 
   known(name: string): KnownTool | undefined {

@@ -7,6 +7,7 @@ import { baseProblems, toolAnnotationProblems } from '../metadata.js'
 import type { TaskOptions, ToolConfig, ToolDefinition } from './define.js'
 import { ToolwireError, type ToolwireErrorCode } from '../../wire/toolwire-error.js'
 import { toolMetaWithUi } from '../apps/tool-ui.js'
+import { TOOL_NAME } from '../../wire/tool-name.js'
 
 /**
  * An invalid tool definition, thrown by `defineTool` and `defineServer`.
@@ -27,8 +28,7 @@ export class ToolDefinitionError extends ToolwireError {
   }
 }
 
-/** The tool-name rule (server/tools §Tool Names): 1-128 characters of A-Z a-z 0-9 _ - . */
-export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+export { TOOL_NAME }
 const NO_HEADER_PARAMS = { params: [], problems: [] } as const
 
 /** A tool with no parameters accepts only an empty object (server/tools §Tool with no parameters). */
