@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks'
 import type { VNode } from 'preact'
 import { api, errorOf, isObject, type JsonObject } from './api.js'
 import { ContentBlocks, ResourceContents, type ResultContext } from './result-view.js'
+import { Name, shown, shownLines } from './names.js'
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '')
 
@@ -26,7 +27,7 @@ function CompletingInput(props: {
     setOptions(Array.isArray(completion.values) ? completion.values.map(String).slice(0, 100) : [])
   }
   return html`<div class="field">
-    <label for=${props.id}>${props.name}</label>
+    <label for=${props.id}>${shown(props.name)}</label>
     <input
       id=${props.id}
       list=${`${props.id}-options`}
@@ -81,7 +82,10 @@ export function Resources(props: {
           (r) =>
             html`<li>
               <button type="button" class="item" onClick=${() => props.read(str(r.uri))}>
-                ${str(r.uri)}<span class="sub"> — ${str(r.title) || str(r.name)}</span>
+                ${shown(str(r.uri))}<span class="sub">
+                  —
+                  ${str(r.title) ? shown(str(r.title)) : html`<${Name} name=${str(r.name)} kind="resource" />`}</span
+                >
               </button>
             </li>`,
         )}
@@ -96,7 +100,10 @@ export function Resources(props: {
           class="template"
           onSubmit=${(e: Event) => (e.preventDefault(), props.read(expand(template, mine)))}
         >
-          <code>${template}</code> <span class="sub">${str(t.title) || str(t.name)}</span>
+          <code>${shown(template)}</code>
+          <span class="sub"
+            >${str(t.title) ? shown(str(t.title)) : html`<${Name} name=${str(t.name)} kind="resource" />`}</span
+          >
           ${variablesOf(template).map(
             (name) =>
               html`<${CompletingInput}
@@ -107,7 +114,7 @@ export function Resources(props: {
                 onChange=${(value: string) => setValues({ ...values, [template]: { ...mine, [name]: value } })}
               />`,
           )}
-          <button type="submit">Read ${template}</button>
+          <button type="submit">Read ${shown(template)}</button>
         </form>`
       })}
     </section>
@@ -138,7 +145,9 @@ export function Prompts(props: { prompts: unknown; context: ResultContext }): VN
                 class="item"
                 onClick=${() => (setSelected(str(p.name)), setValues({}), setResult(undefined))}
               >
-                ${str(p.name)}<span class="sub"> — ${str(p.title) || str(p.description)}</span>
+                <${Name} name=${str(p.name)} kind="prompt" /><span class="sub">
+                  — ${shown(str(p.title) || str(p.description))}</span
+                >
               </button>
             </li>`,
         )}
@@ -154,8 +163,8 @@ export function Prompts(props: { prompts: unknown; context: ResultContext }): VN
               void api('prompt', { name: str(prompt.name), args: values }).then(setResult)
             }}
           >
-            <h2>${str(prompt.name)}</h2>
-            <p>${str(prompt.description)}</p>
+            <h2><${Name} name=${str(prompt.name)} kind="prompt" /></h2>
+            <p>${shownLines(str(prompt.description))}</p>
             ${args.map(
               (a) =>
                 html`<${CompletingInput}

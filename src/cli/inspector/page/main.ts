@@ -6,6 +6,7 @@ import { api, errorOf, events, isObject, type InspectorEvent, type JsonObject } 
 import { Prompts, Resources } from './catalog.js'
 import { PendingInputs, type PendingInput } from './inputs.js'
 import { Markdown } from './markdown.js'
+import { shown } from './names.js'
 import { History, Messages, type LoggedMessage } from './messages.js'
 import { JsonTree, type CallOutcome } from './result-view.js'
 import { ToolDetail, ToolList, type HistoryEntry, type Running, type Tool } from './tools.js'
@@ -200,7 +201,7 @@ function App(): VNode {
   return html`<div class="app">
     <header>
       <h1>toolwire inspector</h1>
-      <span class="server-name">${str(info.title) || str(info.name)} ${str(info.version)}</span>
+      <span class="server-name">${shown(str(info.title) || str(info.name))} ${shown(str(info.version))}</span>
       ${state.era ? html`<span class="badge">${state.era === '2025' ? `2025 era (${str(state.protocolVersion)})` : str(state.era)}</span>` : ''}
       <button type="button" class="theme" onClick=${() => setTheme(theme === 'dark' ? 'light' : 'dark')}>
         ${theme === 'dark' ? 'Light theme' : 'Dark theme'}

@@ -3,6 +3,7 @@ import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
 import type { VNode } from 'preact'
 import { isObject, type JsonObject } from './api.js'
+import { visibleJson, visibleText } from '../../../wire/visible-text.js'
 import { JsonTree } from './result-view.js'
 import type { HistoryEntry } from './tools.js'
 
@@ -15,10 +16,11 @@ export interface LoggedMessage {
 }
 
 function summary(message: unknown): string {
-  if (!isObject(message)) return String(message).slice(0, 120)
+  if (!isObject(message)) return visibleText(String(message).slice(0, 120))
   if (typeof message.method === 'string')
-    return `${message.method}${message.id !== undefined ? ` #${String(message.id)}` : ''}`
-  if (message.id !== undefined) return `${'error' in message ? 'error' : 'result'} #${String(message.id)}`
+    return `${visibleText(message.method)}${message.id !== undefined ? ` #${visibleText(String(message.id))}` : ''}`
+  if (message.id !== undefined)
+    return `${'error' in message ? 'error' : 'result'} #${visibleText(String(message.id))}`
   return 'message'
 }
 
@@ -73,14 +75,16 @@ export function History({
       ${entries.map(
         (entry, index) =>
           html`<li key=${index}>
-            <button type="button" class="item" onClick=${() => onLoad(entry)}>${entry.tool}</button>
+            <button type="button" class="item" onClick=${() => onLoad(entry)}>
+              ${visibleText(entry.tool)}
+            </button>
             <span
               class=${entry.outcome.error !== undefined || entry.outcome.result?.isError === true ? 'bad' : 'good'}
             >
               ${entry.outcome.error !== undefined ? 'failed' : entry.outcome.result?.isError === true ? 'isError' : 'ok'}</span
             >
             <span class="sub">${entry.at.slice(11, 19)} ${entry.outcome.durationMs ?? ''} ms</span>
-            <code class="sub">${JSON.stringify(entry.args)}</code>
+            <code class="sub">${visibleJson(entry.args, 0)}</code>
           </li>`,
       )}
     </ol>

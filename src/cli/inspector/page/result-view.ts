@@ -7,6 +7,7 @@
 import { html } from 'htm/preact'
 import type { VNode } from 'preact'
 import { isObject, type JsonObject } from './api.js'
+import { visibleJson, visibleText } from '../../../wire/visible-text.js'
 import { Markdown } from './markdown.js'
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif'])
@@ -30,7 +31,7 @@ function media(block: JsonObject, allowed: Set<string>): string | undefined {
 }
 
 export function JsonTree({ value, label }: { value: unknown; label?: string }): VNode {
-  const name = label === undefined ? '' : html`<span class="key">${label}</span>: `
+  const name = label === undefined ? '' : html`<span class="key">${visibleText(label)}</span>: `
   if (Array.isArray(value) || isObject(value)) {
     const entries = Array.isArray(value)
       ? value.map((v, i) => [String(i), v] as const)
@@ -43,7 +44,7 @@ export function JsonTree({ value, label }: { value: unknown; label?: string }): 
     </details>`
   }
   return html`<div class="leaf">
-    ${name}<span class=${`v-${value === null ? 'null' : typeof value}`}>${JSON.stringify(value)}</span>
+    ${name}<span class=${`v-${value === null ? 'null' : typeof value}`}>${visibleJson(value, 0)}</span>
   </div>`
 }
 
@@ -51,12 +52,12 @@ function ResourceContents({ contents }: { contents: JsonObject }): VNode {
   const image = media({ mimeType: contents.mimeType, data: contents.blob }, IMAGE_TYPES)
   return html`<div class="resource">
     <div class="uri">
-      ${str(contents.uri)}
+      ${visibleText(str(contents.uri))}
       ${contents.mimeType ? html`<span class="badge">${str(contents.mimeType)}</span>` : ''}
     </div>
     ${
       typeof contents.text === 'string'
-        ? html`<pre>${contents.text}</pre>`
+        ? html`<pre>${visibleText(contents.text, { multiline: true })}</pre>`
         : image
           ? html`<img src=${image} alt=${`image ${str(contents.uri)}`} />`
           : html`<div class="hint">
@@ -89,8 +90,9 @@ export const BLOCK_RENDERERS: Record<string, Renderer> = {
   },
   resource_link: (block, context) =>
     html`<div class="resource-link">
-      <span class="badge">link</span> <code>${str(block.uri)}</code> ${str(block.name)}
-      ${block.description ? html`<div class="hint">${str(block.description)}</div>` : ''}
+      <span class="badge">link</span>
+      <code>${visibleText(str(block.uri))}</code> ${visibleText(str(block.name))}
+      ${block.description ? html`<div class="hint">${visibleText(str(block.description), { multiline: true })}</div>` : ''}
       ${context.read ? html`<button type="button" class="small" onClick=${() => context.read?.(str(block.uri))}>Read ${str(block.uri)}</button>` : ''}
     </div>`,
   resource: (block) =>

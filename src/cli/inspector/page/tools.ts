@@ -7,6 +7,8 @@ import { Markdown } from './markdown.js'
 import { initialValue, SchemaForm } from './schema-form.js'
 import { JsonTree, ResultView, type CallOutcome, type ResultContext } from './result-view.js'
 import { AppFrame, hasView } from './app-frame.js'
+import { Name, shown } from './names.js'
+import { visibleJson } from '../../../wire/visible-text.js'
 
 export interface Tool extends JsonObject {
   name: string
@@ -55,7 +57,7 @@ function Annotations({ tool }: { tool: Tool }): VNode | string {
   const marks = Object.entries(annotations).filter(([key]) => key !== 'title')
   if (marks.length === 0) return ''
   return html`<div class="badges">
-    ${marks.map(([key, value]) => html`<span class="badge" title="annotation from the server (a hint, not a guarantee)">${key}: ${JSON.stringify(value)}</span>`)}
+    ${marks.map(([key, value]) => html`<span class="badge" title="annotation from the server (a hint, not a guarantee)">${shown(key)}: ${visibleJson(value, 0)}</span>`)}
   </div>`
 }
 
@@ -97,9 +99,12 @@ export function ToolDetail(props: {
     if (found.length === 0) await props.onCall(tool.name, value)
   }
 
-  return html`<article class="detail" aria-label=${`Tool ${tool.name}`}>
+  return html`<article class="detail" aria-label=${`Tool ${shown(tool.name)}`}>
     <h2>
-      ${icon(tool)}${tool.name}${str(tool.title) && str(tool.title) !== tool.name ? html` <small>${str(tool.title)}</small>` : ''}
+      ${icon(tool)}<${Name}
+        name=${tool.name}
+        kind="tool"
+      />${str(tool.title) && str(tool.title) !== tool.name ? html` <small>${shown(str(tool.title))}</small>` : ''}
     </h2>
     ${typeof tool.description === 'string' ? html`<${Markdown} text=${tool.description} />` : ''}
     <${Annotations} tool=${tool} />
@@ -164,7 +169,7 @@ ${raw}</textarea>
         </button>
         ${copied ? html`<span class="hint" role="status">Copied</span>` : ''}
       </div>
-      <code class="command" aria-label="toolwire call command">${command}</code>
+      <code class="command" aria-label="toolwire call command">${shown(command)}</code>
     </form>
     ${
       running
@@ -211,7 +216,7 @@ export function ToolList(props: {
 }): VNode {
   const [query, setQuery] = useState('')
   const needle = query.toLowerCase()
-  const shown = props.tools.filter((tool) =>
+  const listed = props.tools.filter((tool) =>
     [tool.name, str(tool.title), str(tool.description)].some((text) => text.toLowerCase().includes(needle)),
   )
   return html`<nav class="list" aria-label="Tools">
@@ -223,7 +228,7 @@ export function ToolList(props: {
         onInput=${(e: Event) => setQuery((e.target as HTMLInputElement).value)}
     /></label>
     <ul>
-      ${shown.map(
+      ${listed.map(
         (tool) =>
           html`<li key=${tool.name}>
             <button
@@ -232,11 +237,14 @@ export function ToolList(props: {
               aria-current=${tool.name === props.selected}
               onClick=${() => props.onSelect(tool.name)}
             >
-              ${tool.name}${str(tool.title) && str(tool.title) !== tool.name ? html`<span class="sub"> — ${str(tool.title)}</span>` : ''}
+              <${Name}
+                name=${tool.name}
+                kind="tool"
+              />${str(tool.title) && str(tool.title) !== tool.name ? html`<span class="sub"> — ${shown(str(tool.title))}</span>` : ''}
             </button>
           </li>`,
       )}
     </ul>
-    ${shown.length === 0 ? html`<p class="hint">No tools.</p>` : ''}
+    ${listed.length === 0 ? html`<p class="hint">No tools.</p>` : ''}
   </nav>`
 }
