@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFetchHandler, defineServer, defineTool } from '../src/index.js'
 import { forTerminal, jsonForTerminal } from '../src/cli/terminal-text.js'
+import { hostileProxy, type HostileProxy } from './helpers/hostile-proxy.js'
 import { CLI, ROOT } from './helpers/paths.js'
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]).toString('base64')
@@ -148,6 +149,48 @@ describe('the CLI facing a hostile server', () => {
     // A second call never overwrites the first file.
     expect((await run('call', url, TOOL, '--yes', '--out-dir', outDir)).status).toBe(0)
     expect(readdirSync(outDir).sort()).toEqual(['escaped-2-2.png', 'escaped-2.png'])
+  })
+})
+
+describe('list facing tool names that break the naming rule', () => {
+  /** The name each tool is defined with → the name the hostile server lists it under. */
+  const NAMES: Record<string, string> = {
+    bidi: 'evil\u202etxt.exe',
+    lookalike: 'ｒｅａｄ_file',
+    control: 'bell\u0007\u001b[2J',
+  }
+  let names: HostileProxy
+  beforeAll(async () => {
+    const tools = Object.keys(NAMES).map((name) => defineTool({ name, handler: () => name }))
+    const server = defineServer({ name: 'names', version: '1.0.0', tools, security: { rateLimit: false } })
+    names = await hostileProxy(createFetchHandler(server), {
+      outbound: (message, method) => {
+        const result = message.result as { tools?: { name: string }[] } | undefined
+        if (method === 'tools/list')
+          for (const tool of result?.tools ?? []) tool.name = NAMES[tool.name] ?? tool.name
+        return message
+      },
+    })
+  })
+  afterAll(() => names.close())
+
+  it('prints each name with its hidden characters escaped, and warns that it breaks the rule', async () => {
+    const { status, stdout, stderr } = await run('list', names.url)
+    expect(status).toBe(0)
+    expect(stdout + stderr).not.toMatch(RAW)
+    expect(stdout).toContain('evil\\u{202E}txt.exe')
+    expect(stdout).toContain('ｒｅａｄ_file')
+    expect(stdout).toContain('bell\\x07\\x1b[2J')
+    expect(stderr.match(/breaks the tool-name rule/g)).toHaveLength(Object.keys(NAMES).length)
+    expect(stderr).toContain('U+FF52 (ｒ)')
+  })
+
+  it('--json escapes them and still round-trips', async () => {
+    const { status, stdout } = await run('list', names.url, '--json')
+    expect(status).toBe(0)
+    expect(stdout).not.toMatch(RAW)
+    const listed = (JSON.parse(stdout) as { name: string }[]).map((tool) => tool.name)
+    expect(listed.sort()).toEqual(Object.values(NAMES).sort())
   })
 })
 
