@@ -14,6 +14,7 @@ export const UNIT_TESTS = [
   'test/client-node-http.test.ts',
   'test/client-oauth-hostile.test.ts',
   'test/client-oauth-ssrf.test.ts',
+  'test/client-server-request-cancel.test.ts',
   'test/client-tasks.test.ts',
   'test/client-tool-names.test.ts',
   'test/client-toolwire.test.ts',
