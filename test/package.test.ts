@@ -173,6 +173,16 @@ describe('npm install toolwire', { timeout: 120_000 }, () => {
   })
 })
 
+describe('an optional feature without its package', () => {
+  it('toolwire/openapi names the package to install', async () => {
+    const script = `import('toolwire/openapi').then(({ fromOpenAPI }) => fromOpenAPI({ openapi: '3.0.3' }))
+      .catch((error) => console.log(error.name, error.message))`
+    const result = await run(process.execPath, ['--input-type=module', '-e', script], library)
+    expect(result.stdout).toContain('OpenAPIError')
+    expect(result.stdout).toContain('npm install @apidevtools/swagger-parser')
+  })
+})
+
 describe("the package's types in a consumer project", { timeout: 240_000 }, () => {
   const compilers = {
     'TypeScript 5.9': 'typescript-5.9',
