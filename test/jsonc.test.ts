@@ -1,7 +1,7 @@
 /**
- * The command line's JSON-with-comments reader (`.vscode/mcp.json`) and the JSON equality the generated meta-schema
- * validator uses: each against JSON.parse / the JSON Schema definition, with the inputs that break naive
- * versions (comment markers and commas inside strings, escaped quotes, unterminated comments).
+ * The command line's JSON-with-comments reader (`.vscode/mcp.json`) and the JSON equality the generated
+ * meta-schema validator uses: each against JSON.parse / the JSON Schema definition, with the inputs that
+ * break naive versions (comment markers and commas inside strings, escaped quotes, unterminated comments).
  */
 import { describe, expect, it } from 'vitest'
 import { parseJsonc } from '../src/cli/client/jsonc.js'
