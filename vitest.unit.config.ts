@@ -35,6 +35,7 @@ export const UNIT_TESTS = [
   'test/inspector-view-bounds.test.ts',
   'test/install-footprint.test.ts',
   'test/json-schema-suite.test.ts',
+  'test/jsonc.test.ts',
   'test/keep-alive.test.ts',
   'test/legacy-batch.test.ts',
   'test/legacy-header-params.test.ts',

@@ -6,7 +6,16 @@
  * once). Dependencies stay external: they are installed and updated as packages, never copied into the build.
  */
 import { execFileSync } from 'node:child_process'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { build, transform } from 'esbuild'
@@ -51,6 +60,18 @@ execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--emitDeclara
   cwd: root,
   stdio: 'inherit',
 })
+// A declaration file that imports `node:*` names Node's types itself. TypeScript 6 and later include no
+// `@types/*` package unless the project lists it in `types`, so without the directive a project that imports
+// `toolwire/node` would fail on toolwire's own declarations ("Cannot find name 'node:http'"). tsc no longer
+// writes such directives into declarations it emits, so they are added here, only where Node is used: the
+// root entry and the others that run in a browser or a worker reach no declaration that has one.
+const usesNode = /\bfrom 'node:|\bimport\('node:/
+for (const file of readdirSync(`${root}dist`, { recursive: true, encoding: 'utf8' })) {
+  if (!file.endsWith('.d.ts')) continue
+  const path = `${root}dist/${file}`
+  const text = readFileSync(path, 'utf8')
+  if (usesNode.test(text)) writeFileSync(path, `/// <reference types="node" />\n${text}`)
+}
 
 const rootEntry = input.index
 let core

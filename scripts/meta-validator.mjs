@@ -17,7 +17,7 @@ export const GENERATED_PATH = fileURLToPath(
   new URL('../src/schema/meta-2020-12.generated.ts', import.meta.url),
 )
 
-const EQUAL_IMPORT = "import { dequal } from 'dequal/lite'"
+const EQUAL_IMPORT = "import { jsonEqual } from './json-equal.js'"
 
 /** The module text, built with the options src/schema/json-schema.ts uses for its 2020-12 instance. */
 export function generateMetaValidator() {
@@ -31,13 +31,13 @@ export function generateMetaValidator() {
   let code = standaloneModule.default(ajv, ajv.getSchema(META_2020_12))
   // Standalone ESM output still `require`s ajv's runtime helpers. Its deep equality (for `uniqueItems`) is
   // fast-deep-equal, a CommonJS module: the first CommonJS module a process loads starts Node's CommonJS
-  // loader, a noticeable part of a server's start-up. dequal's `lite` build compares JSON values the same
-  // way in one small ES module.
+  // loader, a noticeable part of a server's start-up. src/schema/json-equal.ts compares JSON values the same
+  // way in a few lines of the package's own.
   const imports = []
   code = code.replace(/require\("(ajv\/dist\/runtime\/[a-z0-9]+)"\)\.default/g, (_, path) => {
     if (path === 'ajv/dist/runtime/equal') {
       if (!imports.includes(EQUAL_IMPORT)) imports.push(EQUAL_IMPORT)
-      return 'dequal'
+      return 'jsonEqual'
     }
     const name = `runtime_${path.split('/').pop()}`
     if (!imports.some((line) => line.includes(` ${name} `))) imports.push(`import ${name} from '${path}.js'`)

@@ -44,7 +44,9 @@ export async function joinCluster(options: ClusterOptions): Promise<ClusterMembe
     return { ...(requestStateSecret !== undefined && { requestStateSecret }), close: async () => {} }
   // Loaded only for a cluster member: ioredis is an optional peer dependency.
   const redis = await import('../stores/redis/index.js').catch((error: unknown) => {
-    throw new Error(`--redis needs the ioredis package (npm install ioredis): ${String(error)}`)
+    throw new Error(
+      `--redis needs the ioredis and rate-limiter-flexible packages (npm install ioredis rate-limiter-flexible): ${String(error)}`,
+    )
   })
   const url = options.redis
   const [changes, handleStore, rateLimitStore, sessionStore] = await Promise.all([

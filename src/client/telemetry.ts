@@ -4,7 +4,7 @@
  * so the server's span continues the client's trace on any transport and in both eras. Made only when
  * `connect(…, { telemetry })` is set; `@opentelemetry/api` is imported then, never otherwise.
  */
-import type { Attributes, Histogram, Link, SpanContext, TextMapPropagator, Tracer } from '@opentelemetry/api'
+import type { Attributes, Histogram, Link, SpanContext, TextMapPropagator, Tracer } from '../wire/otel-api.js'
 import { isRecord, type JsonRpcResponse } from '../wire/jsonrpc.js'
 import {
   ATTR,

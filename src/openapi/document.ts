@@ -9,9 +9,9 @@
  */
 import { resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import SwaggerParser from '@apidevtools/swagger-parser'
 import { parse as parseYaml } from 'yaml'
 import { DocumentLoader, type LoadPolicy } from '../wire/document-loader.js'
+import { swaggerParser } from './parser.js'
 import { OpenAPIError } from './errors.js'
 
 export type OpenAPIVersion = '2.0' | '3.0' | '3.1'
@@ -50,6 +50,7 @@ export async function loadDocument(
   source: string | URL | object,
   policy: LoadPolicy = {},
 ): Promise<LoadedDocument> {
+  const SwaggerParser = await swaggerParser()
   const { root, path } = rootOf(source)
   const loader = new DocumentLoader(root, policy)
   // canRead for every URL: what the loader does not allow, it refuses, so nothing falls to another resolver.

@@ -7,7 +7,7 @@
  * call that made it, on whichever instance it runs, and links the span current when the run started (a
  * `tasks/update` that resumed it, say). The handler runs inside the run's span.
  */
-import type { Link } from '@opentelemetry/api'
+import type { Link } from '../wire/otel-api.js'
 import {
   ATTR,
   metaGetter,

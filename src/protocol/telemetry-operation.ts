@@ -6,7 +6,7 @@
  * calls to one tool builds no span name and no metric attributes per request. The span's attributes are
  * still built per request, since the request adds its own (its id, the client's address, a resource URI).
  */
-import type { Attributes } from '@opentelemetry/api'
+import type { Attributes } from '../wire/otel-api.js'
 import {
   ATTR,
   networkTransport,

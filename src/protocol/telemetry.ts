@@ -12,7 +12,7 @@ import type {
   SpanOptions,
   TextMapPropagator,
   Tracer,
-} from '@opentelemetry/api'
+} from '../wire/otel-api.js'
 import { ErrorCode, type McpError } from '../wire/errors.js'
 import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
 import { META_PROTOCOL_VERSION } from '../wire/meta.js'

@@ -3,21 +3,23 @@
  * imported here, so a server can load ajv after its first answer (engines.ts) while a client, whose schemas
  * come from untrusted peers and must run their patterns on RE2, imports it up front (ajv-static.ts).
  */
-import type Ajv2019Module from 'ajv/dist/2019.js'
-import type Ajv2020Module from 'ajv/dist/2020.js'
-import type AjvDraft07Module from 'ajv'
-import type { ErrorObject, ValidateFunction } from 'ajv'
-import type addFormatsModule from 'ajv-formats'
+import type { Ajv2019 } from 'ajv/dist/2019.js'
+import type { Ajv2020 } from 'ajv/dist/2020.js'
+import type { Ajv as AjvDraft07, ErrorObject, ValidateFunction } from 'ajv'
+import type { FormatsPlugin } from 'ajv-formats'
 import type { Dialect, ValidationOutcome } from './json-schema.js'
 import { TOOLWIRE_KEYWORDS } from './keywords.js'
 import { trustedRegExp, untrustedRegExp } from './regexp.js'
 
 /** The ajv classes and the formats plugin, however they were loaded. */
 export interface AjvModules {
-  readonly Ajv2020: typeof Ajv2020Module.default
-  readonly Ajv2019: typeof Ajv2019Module.default
-  readonly AjvDraft07: typeof AjvDraft07Module.default
-  readonly addFormats: typeof addFormatsModule.default
+  // The named exports, not `default`: what a default import of these CommonJS modules is depends on the
+  // importer's module resolution (the module object under NodeNext, its `default` under a bundler's), so a
+  // declaration naming `.default` fails to type-check in one of them.
+  readonly Ajv2020: typeof Ajv2020
+  readonly Ajv2019: typeof Ajv2019
+  readonly AjvDraft07: typeof AjvDraft07
+  readonly addFormats: FormatsPlugin
 }
 
 type AjvInstance = InstanceType<AjvModules['Ajv2020']> | InstanceType<AjvModules['AjvDraft07']>

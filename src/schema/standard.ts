@@ -1,5 +1,11 @@
 /** Accepts a tool's schema as any Standard Schema with JSON Schema export (zod v4, …) or as plain JSON Schema. */
-import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec'
+import type {
+  StandardIssue,
+  StandardJSONSchemaConverter,
+  StandardJSONSchemaV1,
+  StandardResult,
+  StandardSchemaV1,
+} from './standard-spec.js'
 import {
   type CompiledSchema,
   type SchemaCompiler,
@@ -66,7 +72,7 @@ export interface PreparedSchema extends CompiledSchema {
   checkPublished(value: unknown): ValidationOutcome
 }
 
-function issuesOf(issues: readonly StandardSchemaV1.Issue[]): string[] {
+function issuesOf(issues: readonly StandardIssue[]): string[] {
   return issues.map((issue) => {
     const path = (issue.path ?? [])
       .map((segment) => (typeof segment === 'object' ? String(segment.key) : String(segment)))
@@ -81,7 +87,7 @@ function fromStandard(
   label: string,
   compiler: SchemaCompiler,
 ): PreparedSchema {
-  const converter = (schema['~standard'] as Partial<StandardJSONSchemaV1.Props>).jsonSchema
+  const converter = (schema['~standard'] as { jsonSchema?: StandardJSONSchemaConverter }).jsonSchema
   if (!converter) {
     throw new SchemaError(
       `${label}: this Standard Schema cannot export JSON Schema; pass a plain JSON Schema instead`,
@@ -96,7 +102,7 @@ function fromStandard(
   // Compiling the exported schema proves it is valid 2020-12 before anything is served.
   const compiled = compiler.compile(published, label)
   const validate = schema['~standard'].validate
-  const settle = (result: StandardSchemaV1.Result<unknown>): ValidationOutcome =>
+  const settle = (result: StandardResult<unknown>): ValidationOutcome =>
     result.issues ? { ok: false, issues: issuesOf(result.issues) } : { ok: true, value: result.value }
   return {
     jsonSchema: published,

@@ -1,25 +1,32 @@
 /**
  * What the server's and the client's OpenTelemetry instrumentation share: the option, the loader, and the
  * names and rules of the OpenTelemetry semantic conventions for MCP (semantic-conventions, gen-ai/mcp.md:
- * §Spans, §Metrics). `@opentelemetry/api` is an optional peer dependency: only `import type` reaches it here,
- * and `loadTelemetryApi` imports it when telemetry is switched on, so a server or client without telemetry
- * loads nothing of it.
+ * §Spans, §Metrics). `@opentelemetry/api` is an optional peer dependency: its types are declared by shape
+ * (otel-api.ts), and `loadTelemetryApi` imports it when telemetry is switched on, so a server or client
+ * without telemetry loads nothing of it and a project without it type-checks.
  */
-import type * as OtelApi from '@opentelemetry/api'
+import type {
+  MeterProvider,
+  OtelApiModule,
+  TextMapGetter,
+  TextMapPropagator,
+  TextMapSetter,
+  TracerProvider,
+} from './otel-api.js'
 
-export type OtelApiModule = typeof OtelApi
+export type { OtelApiModule } from './otel-api.js'
 
 /** `telemetry: true` uses the globally registered providers and propagator; an object may name its own. */
 export interface TelemetryOptions {
   /** Default: the global tracer provider (`trace.getTracerProvider()`). */
-  readonly tracerProvider?: OtelApi.TracerProvider
+  readonly tracerProvider?: TracerProvider
   /** Default: the global meter provider (`metrics.getMeterProvider()`). */
-  readonly meterProvider?: OtelApi.MeterProvider
+  readonly meterProvider?: MeterProvider
   /**
    * Reads and writes `traceparent`/`tracestate`/`baggage` in `params._meta`. Default: the global propagator
    * (`propagation`), which the OpenTelemetry SDKs set to W3C Trace Context and Baggage.
    */
-  readonly propagator?: OtelApi.TextMapPropagator
+  readonly propagator?: TextMapPropagator
 }
 
 export type TelemetryOption = boolean | TelemetryOptions
@@ -148,7 +155,7 @@ export function operationAttributes(
 }
 
 /** Reads trace context keys out of `_meta` for a propagator. */
-export const metaGetter: OtelApi.TextMapGetter<Record<string, unknown>> = {
+export const metaGetter: TextMapGetter<Record<string, unknown>> = {
   keys: (carrier) => TRACE_META_KEYS.filter((key) => typeof carrier[key] === 'string'),
   get: (carrier, key) => {
     const value = carrier[key]
@@ -156,7 +163,7 @@ export const metaGetter: OtelApi.TextMapGetter<Record<string, unknown>> = {
   },
 }
 
-export const metaSetter: OtelApi.TextMapSetter<Record<string, unknown>> = {
+export const metaSetter: TextMapSetter<Record<string, unknown>> = {
   set: (carrier, key, value) => {
     carrier[key] = value
   },

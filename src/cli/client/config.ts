@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser'
+import { parseJsonc } from './jsonc.js'
 import { UsageError } from './target.js'
 
 export interface ConfiguredServer {
@@ -71,12 +71,13 @@ function expand(text: string, places: ConfigPlaces): string {
 }
 
 function readServers(file: string): Record<string, unknown> {
-  const errors: ParseError[] = []
-  const document: unknown = parse(readFileSync(file, 'utf8'), errors, { allowTrailingComma: true })
-  if (errors.length > 0 || !isObject(document)) {
-    const reason = errors[0] ? printParseErrorCode(errors[0].error) : 'not a JSON object'
-    throw new UsageError(`${file}: cannot read it (${reason})`)
+  let document: unknown
+  try {
+    document = parseJsonc(readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw new UsageError(`${file}: cannot read it (${(error as Error).message})`)
   }
+  if (!isObject(document)) throw new UsageError(`${file}: cannot read it (not a JSON object)`)
   const servers = document.mcpServers ?? document.servers
   return isObject(servers) ? servers : {}
 }

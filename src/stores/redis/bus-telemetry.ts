@@ -7,7 +7,7 @@
  * the request that caused them. Span names and attributes follow the OpenTelemetry messaging conventions
  * (`send <channel>`, `process <channel>`, `messaging.system: redis`).
  */
-import type { Attributes, Span, TextMapPropagator, Tracer } from '@opentelemetry/api'
+import type { Attributes, Span, TextMapPropagator, Tracer } from '../../wire/otel-api.js'
 import {
   INSTRUMENTATION_NAME,
   loadTelemetryApi,
