@@ -157,13 +157,7 @@ export async function openAPITools(
   const servers = new Map(
     named.map(({ operation }) => [operation, operationBaseUrl(loaded, operation) ?? baseUrl ?? ''] as const),
   )
-  const refusals = new Map(
-    judge === undefined
-      ? []
-      : await Promise.all(
-          [...new Set(servers.values())].map(async (url) => [url, await serverRefusal(judge, url)] as const),
-        ),
-  )
+  const refusals = judge === undefined ? new Map<string, string>() : await judge.refusals(servers.values())
   const settings: CallSettings = {
     ...(judge !== undefined && { isPrivateHop: options.isPrivateAddress ?? isPrivateAddress }),
     headers: options.headers ?? {},
@@ -339,17 +333,6 @@ function documentBaseUrl(loaded: LoadedDocument): string | undefined {
     return `${scheme}://${document.host}${typeof document.basePath === 'string' ? document.basePath : ''}`
   }
   return serverUrl(document.servers, loaded.url)
-}
-
-/** Why a tool may not call this server URL; undefined for one that is not an http(s) URL (httpUrl says so). */
-async function serverRefusal(judge: ServerJudge, server: string): Promise<string | undefined> {
-  let url: URL
-  try {
-    url = new URL(server)
-  } catch {
-    return undefined
-  }
-  return url.protocol === 'http:' || url.protocol === 'https:' ? judge.refusal(url) : undefined
 }
 
 function operationBaseUrl(loaded: LoadedDocument, operation: Operation): string | undefined {

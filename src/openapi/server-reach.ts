@@ -50,6 +50,25 @@ export class ServerJudge {
     this.#timeoutMs = timeoutMs
   }
 
+  /** The refused ones of these server URLs (text, as the tools would call them), each with why. */
+  async refusals(servers: Iterable<string>): Promise<Map<string, string>> {
+    const judged = await Promise.all(
+      [...new Set(servers)].map(async (text) => {
+        let url: URL
+        try {
+          url = new URL(text)
+        } catch {
+          return [text, undefined] as const // not a URL: the tool is refused for that (url.ts)
+        }
+        const http = url.protocol === 'http:' || url.protocol === 'https:'
+        return [text, http ? await this.refusal(url) : undefined] as const
+      }),
+    )
+    const refused = new Map<string, string>()
+    for (const [text, why] of judged) if (why !== undefined) refused.set(text, why)
+    return refused
+  }
+
   /**
    * Why the tools may not call `server` (an http(s) URL), or undefined when every address is public.
    * `server http://127.0.0.1:6379 is a loopback address and the document is remote; pass …`
@@ -63,7 +82,7 @@ export class ServerJudge {
       judged =
         ++this.#names > MAX_SERVER_NAMES
           ? Promise.resolve(
-              `cannot be judged: the document names more than ${MAX_SERVER_NAMES} server host names (each is looked up),`,
+              `cannot be judged: the document names more than ${MAX_SERVER_NAMES} server host names to look up,`,
             )
           : this.#resolve(server.hostname)
       this.#byHost.set(server.hostname, judged)
