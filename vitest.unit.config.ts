@@ -47,6 +47,7 @@ export const UNIT_TESTS = [
   'test/openapi-fastify.test.ts',
   'test/openapi-loader.test.ts',
   'test/openapi-requests.test.ts',
+  'test/openapi-servers.test.ts',
   'test/openapi-url.test.ts',
   'test/pagination.test.ts',
   'test/pattern-validation.test.ts',

@@ -11,13 +11,21 @@ import { ToolError } from '../features/tools/errors.js'
 import { type ToolResult, toolResult } from '../features/tools/result.js'
 import type { ValidationOutcome } from '../schema/json-schema.js'
 import { bytesToBase64 } from '../wire/base64.js'
+import type { PrivateAddressTest } from '../wire/private-address.js'
 import { readStreamCapped } from '../wire/read-capped.js'
 import type { CallToolResult } from '../wire/types.js'
 import { applyAuth, type OpenAPIAuth } from './auth.js'
 import type { BuiltRequest } from './request.js'
+import { literalRefusal } from './server-reach.js'
 import { sameOrigin } from './url.js'
 
 export interface CallSettings {
+  /**
+   * Set when the server URL came from a remote document (server-reach.ts): a redirect hop to an IP literal
+   * or `localhost` this test calls private is not followed. A name is not looked up here: one lookup per hop
+   * would cost every call, and the address fetch connects to could differ from it anyway.
+   */
+  readonly isPrivateHop?: PrivateAddressTest
   readonly headers: Readonly<Record<string, string>>
   readonly auth: OpenAPIAuth | undefined
   readonly maxResponseBytes: number
@@ -68,6 +76,11 @@ export async function callOperation(
     url = new URL(location, url)
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
       return failure(`HTTP ${response.status}: redirected to a ${url.protocol} URL; not followed`)
+    const refused = settings.isPrivateHop && literalRefusal(url, settings.isPrivateHop)
+    if (refused)
+      return failure(
+        `HTTP ${response.status}: redirected to ${refused} and the OpenAPI document is remote; not followed (allowPrivate or baseUrl lets the calls reach it)`,
+      )
     // RFC 9110 §15.4: a 303, and in practice a 301 or 302 after a POST, is followed by a GET without the body.
     if (
       response.status === 303 ||

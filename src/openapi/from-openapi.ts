@@ -7,6 +7,7 @@ import { compileTool } from '../features/tools/compile.js'
 import { ToolError } from '../features/tools/errors.js'
 import { SchemaCompiler } from '../schema/json-schema.js'
 import { jsonSchema } from '../schema/standard.js'
+import { isPrivateAddress } from '../wire/private-address.js'
 import type { ToolAnnotations } from '../wire/types.js'
 import type { OpenAPIAuth } from './auth.js'
 import { callOperation, type CallSettings, type OutputCheck } from './call.js'
@@ -24,6 +25,7 @@ import {
 } from './operations.js'
 import { type BuiltRequest, buildRequest } from './request.js'
 import { deref, OperationProblem, SchemaConverter } from './schema.js'
+import { ServerJudge } from './server-reach.js'
 import { httpUrl, pathKeyProblem } from './url.js'
 
 /**
@@ -67,12 +69,16 @@ export interface OpenAPIOptions {
   /**
    * Load the document from a loopback, private, link-local or otherwise non-public address (default false):
    * for a document served on this machine or the local network on purpose. Every address is judged after
-   * DNS, each redirect hop too.
+   * DNS, each redirect hop too. It also lets a remote document's `servers` (without `baseUrl`) name such an
+   * address: otherwise their operations are refused at load, and a call's redirect to one is not followed.
    */
   readonly allowPrivate?: boolean
   /** Let a local document's `$ref`s read files outside the document's own folder (default false). */
   readonly allowFilesOutside?: boolean
-  /** Which addresses count as private (default `isPrivateAddress` from `toolwire/client`). */
+  /**
+   * Which addresses count as private (default `isPrivateAddress` from `toolwire/client`), for loading the
+   * document and for judging a remote document's `servers`.
+   */
   readonly isPrivateAddress?: (address: string) => boolean
   /** Bounds on reading the document and what its `$ref`s bring in (defaults in docs/security.md). */
   readonly documentLimits?: Partial<DocumentLimits>
@@ -143,7 +149,17 @@ export async function openAPITools(
       !(options.exclude && matches(operation, options.exclude)),
   )
   const named = nameOperations(operations, options.rename, options.namePrefix ?? '', problems)
+  // A remote document's servers are judged (server-reach.ts); a baseUrl, a file or an object is the user's.
+  const judge =
+    loaded.url !== undefined && options.baseUrl === undefined && options.allowPrivate !== true
+      ? new ServerJudge(options.isPrivateAddress, options.documentLimits?.timeoutMs)
+      : undefined
+  const servers = new Map(
+    named.map(({ operation }) => [operation, operationBaseUrl(loaded, operation) ?? baseUrl ?? ''] as const),
+  )
+  const refusals = judge === undefined ? new Map<string, string>() : await judge.refusals(servers.values())
   const settings: CallSettings = {
+    ...(judge !== undefined && { isPrivateHop: options.isPrivateAddress ?? isPrivateAddress }),
     headers: options.headers ?? {},
     auth: options.auth,
     maxResponseBytes: options.maxResponseBytes ?? OPENAPI_DEFAULTS.maxResponseBytes,
@@ -158,9 +174,15 @@ export async function openAPITools(
   const compiler = new SchemaCompiler()
   const tools: OpenAPITool[] = []
   for (const { operation, name } of named) {
+    const refused = refusals.get(servers.get(operation) ?? '')
+    if (refused !== undefined) {
+      problems.push({ operation: operation.label, reason: refused })
+      continue
+    }
     try {
       const output: { check?: OutputCheck } = {}
-      const tool = makeTool(loaded, operation, name, converters, settings, baseUrl ?? '', options, output)
+      const server = options.baseUrl ?? servers.get(operation) ?? ''
+      const tool = makeTool(loaded, operation, name, converters, settings, server, options, output)
       const compiled = compileTool(tool, compiler)
       const validator = compiled.output
       if (validator) output.check = (value) => validator.validateAsync(value)
@@ -201,7 +223,7 @@ function makeTool(
   name: string,
   converters: { readonly request: SchemaConverter; readonly response: SchemaConverter },
   settings: CallSettings,
-  baseUrl: string,
+  serverUrl: string,
   options: OpenAPIOptions,
   output: { readonly check?: OutputCheck },
 ): ToolDefinition {
@@ -215,7 +237,6 @@ function makeTool(
   }
   const outputSchema = outputSchemaOf(loaded, operation, converters.response)
   const description = descriptionOf(operation)
-  const serverUrl = options.baseUrl ?? operationBaseUrl(loaded, operation) ?? baseUrl
   const base = serverUrl === '' ? undefined : httpUrl(serverUrl)
   return defineTool({
     name,
