@@ -267,4 +267,40 @@ describe('bodies that stay one `body` argument', () => {
     const request = await sent('either', { body: { name: 'Tom' } })
     expect(request.body).toBe('{"name":"Tom"}')
   })
+
+  it('an allOf nested past 8 levels, and an allOf that refers to itself, stay `body`', async () => {
+    const nest = (levels: number): object => {
+      let schema: object = { type: 'object', properties: { deep: { type: 'string' } } }
+      for (let n = 0; n < levels; n++) schema = { allOf: [schema] }
+      return schema
+    }
+    const operation = (id: string, schema: object): object => ({
+      post: { operationId: id, requestBody: json(schema), responses: ok },
+    })
+    const made = await fromOpenAPI(
+      {
+        openapi: '3.0.3',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/eight': operation('eight', nest(8)),
+          '/nine': operation('nine', nest(9)),
+          '/loop': operation('loop', { $ref: '#/components/schemas/Loop' }),
+        },
+        components: {
+          schemas: {
+            Loop: { allOf: [{ $ref: '#/components/schemas/Loop' }, { properties: { a: {} } }] },
+          },
+        },
+      },
+      { baseUrl },
+    )
+    const keys = (name: string): string[] => {
+      const schema = made.find((tool) => tool.config.name === name)?.config.inputSchema as
+        { properties: object } | undefined
+      return Object.keys(schema?.properties ?? {})
+    }
+    expect(keys('eight')).toEqual(['deep'])
+    expect(keys('nine')).toEqual(['body'])
+    expect(keys('loop')).toEqual(['body'])
+  })
 })
