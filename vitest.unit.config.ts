@@ -45,6 +45,7 @@ export const UNIT_TESTS = [
   'test/mrtr-properties.test.ts',
   'test/mrtr.test.ts',
   'test/openapi-fastify.test.ts',
+  'test/openapi-flat-body.test.ts',
   'test/openapi-loader.test.ts',
   'test/openapi-requests.test.ts',
   'test/openapi-servers.test.ts',

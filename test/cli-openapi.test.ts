@@ -51,7 +51,27 @@ function toolwire(args: readonly string[]): Promise<{ code: number; stdout: stri
   })
 }
 
-const seen: { url: string; headers: IncomingHttpHeaders }[] = []
+/** Petstore's createPet, whose JSON object body the tool takes as flat arguments. */
+const CREATE = `
+openapi: 3.0.3
+info: { title: Pet shop, version: 1.0.0 }
+paths:
+  /pets:
+    post:
+      operationId: createPet
+      requestBody:
+        required: true
+        content: { application/json: { schema: { $ref: "#/components/schemas/NewPet" } } }
+      responses: { "201": { description: made } }
+components:
+  schemas:
+    NewPet:
+      type: object
+      required: [name]
+      properties: { name: { type: string }, tag: { type: string } }
+`
+
+const seen: { method: string; url: string; headers: IncomingHttpHeaders; body: string }[] = []
 let api: Server
 let apiUrl: string
 let dir: string
@@ -59,18 +79,27 @@ let file: string
 
 beforeAll(async () => {
   api = createServer((request, response) => {
-    seen.push({ url: request.url ?? '', headers: request.headers })
-    const url = new URL(request.url ?? '/', 'http://x')
-    if (url.pathname === '/doc.yaml') return void response.end(DOCUMENT)
-    const id = Number(url.pathname.split('/').at(-1))
-    response.setHeader('content-type', 'application/json')
-    response.end(JSON.stringify({ id, name: `pet ${id}`, fields: url.searchParams.get('fields') ?? '' }))
+    let body = ''
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()))
+    request.on('end', () => {
+      seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body })
+      const url = new URL(request.url ?? '/', 'http://x')
+      if (url.pathname === '/doc.yaml') return void response.end(DOCUMENT)
+      response.setHeader('content-type', 'application/json')
+      if (request.method === 'POST') {
+        response.statusCode = 201
+        return void response.end(JSON.stringify({ id: 1, ...(JSON.parse(body) as object) }))
+      }
+      const id = Number(url.pathname.split('/').at(-1))
+      response.end(JSON.stringify({ id, name: `pet ${id}`, fields: url.searchParams.get('fields') ?? '' }))
+    })
   })
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve))
   apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}/v1`
   dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-openapi-'))
   file = join(dir, 'api.yaml')
   writeFileSync(file, DOCUMENT)
+  writeFileSync(join(dir, 'create.yaml'), CREATE)
 })
 
 afterAll(async () => {
@@ -118,12 +147,15 @@ describe('toolwire openapi', () => {
 
 describe('toolwire serve --openapi', () => {
   let child: ChildProcess | undefined
+  let creating: ChildProcess | undefined
   afterAll(async () => {
-    if (!child || child.exitCode !== null) return
-    await new Promise((resolve) => {
-      child?.once('exit', resolve)
-      child?.kill('SIGTERM')
-    })
+    for (const running of [child, creating]) {
+      if (!running || running.exitCode !== null) continue
+      await new Promise((resolve) => {
+        running.once('exit', resolve)
+        running.kill('SIGTERM')
+      })
+    }
   })
 
   it('serves the tools over HTTP; a call from the CLI reaches the API with the headers given', async () => {
@@ -166,6 +198,37 @@ describe('toolwire serve --openapi', () => {
     expect(result.stdout).toContain('"name": "pet 7"')
     expect(seen.at(-1)?.url).toBe('/v1/pets/7?fields=a,b')
     expect(seen.at(-1)?.headers['x-api-key']).toBe('k:1')
+  })
+
+  it('a JSON object body is flat arguments: call … createPet name=Tom tag=cat sends that JSON body', async () => {
+    creating = spawn(
+      process.execPath,
+      [CLI, 'serve', '--openapi', join(dir, 'create.yaml'), '--base-url', apiUrl, '--http', '127.0.0.1:0'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    let stderr = ''
+    creating.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const banner = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000)
+      createInterface({ input: creating!.stdout! }).once('line', (line) => {
+        clearTimeout(timer)
+        resolve(line)
+      })
+    })
+    const url = banner.split(' on ')[1] as string
+    const result = await toolwire(['call', url, 'createPet', 'name=Tom', 'tag=cat', '--yes'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain('"name": "Tom"')
+    const request = seen.at(-1)
+    expect([request?.method, request?.url]).toEqual(['POST', '/v1/pets'])
+    expect(request?.headers['content-type']).toBe('application/json')
+    expect(request?.body).toBe('{"name":"Tom","tag":"cat"}')
+    // Without the required name the call is refused before the API sees it.
+    const before = seen.length
+    const missing = await toolwire(['call', url, 'createPet', 'tag=cat', '--yes'])
+    expect(missing.code).not.toBe(0)
+    expect(missing.stdout + missing.stderr).toMatch(/name/)
+    expect(seen.length).toBe(before)
   })
 
   it('serves the tools over stdio', async () => {

@@ -188,7 +188,8 @@ describe('fromOpenAPI with a Fastify API', () => {
     expect(list.tags).toMatchObject({ type: 'array', items: { type: 'string' } })
     expect(list.limit).toMatchObject({ type: 'integer', default: 10, minimum: 1 })
     const create = byName.get('createPet')!
-    expect(create.inputSchema.required).toEqual(['body'])
+    // The JSON object body is flat: its required properties are required arguments.
+    expect(create.inputSchema.required).toEqual(['name', 'status'])
     expect(create.annotations).toEqual({ openWorldHint: true })
     expect(byName.get('deletePet')!.annotations).toEqual({
       destructiveHint: true,
@@ -225,7 +226,7 @@ describe('fromOpenAPI with a Fastify API', () => {
       tags: ['dog'],
       owner: { name: 'Ann', address: { city: 'Oslo' } },
     }
-    const result = await client.callTool('createPet', { body })
+    const result = await client.callTool('createPet', body)
     expect(result.isError).toBeFalsy()
     expect(result.structuredContent).toEqual({ ...body, id: 7 })
   })

@@ -1,9 +1,11 @@
 /**
  * An operation's `inputSchema`: one argument per path, query, header and cookie parameter (Swagger 2.0 form
- * fields too) and `body` for the request body, with the plan that turns the arguments back into a request.
+ * fields too) and the request body, with the plan that turns the arguments back into a request.
  * An argument keeps its parameter's name; a second parameter of that name in another place is prefixed with
- * the place (`query_id`), and a parameter named `body` moves the body to `requestBody`.
+ * the place (`query_id`). A JSON object body's properties are arguments beside the parameters (body.ts);
+ * any other body is the `body` argument, and a parameter named `body` moves it to `requestBody`.
  */
+import { type FlatBody, objectShape, placeBody } from './body.js'
 import { isNode, type Node, type OpenAPIVersion } from './document.js'
 import type { Operation } from './operations.js'
 import { deref, OperationProblem, type SchemaConverter } from './schema.js'
@@ -23,8 +25,11 @@ export interface ParameterBinding {
 }
 
 export interface BodyBinding {
-  readonly arg: string
+  /** The argument that holds the body; for a flat body, the one holding the properties a parameter's name takes. */
+  readonly arg: string | undefined
   readonly mediaType: string
+  /** A JSON object body whose properties are top-level arguments (body.ts). */
+  readonly flat: FlatBody | undefined
 }
 
 export interface RequestPlan {
@@ -147,37 +152,66 @@ export function buildInput(
   }
 
   let body: BodyBinding | undefined
+  let additional: unknown = false
   const bodyArg = (): string => (taken.has('body') ? argName('requestBody', 'body') : argName('body', 'body'))
+  let found: { schema: unknown; mediaType: string; description: unknown; required: boolean } | undefined
   if (version === '2.0') {
-    if (body2) {
-      const arg = bodyArg()
-      const consumes = consumesOf(document, operation)
-      body = { arg, mediaType: pickMediaType(consumes) ?? 'application/json' }
-      properties[arg] = describe(converter.convert(body2.schema ?? {}, refs), body2.description)
-      if (body2.required === true) required.push(arg)
-    }
+    if (body2)
+      found = {
+        schema: body2.schema ?? {},
+        mediaType: pickMediaType(consumesOf(document, operation)) ?? 'application/json',
+        description: body2.description,
+        required: body2.required === true,
+      }
   } else if (operation.node.requestBody !== undefined) {
     const requestBody = deref(document, operation.node.requestBody, 'requestBody')
     const content = isNode(requestBody.content) ? requestBody.content : {}
     const mediaType = pickMediaType(Object.keys(content))
     if (mediaType !== undefined) {
       const media = content[mediaType]
+      found = {
+        schema:
+          isNode(media) && media.schema !== undefined
+            ? media.schema
+            : isJsonMediaType(mediaType)
+              ? {}
+              : { type: 'string' },
+        mediaType,
+        description: requestBody.description,
+        required: requestBody.required === true,
+      }
+    }
+  }
+  if (found) {
+    const { mediaType } = found
+    const shape = isJsonMediaType(mediaType) ? objectShape(document, version, found.schema) : undefined
+    const converted =
+      shape &&
+      converter.convert(
+        {
+          type: 'object',
+          properties: shape.properties,
+          required: shape.required,
+          ...(shape.additional === undefined ? {} : { additionalProperties: shape.additional }),
+        },
+        refs,
+      )
+    if (isNode(converted) && isNode(converted.properties) && Object.keys(converted.properties).length > 0) {
+      const placed = placeBody(converted, found.required, taken, bodyArg, properties, required)
+      additional = placed.additional
+      body = { arg: placed.flat.nested, mediaType, flat: placed.flat }
+    } else {
       const arg = bodyArg()
-      body = { arg, mediaType }
-      const schema =
-        isNode(media) && media.schema !== undefined
-          ? media.schema
-          : isJsonMediaType(mediaType)
-            ? {}
-            : { type: 'string' }
-      properties[arg] = describe(converter.convert(schema, refs), requestBody.description)
-      if (requestBody.required === true) required.push(arg)
+      body = { arg, mediaType, flat: undefined }
+      properties[arg] = describe(converter.convert(found.schema, refs), found.description)
+      if (found.required) required.push(arg)
     }
   }
   const formFields = parameters.some((parameter) => parameter.in === 'formData')
   const root: Node = { type: 'object', properties }
   if (required.length > 0) root.required = required
-  root.additionalProperties = false
+  // A flat body that allows extra properties lets extra arguments through, into the body (request.ts).
+  if (additional !== undefined) root.additionalProperties = additional
   return {
     inputSchema: converter.withDefs(root, refs),
     plan: {

@@ -153,8 +153,8 @@ export function buildRequest(
   const url = joinPath(base, path, pathValues)
   if (query.length > 0) url.search = `${url.search ? `${url.search.slice(1)}&` : ''}${query.join('&')}`
   let body: string | FormData | undefined
-  if (plan.body && args[plan.body.arg] !== undefined) {
-    const value = args[plan.body.arg]
+  const value = plan.body && bodyValue(plan, args)
+  if (plan.body && value !== undefined) {
     const mediaType = plan.body.mediaType
     if (isJsonMediaType(mediaType)) {
       body = JSON.stringify(value)
@@ -170,6 +170,35 @@ export function buildRequest(
     body = formBody(plan.formMediaType, form, headers)
   }
   return { method: method.toUpperCase(), base, url, headers, body }
+}
+
+/** The body's value: its argument, or for a flat body the object its arguments make. */
+function bodyValue(plan: RequestPlan, args: Record<string, unknown>): unknown {
+  const binding = plan.body
+  if (binding === undefined) return undefined
+  const { flat, arg } = binding
+  if (flat === undefined) return arg === undefined ? undefined : args[arg]
+  const value: Record<string, unknown> = {}
+  let given = false
+  for (const name of flat.properties)
+    if (args[name] !== undefined) {
+      value[name] = args[name]
+      given = true
+    }
+  const nested = arg === undefined ? undefined : args[arg]
+  if (isNode(nested)) {
+    Object.assign(value, nested)
+    given = true
+  }
+  if (flat.extra) {
+    const known = new Set([...plan.parameters.map((parameter) => parameter.arg), ...flat.properties, arg])
+    for (const [name, item] of Object.entries(args))
+      if (!known.has(name) && item !== undefined) {
+        value[name] = item
+        given = true
+      }
+  }
+  return given || flat.required ? value : undefined
 }
 
 function formBody(mediaType: string, fields: [string, string][], headers: Headers): string | FormData {
