@@ -24,15 +24,26 @@ export interface HttpUpstream {
   readonly headers?: Readonly<Record<string, string>>
 }
 
-export type ProxyTarget = StdioUpstream | HttpUpstream | (() => Client)
+/**
+ * Opens the upstream client itself, given the options the proxy would open it with: the client capabilities
+ * the proxy relays (elicitation, sampling, roots), the spec's `client` options and the downstream telemetry.
+ * A function that does not pass them on opens a client that declares nothing, and the upstream then asks
+ * the downstream caller nothing (it may offer fewer tools too).
+ */
+export type OpenTarget = (options: ClientOptions) => Client
+
+export type ProxyTarget = StdioUpstream | HttpUpstream | OpenTarget
 
 /** How to reach one upstream. */
 export interface UpstreamSpec {
-  /** The upstream server: a command, a URL, or a function that opens a new toolwire `Client` each time. */
+  /**
+   * The upstream server: a command, a URL, or a function that opens a new toolwire `Client` each time (with
+   * the options it is given, so that the upstream sees the same client capabilities as any other target).
+   */
   readonly target: ProxyTarget
   /**
    * Options of the upstream client (timeouts, auth, budget …); `telemetry` defaults to the downstream
-   * server's. A `target` function opens its client itself, with its own options.
+   * server's. A `target` function receives them, with the relayed capabilities, and opens its client.
    */
   readonly client?: ClientOptions
   /** Backoff between restarts of a crashed stdio upstream. */
@@ -87,7 +98,7 @@ function describe(target: ProxyTarget): string {
 }
 
 function opener(target: ProxyTarget, options: ClientOptions): () => Client {
-  if (typeof target === 'function') return target
+  if (typeof target === 'function') return () => target(options)
   if ('url' in target)
     return () => connect({ url: target.url, ...(target.headers && { headers: target.headers }) }, options)
   return () =>

@@ -95,12 +95,13 @@ export function registerBridge(program: Command): void {
       )
     }
     const shutdownOtel = await startOtel(flags.otel, 'bridge')
-    // The upstream client is opened here (a target function), so it takes the flag itself.
-    const options = { ...upstreamOptions(flags), ...(shutdownOtel && { telemetry: true }) }
     const server = await defineProxy({
       // Downstream spans, and upstream calls as their children.
       ...(shutdownOtel && { telemetry: true }),
-      target: () => target.open(options),
+      // Opened with the proxy's options, as a gateway member is: the client capabilities it relays among
+      // them (without them the upstream asks nothing and may hide the tools that ask).
+      client: upstreamOptions(flags),
+      target: (options) => target.open(options),
       label: target.describe,
       // One bridge process needs no shared secret (as for `toolwire demo`): a random one of its own, set
       // explicitly so the warning meant for several instances stays silent.
