@@ -93,6 +93,13 @@ export interface ClientOptions {
   readonly budget?: Partial<BudgetLimits>
   /** Requests a 2025-era server may have open at the client at once (default 4); more get an error. */
   readonly maxConcurrentServerRequests?: number
+  /**
+   * A 2025-era `roots/list` that names no call (stdio, the session's stream) is answered by the only call
+   * in flight with handlers of its own, like the server's other requests, instead of by the client's
+   * handlers (default false: roots belong to the session, 2025-11-25 client/roots). For a proxy, whose
+   * upstream asks the roots of the caller it is serving.
+   */
+  readonly rootsFromCall?: boolean
   /** Where warnings go (dropped tools …); default console.warn. */
   readonly warn?: (message: string) => void
   /** Notifications no request claims (e.g. logs on stdio). */
@@ -316,6 +323,7 @@ export class Client {
       this.#session,
       this.#handlers,
       options.maxConcurrentServerRequests ?? DEFAULT_CONCURRENT_SERVER_REQUESTS,
+      options.rootsFromCall === true,
     )
     this.transport.onRequest = (request, origin) => {
       if (this.#era.legacy) gate.receive(request, origin)

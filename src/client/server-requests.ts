@@ -27,14 +27,16 @@ export class ServerRequestGate {
   readonly #session: Session
   readonly #handlers: InputHandlers
   readonly #maxInFlight: number
+  readonly #rootsFromCall: boolean
   #inFlight = 0
   /** Each request being answered: its cancellation and the id of the client request that carried it. */
   readonly #answering = new Map<AbortController, number | string | undefined>()
 
-  constructor(session: Session, handlers: InputHandlers, maxInFlight: number) {
+  constructor(session: Session, handlers: InputHandlers, maxInFlight: number, rootsFromCall = false) {
     this.#session = session
     this.#handlers = handlers
     this.#maxInFlight = maxInFlight
+    this.#rootsFromCall = rootsFromCall
   }
 
   /** Answers the request, or refuses it when too many are in flight or its call's budget is spent. */
@@ -78,12 +80,13 @@ export class ServerRequestGate {
    * flight that has handlers of its own. When that is unclear, the client's handlers answer. So does a
    * `roots/list` that names no call: roots belong to the session (2025-11-25 client/roots), and a server
    * asks for them on its own, e.g. right after `initialize`; one call's caller must not set them for all.
+   * A proxy (`rootsFromCall`) relays them from its caller like any other question.
    */
   #handlersFor(request: JsonRpcRequest, origin: JsonRpcRequest | undefined): InputHandlers {
     if (origin) return this.#session.budgetOf(origin.id)?.handlers ?? this.#handlers
     const waiting = this.#waitingOn(request)
     if (waiting) return waiting.handlers ?? this.#handlers
-    if (request.method === 'roots/list') return this.#handlers
+    if (request.method === 'roots/list' && !this.#rootsFromCall) return this.#handlers
     const own = new Set<InputHandlers>()
     for (const budget of this.#session.activeBudgets()) if (budget.handlers) own.add(budget.handlers)
     const [only] = own

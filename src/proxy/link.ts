@@ -132,6 +132,9 @@ export async function openUpstream(
     // What the upstream may ask is relayed to each call's downstream caller (input-relay.ts), so the
     // proxy declares it all; a caller that cannot answer gets the upstream's question refused.
     capabilities: { ...RELAYED_CAPABILITIES, ...spec.client?.capabilities },
+    // A stdio upstream's roots/list names no call: the caller of the only call in flight is asked. A
+    // shared upstream hears each caller's roots in turn; `isolate` keeps each principal's to its process.
+    rootsFromCall: spec.client?.rootsFromCall ?? true,
     warn: spec.client?.warn ?? warn,
     discoverTimeoutMs: spec.startTimeoutMs ?? spec.client?.discoverTimeoutMs ?? 10_000,
   }
