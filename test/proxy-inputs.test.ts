@@ -13,7 +13,7 @@ import {
   StreamableHTTPClientTransport as HttpTransportV2,
 } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Client, connect, type InputHandlers } from '../src/client/index.js'
+import { type Client, connect, type InputHandlers, ProtocolError } from '../src/client/index.js'
 import { defineTool } from '../src/features/tools/define.js'
 import { defineResource } from '../src/features/resources/define.js'
 import { definePrompt } from '../src/features/prompts/define.js'
@@ -191,17 +191,12 @@ describe('a 2025-era upstream (SDK v1) over stdio that asks during a call', () =
     })
   }
 
-  it('keeps a roots/list that names no call from the caller: roots belong to the shared session', async () => {
+  it('relays a roots/list that names no call to the caller of the only call in flight', async () => {
     const asked: string[] = []
     const client = downstream(running.url, asked, ERAS[0])
     try {
-      const outcome = await client.callTool('count_roots', {}).then(
-        (result) => (result.isError === true ? `tool error: ${textOf(result)}` : textOf(result)),
-        (error: Error) => `error: ${error.message}`,
-      )
-      expect(outcome).toMatch(/error/)
-      expect(outcome).not.toContain('file:///work/a')
-      expect(asked).toEqual([])
+      expect(textOf(await client.callTool('count_roots', {}))).toBe('2 roots: file:///work/a file:///work/b')
+      expect(asked).toEqual(['roots'])
     } finally {
       await client.close()
     }
@@ -242,6 +237,43 @@ describe('a 2026-07-28 upstream (toolwire) that asks in input_required rounds', 
       await client.close()
     }
   })
+
+  for (const era of ERAS) {
+    it(`names the question and why it failed to a ${era.era} caller that refuses or cannot answer`, async () => {
+      const refusing = connect(
+        { url: running.url },
+        {
+          warn: () => {},
+          ...era.options,
+          handlers: {
+            elicitation: () => {
+              throw new Error('the user closed the form')
+            },
+          },
+        },
+      )
+      const unable = connect({ url: running.url }, { warn: () => {}, ...era.options })
+      const failure = (client: Client): Promise<ProtocolError> =>
+        client.callTool('interview', {}).then(
+          () => expect.unreachable('the call should fail'),
+          (error: ProtocolError) => error,
+        )
+      try {
+        const refused = await failure(refusing)
+        expect(refused.message).toContain('the user closed the form')
+        // A 2025-era caller's refusal comes back over its session, named.
+        if (era.era !== '2026-07-28') expect(refused.message).toContain('refused elicitation/create')
+        expect(refused.message).not.toMatch(/unavailable/i)
+        const cannot = await failure(unable)
+        expect(cannot.code).toBe(-32021)
+        expect(cannot.message).toContain('elicitation')
+        expect(cannot.data).toEqual({ requiredCapabilities: { elicitation: {} } })
+      } finally {
+        await refusing.close()
+        await unable.close()
+      }
+    })
+  }
 
   for (const era of ERAS) {
     it(`relays a tool's three questions, a prompt's and a resource's to a ${era.era} caller`, async () => {

@@ -7,6 +7,8 @@ import { ErrorCode, McpError } from '../wire/errors.js'
 import { isRecord, type JsonRpcRequest } from '../wire/jsonrpc.js'
 
 interface Waiting {
+  /** What was asked, named in the error when the client refuses it. */
+  readonly method: string
   resolve(result: unknown): void
   reject(error: unknown): void
 }
@@ -49,7 +51,7 @@ export class ClientRequests {
           this.#waiting.delete(key)
           fn(value)
         }
-      this.#waiting.set(key, { resolve: settle(resolve), reject: settle(reject) })
+      this.#waiting.set(key, { method, resolve: settle(resolve), reject: settle(reject) })
       send({ jsonrpc: '2.0', id, method, params: isRecord(params) ? params : {} })
     })
   }
@@ -64,7 +66,8 @@ export class ClientRequests {
     if (isRecord(error)) {
       const code = typeof error.code === 'number' ? error.code : ErrorCode.InternalError
       const message = typeof error.message === 'string' ? error.message : 'unknown error'
-      waiting.reject(new McpError(code, `The client refused the request: ${message}`, error.data))
+      // The method is named: behind a proxy this reaches a caller that never saw the question.
+      waiting.reject(new McpError(code, `The client refused ${waiting.method}: ${message}`, error.data))
     } else waiting.resolve(response.result)
     return true
   }

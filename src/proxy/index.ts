@@ -4,7 +4,7 @@
  */
 export { defineProxy, ProxyServer } from './define.js'
 export type { DownstreamOptions, ProxyOptions } from './define.js'
-export type { HttpUpstream, ProxyTarget, StdioUpstream, UpstreamSpec } from './link.js'
+export type { HttpUpstream, OpenTarget, ProxyTarget, StdioUpstream, UpstreamSpec } from './link.js'
 export { RESTART_DEFAULTS, Upstream } from './upstream.js'
 export type { RestartOptions } from './upstream.js'
 export { defineGateway, GatewayServer, globMatcher } from './gateway.js'

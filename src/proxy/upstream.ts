@@ -15,7 +15,14 @@ import {
 } from '../client/errors.js'
 import type { RequestContext } from '../protocol/context.js'
 import { stripControls } from '../security/sanitize.js'
-import { internalError, invalidParams, McpError, upstreamError, upstreamUnavailable } from '../wire/errors.js'
+import {
+  internalError,
+  invalidParams,
+  McpError,
+  upstreamError,
+  upstreamInvalid,
+  upstreamUnavailable,
+} from '../wire/errors.js'
 
 export interface RestartOptions {
   /** Wait before the second restart in a row (default 250 ms); the first is immediate. */
@@ -179,7 +186,7 @@ export class Upstream {
     }
     if (error instanceof UnknownToolError) return invalidParams(stripControls(error.message))
     if (error instanceof InvalidResponseError) {
-      return upstreamUnavailable(`${this.#label} sent an invalid response: ${stripControls(error.message)}`)
+      return upstreamInvalid(`${this.#label}: ${stripControls(error.message)}`)
     }
     return upstreamUnavailable(
       `${this.#label}: ${error instanceof Error ? stripControls(error.message) : 'failed'}`,

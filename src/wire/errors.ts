@@ -304,6 +304,15 @@ export const upstreamUnavailable = (detail: string): McpError =>
   new McpError(ErrorCode.InternalError, `Upstream server unavailable: ${detail}`, { upstream: 'unavailable' })
 
 /**
+ * A proxy's upstream answered, but with something the protocol does not allow (a malformed result, a
+ * question of a kind nobody declared): the upstream is reachable, so this is not said to be unavailable.
+ */
+export const upstreamInvalid = (detail: string): McpError =>
+  new McpError(ErrorCode.InternalError, `Upstream server sent an invalid response: ${detail}`, {
+    upstream: 'invalid-response',
+  })
+
+/**
  * Turns anything thrown into an McpError; unknown failures never leak their message.
  *
  * @example
