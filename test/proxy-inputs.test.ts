@@ -13,7 +13,7 @@ import {
   StreamableHTTPClientTransport as HttpTransportV2,
 } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Client, connect, type InputHandlers, ProtocolError } from '../src/client/index.js'
+import { type Client, connect, type InputHandlers, type ProtocolError } from '../src/client/index.js'
 import { defineTool } from '../src/features/tools/define.js'
 import { defineResource } from '../src/features/resources/define.js'
 import { definePrompt } from '../src/features/prompts/define.js'
