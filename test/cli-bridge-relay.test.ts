@@ -5,7 +5,7 @@
  * declared capabilities first), called by the SDK v1 and SDK v2 clients. What they get through the bridge
  * equals what they get from the gateway's member endpoint and from the server directly; server-everything
  * offers the same tools through the bridge as directly (it lists some only to clients that declare sampling,
- * elicitation or roots).
+ * elicitation or roots). The bridge's URL bridged again to stdio (`bridge <url> --stdio`) answers alike.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -173,6 +173,9 @@ describe('an SDK v1 server that asks, behind toolwire bridge and toolwire gatewa
       })
       expect(await outcomes(await open({ url: bridge!.url }, 'accept'), TOOLS)).toEqual(alone)
       expect(await outcomes(await open({ url: member }, 'accept'), TOOLS)).toEqual(alone)
+      // That bridge's URL bridged again, to stdio (`toolwire bridge <url> --stdio`).
+      const stdio = { command: process.execPath, args: [CLI, 'bridge', bridge!.url, '--stdio'] }
+      expect(await outcomes(await open(stdio, 'accept'), TOOLS)).toEqual(alone)
     }, 60_000)
 
     it(`gives the ${name} client's decline and refusal to the upstream, through bridge and gateway alike`, async () => {
