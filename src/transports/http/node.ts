@@ -22,6 +22,9 @@ import { applyCors } from './cors.js'
 import { answerHealth, type HealthOptions } from './health.js'
 import { type SseOptions, SseTransport } from './sse.js'
 
+export type { HealthOptions, HealthReport } from './health.js'
+export type { SseOptions } from './sse.js'
+
 export interface NodeHandlerOptions extends HttpOptions {
   /** The MCP endpoint path (default `/mcp`); other paths get 404 unless `fallback` handles them. */
   readonly path?: string
