@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parse } from 'jsonc-parser'
 import type { Command } from 'commander'
 import type { ServerLogger } from '../../protocol/dispatcher.js'
 import { defineGateway, type GatewayMember } from '../../proxy/gateway.js'
@@ -16,6 +15,7 @@ import { createNodeHandler, serveNode } from '../../transports/http/node.js'
 import { bindPolicy } from '../../transports/http/bind-hosts.js'
 import { commandAuth } from '../auth/options.js'
 import { serversIn } from '../client/config.js'
+import { parseJsonc } from '../client/jsonc.js'
 import { type ClusterOptions, joinCluster } from '../cluster.js'
 import { UsageError } from '../client/target.js'
 import { type OtelExporter, otelOption, startOtel } from '../otel.js'
@@ -84,7 +84,8 @@ function membersOf(file: string): Record<string, GatewayMember> {
 
 /** The file's top-level listener settings: `sse` (boolean), `cors` (origins), `health` (a path). */
 function listenerSettings(file: string): HttpExtras {
-  const document: unknown = parse(readFileSync(file, 'utf8'), [], { allowTrailingComma: true })
+  // membersOf read the file first and reported a file it cannot read.
+  const document = parseJsonc(readFileSync(file, 'utf8'))
   if (typeof document !== 'object' || document === null) return {}
   const { sse, cors, health } = document as Record<string, unknown>
   if (sse !== undefined && typeof sse !== 'boolean')
