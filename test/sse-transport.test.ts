@@ -9,6 +9,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { defineResource, defineServer, defineTool, type Server } from '../src/index.js'
+import { checkOrigin } from '../src/transports/http/guard.js'
 import { type Live, live } from './helpers/live.js'
 
 function server(): Server {
@@ -124,5 +125,20 @@ describe('serveNode({ sse: true }) with the SDK v1 SSEClientTransport', () => {
     await expect(
       live(defineServer({ name: 'modern', version: '1', legacy: false }), { sse: true }),
     ).rejects.toThrow(/2025-era sessions/)
+  })
+})
+
+describe('extraOrigins (the CORS origins a listener serves)', () => {
+  it('adds the listed origins and keeps the default rule for the others', () => {
+    const policy = { allowedHosts: ['localhost', '127.0.0.1'], extraOrigins: ['https://app.example'] }
+    expect(checkOrigin(policy, '127.0.0.1:3000', 'https://app.example')).toBeUndefined()
+    expect(checkOrigin(policy, '127.0.0.1:3000', 'http://localhost:5173')).toBeUndefined()
+    expect(checkOrigin(policy, '127.0.0.1:3000', 'https://evil.example')).toBe(
+      'Origin https://evil.example is not allowed',
+    )
+    // The Host check still applies to a listed origin.
+    expect(checkOrigin(policy, 'evil.example', 'https://app.example')).toBe(
+      'Host evil.example is not allowed',
+    )
   })
 })
