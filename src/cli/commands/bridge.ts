@@ -17,6 +17,7 @@ import { parseTarget, UsageError } from '../client/target.js'
 import { type OtelExporter, otelOption, startOtel } from '../otel.js'
 import { forTerminal } from '../terminal-text.js'
 import { type DownstreamAuthFlags, downstreamAuth, withDownstreamAuth } from '../auth/downstream.js'
+import { type HttpExtras, httpExtras } from './http-extras.js'
 import { parseHostPort, run } from './serve.js'
 
 /** The URL a server served on `--http` (or its default) will have: the default resource for auth. */
@@ -25,7 +26,7 @@ export function servedUrl(http: string | undefined): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`
 }
 
-interface BridgeFlags extends DownstreamAuthFlags {
+interface BridgeFlags extends DownstreamAuthFlags, HttpExtras {
   /** `--no-rate-limit` sets this false. */
   rateLimit?: boolean
   http?: string
@@ -74,6 +75,18 @@ export function registerBridge(program: Command): void {
       'serve Streamable HTTP on this address (default 127.0.0.1:$PORT or 127.0.0.1:3000)',
     )
     .option('--stdio', 'serve over stdin/stdout')
+    .option(
+      '--no-sse',
+      'with --http, do not also serve the 2024-11-05 HTTP+SSE transport (GET /sse, POST /messages)',
+    )
+    .option(
+      '--cors <origins>',
+      'with --http, let pages on these origins call (comma-separated scheme://host[:port])',
+    )
+    .option(
+      '--health <path>',
+      'with --http, answer GET <path> with 200 while the upstream answers ping, else 503',
+    )
     .option('--no-rate-limit', 'turn off the per-caller request and tool-call rate limits (load tests)')
     .option('-H, --header <header>', 'HTTP header for the upstream, "Name: value" (repeatable)', collect)
     .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio upstream (repeatable)', collect)
@@ -86,6 +99,8 @@ export function registerBridge(program: Command): void {
   withDownstreamAuth(command).action(async (operands: string[], flags: BridgeFlags) => {
     if (flags.http && flags.stdio) throw new UsageError('choose one of --http and --stdio')
     const auth = flags.stdio ? undefined : downstreamAuth(flags, servedUrl(flags.http))
+    if (flags.stdio && (flags.cors ?? flags.health) !== undefined)
+      throw new UsageError('--cors and --health are for --http')
     if (flags.stdio && (flags.bearerTokenEnv ?? flags.jwksUrl ?? flags.issuer) !== undefined)
       throw new UsageError('--stdio serves the one process that started it: auth flags are for --http')
     const target = parseTarget(operands, flags.header ?? [], flags.env ?? [])
@@ -116,6 +131,7 @@ export function registerBridge(program: Command): void {
         security: { ...(auth && { auth }), ...(flags.rateLimit === false && { rateLimit: false }) },
       }),
     })
+    const extras = httpExtras(flags, () => new Map([['upstream', server.upstream]]))
     // The URL alone on stdout, once the server listens: scripts wait for this line.
     await run(
       server,
@@ -123,6 +139,7 @@ export function registerBridge(program: Command): void {
       (url) => url,
       undefined,
       shutdownOtel,
+      extras,
     )
   })
 }

@@ -5,6 +5,7 @@
  * and prompts. One upstream process (or connection) per member serves every endpoint.
  */
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { ServerLogger } from '../../protocol/dispatcher.js'
@@ -14,19 +15,21 @@ import { createNodeHandler, serveNode } from '../../transports/http/node.js'
 import { bindPolicy } from '../../transports/http/bind-hosts.js'
 import { commandAuth } from '../auth/options.js'
 import { serversIn } from '../client/config.js'
+import { parseJsonc } from '../client/jsonc.js'
 import { type ClusterOptions, joinCluster } from '../cluster.js'
 import { UsageError } from '../client/target.js'
 import { type OtelExporter, otelOption, startOtel } from '../otel.js'
 import { forTerminal } from '../terminal-text.js'
 import { type DownstreamAuthFlags, downstreamAuth, withDownstreamAuth } from '../auth/downstream.js'
 import { servedUrl } from './bridge.js'
+import { corsOrigins, type HttpExtras, httpExtras } from './http-extras.js'
 import { parseHostPort } from './serve.js'
 
 /** A member's endpoint beside the merged one: `…/mcp` → `…/servers/<name>/mcp`. */
 const memberUrl = (merged: string, name: string): string =>
   new URL(`servers/${name}/mcp`, new URL('.', merged)).href
 
-interface GatewayFlags extends DownstreamAuthFlags, ClusterOptions {
+interface GatewayFlags extends DownstreamAuthFlags, ClusterOptions, HttpExtras {
   readonly http?: string
   readonly otel?: OtelExporter
 }
@@ -79,6 +82,25 @@ function membersOf(file: string): Record<string, GatewayMember> {
   return members
 }
 
+/** The file's top-level listener settings: `sse` (boolean), `cors` (origins), `health` (a path). */
+function listenerSettings(file: string): HttpExtras {
+  // membersOf read the file first and reported a file it cannot read.
+  const document = parseJsonc(readFileSync(file, 'utf8'))
+  if (typeof document !== 'object' || document === null) return {}
+  const { sse, cors, health } = document as Record<string, unknown>
+  if (sse !== undefined && typeof sse !== 'boolean')
+    throw new UsageError(`${file}: sse must be true or false`)
+  if (cors !== undefined && !(Array.isArray(cors) && cors.every((item) => typeof item === 'string')))
+    throw new UsageError(`${file}: cors must be an array of origins`)
+  if (health !== undefined && typeof health !== 'string')
+    throw new UsageError(`${file}: health must be a path such as "/healthz"`)
+  return {
+    ...(sse !== undefined && { sse }),
+    ...(cors !== undefined && { cors: cors as string[] }),
+    ...(health !== undefined && { health }),
+  }
+}
+
 export function registerGateway(program: Command): void {
   const command = program
     .command('gateway')
@@ -89,10 +111,27 @@ export function registerGateway(program: Command): void {
     .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
     .option('--redis <url>', 'cluster member: share list changes and rate limits through Redis')
     .option('--secret-env <name>', 'environment variable holding the requestState secret all members share')
+    .option('--no-sse', 'do not also serve the 2024-11-05 HTTP+SSE transport (GET /sse, POST /messages)')
+    .option(
+      '--cors <origins>',
+      'let pages on these origins call (comma-separated scheme://host[:port]); config: cors',
+    )
+    .option(
+      '--health <path>',
+      'answer GET <path>: 200 while every member answers ping, else 503; config: health',
+    )
     .addOption(otelOption())
   withDownstreamAuth(command).action(async (file: string, flags: GatewayFlags) => {
     const auth = downstreamAuth(flags, servedUrl(flags.http))
     const members = membersOf(resolve(file))
+    // Flags win over the file's top-level `sse`, `cors` and `health`.
+    const fromFile = listenerSettings(resolve(file))
+    const settings: HttpExtras = {
+      ...fromFile,
+      ...(flags.sse === false && { sse: false }),
+      ...(flags.cors !== undefined && { cors: flags.cors }),
+      ...(flags.health !== undefined && { health: flags.health }),
+    }
     if (flags.redis !== undefined && flags.secretEnv === undefined)
       throw new UsageError(
         '--redis needs --secret-env NAME: every gateway instance must sign requestState alike',
@@ -119,7 +158,9 @@ export function registerGateway(program: Command): void {
       ...((auth || rateLimitStore) && { security: { ...gatewaySecurity, ...(auth && { auth }) } }),
     })
     const { host, port } = parseHostPort(flags.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
-    const originPolicy = bindPolicy(host)
+    const extras = httpExtras(settings, () => gateway.members)
+    const origins = corsOrigins(settings.cors)
+    const originPolicy = bindPolicy(host, origins ? { extraOrigins: origins } : {})
     const alone: ProxyServer[] = []
     let fallback: ReturnType<typeof createNodeHandler> | undefined
     for (const name of Object.keys(members).reverse()) {
@@ -136,10 +177,14 @@ export function registerGateway(program: Command): void {
       fallback = createNodeHandler(member, {
         path: `/servers/${name}/mcp`,
         originPolicy,
+        ...(extras.sse && {
+          sse: { path: `/servers/${name}/sse`, messagesPath: `/servers/${name}/messages` },
+        }),
+        ...(origins && { corsOrigins: origins }),
         ...(fallback && { fallback }),
       })
     }
-    const running = await serveNode(gateway, { host, port, ...(fallback && { fallback }) })
+    const running = await serveNode(gateway, { ...extras, host, port, ...(fallback && { fallback }) })
     // The merged endpoint's URL alone on stdout, once listening: scripts wait for this line.
     console.log(running.url)
     const stop = (): void =>

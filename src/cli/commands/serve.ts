@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import type { Command } from 'commander'
 import { defineServer, Server } from '../../server.js'
 import { isToolDefinition } from '../../features/tools/define.js'
-import { serveNode } from '../../transports/http/node.js'
+import { type ServeOptions, serveNode } from '../../transports/http/node.js'
 import { serveStdio } from '../../transports/stdio/index.js'
 import { createDemoServer } from '../../demo/server.js'
 import { LEGACY_VERSIONS } from '../../legacy/versions.js'
@@ -86,6 +86,8 @@ export async function run(
   member?: ClusterMember,
   /** The OpenTelemetry SDK's shutdown (`--otel`): flushes buffered spans and metrics before exit. */
   shutdownOtel?: () => Promise<void>,
+  /** More for the HTTP listener (`bridge`: the HTTP+SSE transport, CORS, health). */
+  http: Omit<ServeOptions, 'host' | 'port'> = {},
 ): Promise<void> {
   const release = async (): Promise<void> => {
     await member?.close()
@@ -105,7 +107,7 @@ export async function run(
     process.exit(0)
   }
   const { host, port } = parseHostPort(options.http ?? `127.0.0.1:${process.env.PORT ?? 3000}`)
-  const running = await serveNode(server, { host, port })
+  const running = await serveNode(server, { ...http, host, port })
   console.log(banner ? banner(running.url) : `Serving ${server.info.name} on ${running.url}`)
   const stop = (): void =>
     void running

@@ -38,7 +38,11 @@ export function machineHosts(): string[] {
  */
 export function bindPolicy(
   host: string,
-  extra: { readonly allowedHosts?: readonly string[]; readonly allowedOrigins?: readonly string[] } = {},
+  extra: {
+    readonly allowedHosts?: readonly string[]
+    readonly allowedOrigins?: readonly string[]
+    readonly extraOrigins?: readonly string[]
+  } = {},
 ): OriginPolicy {
   const literal = hostLiteral(host)
   const base = isWildcardBind(host)
@@ -49,6 +53,7 @@ export function bindPolicy(
   return {
     allowedHosts: [...new Set([...base, ...(extra.allowedHosts ?? [])])],
     ...(extra.allowedOrigins && { allowedOrigins: extra.allowedOrigins }),
+    ...(extra.extraOrigins && { extraOrigins: extra.extraOrigins }),
   }
 }
 

@@ -122,6 +122,7 @@ function fixedPolicy(policy: OriginPolicy | false | undefined): OriginPolicy | f
   return {
     ...(policy.allowedHosts && { allowedHosts: [...policy.allowedHosts] }),
     ...(policy.allowedOrigins && { allowedOrigins: [...policy.allowedOrigins] }),
+    ...(policy.extraOrigins && { extraOrigins: [...policy.extraOrigins] }),
   }
 }
 
@@ -146,12 +147,21 @@ export class HttpCore {
   readonly #listens: ListenSlots
   /** 2025-era sessions; undefined when the server serves 2026-07-28 only. */
   readonly #legacy: LegacyHttp | undefined
+  /** The default policies plus `extraOrigins`, made once (the origin check remembers by policy). */
+  #openExtra: OriginPolicy | undefined
+  #loopbackExtra: OriginPolicy | undefined
 
   /**
    * `ownHosts`: the machine's own names (an adapter that can read them); a connection that arrived on a
    * non-loopback address accepts these and that address by default.
    */
-  constructor(server: DualEraHandler, options: HttpOptions = {}, ownHosts?: readonly string[]) {
+  constructor(
+    server: DualEraHandler,
+    options: HttpOptions = {},
+    ownHosts?: readonly string[],
+    /** Origins accepted besides the policy's (an adapter's CORS origins), also under the default policy. */
+    readonly extraOrigins?: readonly string[],
+  ) {
     this.server = server
     this.#ownHosts = ownHosts ?? LOOPBACK_POLICY.allowedHosts ?? []
     this.#keepAliveMs = options.keepAliveMs ?? 15_000
@@ -167,9 +177,10 @@ export class HttpCore {
         this.#listens,
       )
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY
-    this.#policy = fixedPolicy(
+    const policy = fixedPolicy(
       options.originPolicy ?? (options.allowedHosts || options.allowedOrigins ? options : undefined),
     )
+    this.#policy = policy && extraOrigins ? { ...policy, extraOrigins: [...extraOrigins] } : policy
     this.#authenticator = server.authenticator
   }
 
@@ -241,17 +252,26 @@ export class HttpCore {
    * loopback names, any other only the machine's own names and addresses, however the handler was mounted.
    * Returns why the request is refused, or undefined.
    */
+  originRefusal(view: Pick<HttpRequestView, 'header' | 'localAddress'>): string | undefined {
+    return this.#originRefusal(view)
+  }
+
   #originRefusal(view: Pick<HttpRequestView, 'header' | 'localAddress'>): string | undefined {
     const policy = this.#policy ?? this.#defaultPolicy(view.localAddress)
     return policy ? checkOriginAgain(policy, view.header('host'), view.header('origin')) : undefined
   }
 
   #defaultPolicy(local: string | undefined): OriginPolicy {
-    if (local === undefined) return OPEN_POLICY
-    if (isLoopbackAddress(local)) return LOOPBACK_POLICY
+    const extra = this.extraOrigins
+    if (local === undefined) return extra ? (this.#openExtra ??= { extraOrigins: extra }) : OPEN_POLICY
+    if (isLoopbackAddress(local))
+      return extra ? (this.#loopbackExtra ??= { ...LOOPBACK_POLICY, extraOrigins: extra }) : LOOPBACK_POLICY
     let policy = this.#localPolicies.get(local)
     if (policy === undefined) {
-      policy = { allowedHosts: [...new Set([...this.#ownHosts, hostLiteral(local)])] }
+      policy = {
+        allowedHosts: [...new Set([...this.#ownHosts, hostLiteral(local)])],
+        ...(extra && { extraOrigins: extra }),
+      }
       if (this.#localPolicies.size < MAX_LOCAL_POLICIES) this.#localPolicies.set(local, policy)
     }
     return policy
@@ -266,6 +286,30 @@ export class HttpCore {
   fail(out: HttpResponseSink, error: unknown): void {
     this.server.logger.error('HTTP handler failed', { error: String(error) })
     sendError(out, transportFailure())
+  }
+
+  /** Interval of SSE keep-alive comments, in ms (0: none). */
+  get keepAliveMs(): number {
+    return this.#keepAliveMs
+  }
+
+  /** Open-ended streams per principal: the HTTP+SSE transport's streams count here too. */
+  get listens(): ListenSlots {
+    return this.#listens
+  }
+
+  /** Whether the server serves 2025-era sessions (the HTTP+SSE transport needs them). */
+  get servesLegacy(): boolean {
+    return this.#legacy !== undefined
+  }
+
+  /** The caller's identity (undefined: anonymous), or false after answering with the authenticator's refusal. */
+  async authenticateOrRefuse(
+    view: HttpRequestView,
+    out: HttpResponseSink,
+  ): Promise<AuthInfo | undefined | false> {
+    const auth = await this.#authenticate(view, out)
+    return auth === REFUSED ? false : auth
   }
 
   /** The caller's identity (undefined: anonymous), or REFUSED after answering with the authenticator's refusal. */

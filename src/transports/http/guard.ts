@@ -7,6 +7,11 @@ export interface OriginPolicy {
    * Origins accepted (scheme://host[:port]). Undefined accepts an Origin only when it names the Host itself.
    */
   readonly allowedOrigins?: readonly string[]
+  /**
+   * Origins accepted besides those the rules above accept (the CORS origins a listener serves): adding one
+   * keeps the default rule for the others, where `allowedOrigins` replaces it.
+   */
+  readonly extraOrigins?: readonly string[]
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
@@ -91,6 +96,7 @@ export function checkOrigin(
   if (policy.allowedHosts && !hostAllowed(host, policy.allowedHosts))
     return `Host ${host ?? '(none)'} is not allowed`
   if (origin === undefined || origin === '') return undefined
+  if (policy.extraOrigins?.includes(origin)) return undefined
   if (policy.allowedOrigins) {
     return policy.allowedOrigins.includes(origin) ? undefined : `Origin ${origin} is not allowed`
   }

@@ -18,12 +18,30 @@ import {
   TIMEOUT_CHECK_INTERVAL_MS,
 } from './connection-limits.js'
 import { alreadyReadBody, answerConsumedBody } from './consumed-body.js'
+import { applyCors } from './cors.js'
+import { answerHealth, type HealthOptions } from './health.js'
+import { type SseOptions, SseTransport } from './sse.js'
+
+export type { HealthOptions, HealthReport } from './health.js'
+export type { SseOptions } from './sse.js'
 
 export interface NodeHandlerOptions extends HttpOptions {
   /** The MCP endpoint path (default `/mcp`); other paths get 404 unless `fallback` handles them. */
   readonly path?: string
   /** Called for requests to other paths (metadata documents, health checks …). */
   readonly fallback?: (req: IncomingMessage, res: ServerResponse) => void
+  /**
+   * Also serve the HTTP+SSE transport of revision 2024-11-05 (`GET /sse`, `POST /messages?sessionId=…`) for
+   * clients that speak only that; `true` takes the default paths. Needs a server that serves 2025-era sessions.
+   */
+  readonly sse?: boolean | SseOptions
+  /**
+   * Browser origins (`scheme://host[:port]`) allowed to call the server from a page: they get CORS headers and
+   * preflight answers, and pass the Origin check. `*` is refused: it would turn the Origin check off.
+   */
+  readonly corsOrigins?: readonly string[]
+  /** A health endpoint: 200 or 503 as `probe` finds, outside the Host/Origin check and authentication. */
+  readonly health?: HealthOptions
 }
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void
@@ -153,13 +171,20 @@ function pathOf(url: string | undefined): string {
  */
 export function createNodeHandler(server: RequestHandler, options: NodeHandlerOptions = {}): NodeHandler {
   const fixed = options.originPolicy !== undefined || options.allowedHosts || options.allowedOrigins
+  const cors = options.corsOrigins && new Set(options.corsOrigins)
+  if (cors?.has('*')) throw new TypeError('corsOrigins lists origins; `*` would turn the Origin check off')
   // Without a policy, a connection on a non-loopback address accepts this machine's names (read once).
-  const core = new HttpCore(server, options, fixed ? undefined : machineHosts())
+  const core = new HttpCore(server, options, fixed ? undefined : machineHosts(), cors && [...cors])
   const endpoint = options.path ?? '/mcp'
   const notFoundBody = `Not found: the MCP endpoint is ${endpoint}\n`
   const cardPath = `${endpoint.replace(/\/$/, '')}${SERVER_CARD_SUFFIX}`
+  const sse = options.sse ? new SseTransport(core, options.sse === true ? {} : options.sse) : undefined
+  const health = options.health
   return (req, res) => {
     const path = pathOf(req.url)
+    if (health && path === health.path) return answerHealth(health, req, res)
+    if (cors && applyCors(cors, req, res)) return
+    if (sse && (path === sse.path || path === sse.messagesPath)) return sse.serve(req, res, path)
     if (path !== endpoint) {
       const document =
         path === cardPath
