@@ -3,8 +3,9 @@
  * machine swing with the neighbours' load, the instructions a call costs the server do not. Each row runs
  * toolwire's server and the raw node:http floor, one after the other in this run, each alone in its process
  * under `valgrind --tool=callgrind --instr-atstart=no`: the server starts and takes `--warmup` calls uncounted
- * (start-up, loading and most JIT warm-up stay out), `callgrind_control --instr=on` counts the `--calls`
- * measured ones and `--instr=off` stops; Ir / calls is one call's instructions in the server. This process is
+ * (start-up, loading and JIT warm-up stay out; 10,000 by default, because after 2,000 V8's optimising compiler
+ * was still at work, about a quarter of the floor's and two fifths of toolwire's counted instructions),
+ * `callgrind_control --instr=on` counts the `--calls` measured ones and `--instr=off` stops; Ir / calls is one call's instructions in the server. This process is
  * the load, `--concurrency` calls in flight, and checks every answer.
  *
  * Rows (the floor is bench/raw-server.mjs or bench/raw-listen-server.mjs):
