@@ -6,6 +6,7 @@
  *
  * AUTH_* variables turn bearer auth on (see auth.ts); TELEMETRY=on turns OpenTelemetry on (see telemetry.ts);
  * GUARD_VARIANT names one guard change of server.ts's GUARD_VARIANTS (the guard-cost rows).
+ * SECURITY=defaults passes no `security` option at all (rate limits and the concurrency cap on, as shipped).
  * PAGE_SIZE sets the `tools/list` page size (default 1000: a client building its tool list wants them all).
  * MAX_CONNECTIONS_PER_ADDRESS raises the per-address connection limit (default 64): the client benchmark
  * keeps several clients' keep-alive pools open from one address.
@@ -32,7 +33,16 @@ async function main(): Promise<void> {
   const variant = process.env.GUARD_VARIANT
   if (variant !== undefined && !(variant in GUARD_VARIANTS))
     throw new Error(`unknown GUARD_VARIANT ${variant}`)
-  const server = createBenchServer(tools, pageSize, auth, telemetry, variant as GuardVariant | undefined)
+  const security = process.env.SECURITY
+  if (security !== undefined && security !== 'defaults') throw new Error(`unknown SECURITY ${security}`)
+  const server = createBenchServer(
+    tools,
+    pageSize,
+    auth,
+    telemetry,
+    variant as GuardVariant | undefined,
+    security === 'defaults',
+  )
   // Each mode imports only its own transport, as a server that serves one of them would.
   if (process.argv.includes('--stdio')) {
     const { serveStdio } = await import('toolwire/stdio')

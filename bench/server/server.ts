@@ -78,7 +78,8 @@ export type GuardVariant = keyof typeof GUARD_VARIANTS
 /**
  * `auth`: bearer auth on every HTTP request (the auth rows of the benchmark); `telemetry`: OpenTelemetry
  * spans and metrics (the telemetry rows); `variant`: one guard changed (the guard-cost rows). All off by
- * default.
+ * default. `defaults`: no `security` option at all, every guard as a user gets it (rate limits and the
+ * concurrency cap on); the load must then stay within the per-address limits (bench/instructions.mjs does).
  */
 export function createBenchServer(
   tools: number,
@@ -86,9 +87,20 @@ export function createBenchServer(
   auth?: BearerAuth,
   telemetry?: TelemetryOptions,
   variant?: GuardVariant,
+  defaults = false,
 ): Server {
   const definitions: ToolDefinition[] = [add]
   for (let index = 1; index < tools; index++) definitions.push(filler(index))
+  if (defaults) {
+    if (auth || variant) throw new Error('SECURITY=defaults takes no auth and no GUARD_VARIANT')
+    return defineServer({
+      name: 'toolwire-bench',
+      version: '0.1.0',
+      tools: definitions,
+      pageSize,
+      ...(telemetry && { telemetry }),
+    })
+  }
   return defineServer({
     name: 'toolwire-bench',
     version: '0.1.0',

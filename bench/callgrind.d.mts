@@ -1,0 +1,19 @@
+// Types for bench/callgrind.mjs, so the test (TypeScript) can import its pieces.
+export declare const USAGE: string
+export declare const ROWS: readonly string[]
+export interface InstructionsOptions {
+  readonly help: boolean
+  readonly quick: boolean
+  readonly calls: number
+  readonly warmup: number
+  readonly concurrency: number
+  readonly streams: number
+  readonly changes: number
+  readonly only: readonly string[]
+  readonly keep: string | true | undefined
+  readonly out: string | true
+}
+export declare function parseArgs(argv: readonly string[]): InstructionsOptions
+export declare function totalInstructions(text: string): number
+export declare function valgrindVersion(): string | undefined
+export declare function callgrindControl(pid: number, ...command: string[]): Promise<void>

@@ -1,0 +1,97 @@
+/**
+ * The pieces of `bench/instructions.mjs` that do not need a server: its arguments, reading a callgrind output,
+ * and switching a running callgrind's counting on and off. Kept apart so a test can check them alone.
+ */
+import { execFile, spawnSync } from 'node:child_process'
+
+export const USAGE = `Instructions per call, counted under callgrind (valgrind), for toolwire and the raw node:http floor.
+
+  npm run bench:instructions [-- options]
+
+  --quick             fewer calls (2,000 uncounted + 500 counted per row instead of 10,000 + 2,000;
+                      50 streams, 50 changes): a rough figure, V8 still optimising while it counts
+  --calls=N           measured calls per row (default 2000)
+  --warmup=N          uncounted calls before them (default 10000: with 2,000, V8's optimising compiler
+                      still ran during the count, about 40% of toolwire's counted instructions)
+  --concurrency=N     calls in flight (default 8)
+  --streams=N         listen streams for the fan-out row (default 100)
+  --changes=N         measured tool-list changes in the fan-out row (default 200; as many uncounted first)
+  --only=ROWS         comma-separated subset: defaults,off,tools1000,stdio,listen
+  --keep=DIR          keep the callgrind outputs in DIR (for callgrind_annotate)
+  --out=DIR           where the JSON and the table go (default results/)
+  --help              this text
+
+Needs valgrind (callgrind_control comes with it); without it, prints why and exits 0.`
+
+export const ROWS = ['defaults', 'off', 'tools1000', 'stdio', 'listen']
+
+const NUMBERS = ['calls', 'warmup', 'concurrency', 'streams', 'changes']
+const FLAGS = ['quick', 'help']
+const STRINGS = ['only', 'keep', 'out']
+
+/** `--key=value` and `--flag` arguments into options; anything unknown or malformed throws. */
+export function parseArgs(argv) {
+  const given = new Map()
+  for (const arg of argv) {
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument ${arg} (see --help)`)
+    const [key = '', ...rest] = arg.slice(2).split('=')
+    const value = rest.length > 0 ? rest.join('=') : undefined
+    if (FLAGS.includes(key)) {
+      if (value !== undefined) throw new Error(`--${key} takes no value`)
+    } else if (NUMBERS.includes(key)) {
+      const number = Number(value)
+      if (value === undefined || !Number.isInteger(number) || number < 1)
+        throw new Error(`--${key} wants a positive integer, not ${value ?? 'nothing'}`)
+    } else if (STRINGS.includes(key)) {
+      if (value === undefined || value === '') throw new Error(`--${key} wants a value`)
+    } else throw new Error(`unknown option --${key} (see --help)`)
+    given.set(key, value ?? true)
+  }
+  const quick = given.has('quick')
+  const only = given.has('only') ? String(given.get('only')).split(',') : ROWS
+  for (const row of only)
+    if (!ROWS.includes(row)) throw new Error(`--only: ${row} is none of ${ROWS.join(', ')}`)
+  const number = (key, full, small) => Number(given.get(key) ?? (quick ? small : full))
+  return {
+    help: given.has('help'),
+    quick,
+    calls: number('calls', 2000, 500),
+    warmup: number('warmup', 10_000, 2000),
+    concurrency: number('concurrency', 8, 8),
+    streams: number('streams', 100, 50),
+    changes: number('changes', 200, 50),
+    only,
+    keep: given.get('keep'),
+    out: given.get('out') ?? 'results',
+  }
+}
+
+/**
+ * The instructions (Ir) a callgrind output counted: its `totals:` line, in the column of Ir among the
+ * `events:`. The `summary:` line near the top is no substitute: with counting switched on and off by
+ * `callgrind_control`, callgrind 3.19 writes `summary: 0` there and the real sum in `totals:` at the end.
+ */
+export function totalInstructions(text) {
+  const events = /^events:\s*(.+)$/m.exec(text)
+  if (!events) throw new Error('not a callgrind output: no events line')
+  const names = events[1].trim().split(/\s+/)
+  const column = names.indexOf('Ir')
+  if (column < 0) throw new Error(`the callgrind output counted no Ir (events: ${names.join(' ')})`)
+  const totals = /^totals:\s*(.+)$/m.exec(text)
+  if (!totals) throw new Error('no totals in the callgrind output')
+  const value = Number(totals[1].trim().split(/\s+/)[column] ?? Number.NaN)
+  if (!Number.isFinite(value)) throw new Error(`unreadable totals: ${totals[1]}`)
+  return value
+}
+
+/** Whether valgrind can be run here (and which), without throwing. */
+export function valgrindVersion() {
+  const probe = spawnSync('valgrind', ['--version'], { encoding: 'utf8' })
+  return probe.status === 0 ? probe.stdout.trim() : undefined
+}
+
+/** `callgrind_control` (through vgdb) switches a running callgrind's instruction counting on and off. */
+export const callgrindControl = (pid, ...command) =>
+  new Promise((resolve, reject) => {
+    execFile('callgrind_control', [...command, String(pid)], (error) => (error ? reject(error) : resolve()))
+  })

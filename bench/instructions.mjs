@@ -1,0 +1,411 @@
+/**
+ * Speed measured where it does not scatter (`npm run bench:instructions`): requests per second on a shared
+ * machine swing with the neighbours' load, the instructions a call costs the server do not. Each row runs
+ * toolwire's server and the raw node:http floor, one after the other in this run, each alone in its process
+ * under `valgrind --tool=callgrind --instr-atstart=no`: the server starts and takes `--warmup` calls uncounted
+ * (start-up, loading and JIT warm-up stay out; 10,000 by default, because after 2,000 V8's optimising compiler
+ * was still at work, about a quarter of the floor's and two fifths of toolwire's counted instructions),
+ * `callgrind_control --instr=on` counts the `--calls` measured ones and `--instr=off` stops; Ir / calls is one call's instructions in the server. This process is
+ * the load, `--concurrency` calls in flight, and checks every answer.
+ *
+ * Rows (the floor is bench/raw-server.mjs or bench/raw-listen-server.mjs):
+ * - defaults: bench/.build/main.js with SECURITY=defaults, `defineServer` with no `security` option: rate
+ *   limits and the concurrency cap on, as a user gets them. The per-address limits (120 tool calls a minute)
+ *   are kept by the load: each in-flight worker opens a fresh keep-alive connection from a new loopback address
+ *   every 100 calls. Every HTTP row uses this same pattern, toolwire's and the floor's alike.
+ * - off: the same server with `rateLimit: false, maxConcurrentCalls: false`, as benchmarked before.
+ * - tools1000: defaults, 1,000 tools registered.
+ * - stdio: tools/call over stdio, rate limits off (over stdio the principal is the transport: the defaults'
+ *   120 tool calls a minute would refuse the load).
+ * - listen: `--streams` open subscriptions/listen streams (10 per address); one tool-list change at a time
+ *   (a tools/call of `touch`), each waited for on every stream: instructions per change delivered to them all.
+ *
+ * Needs `npm run build && npm run build:bench` (the npm script does both) and valgrind.
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { Agent, request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { callgrindControl, parseArgs, totalInstructions, USAGE, valgrindVersion } from './callgrind.mjs'
+
+const options = (() => {
+  try {
+    return parseArgs(process.argv.slice(2))
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error))
+    process.exit(2)
+  }
+})()
+if (options.help) {
+  console.log(USAGE)
+  process.exit(0)
+}
+const valgrind = valgrindVersion()
+if (valgrind === undefined) {
+  console.log(
+    'bench:instructions skipped: valgrind is not installed (apt-get install valgrind), nothing measured.',
+  )
+  process.exit(0)
+}
+
+const here = (file) => fileURLToPath(new URL(file, import.meta.url))
+const TOOLWIRE = here('.build/main.js')
+const TOOLWIRE_LISTEN = here('.build/listen.js')
+const RAW = here('raw-server.mjs')
+const RAW_LISTEN = here('raw-listen-server.mjs')
+const PROTOCOL = '2026-07-28'
+const META = {
+  'io.modelcontextprotocol/protocolVersion': PROTOCOL,
+  'io.modelcontextprotocol/clientInfo': { name: 'toolwire-bench', version: '0.1.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+}
+/** Calls per connection (and loopback address) in the HTTP rows: under the defaults' 120 a minute. */
+const PER_ADDRESS = 100
+
+const callMessage = (id) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'add', arguments: { a: 2, b: 3 }, _meta: META },
+  })
+const headers = (method, name, body) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': PROTOCOL,
+  'mcp-method': method,
+  ...(name !== undefined && { 'mcp-name': name }),
+  'content-length': String(Buffer.byteLength(body)),
+})
+
+let addressCount = 0
+/** A fresh loopback address (127.2.0.0/16 and up): the server sees a new client. */
+function nextAddress(block) {
+  const n = addressCount++
+  return `127.${block}.${(n >> 8) & 255}.${n & 255}`
+}
+
+function post(url, agent, localAddress, method, name, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { agent, localAddress, method: 'POST', headers: headers(method, name, body) },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode, text }))
+      },
+    )
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+/** `total` tools/call of `add`, `concurrency` in flight, a new connection and address every PER_ADDRESS. */
+async function httpCalls(url, total) {
+  let sent = 0
+  const worker = async () => {
+    let agent
+    let address = ''
+    let used = PER_ADDRESS
+    try {
+      while (sent < total) {
+        if (used === PER_ADDRESS) {
+          agent?.destroy()
+          agent = new Agent({ keepAlive: true, maxSockets: 1 })
+          address = nextAddress(2)
+          used = 0
+        }
+        const id = ++sent
+        used++
+        const { status, text } = await post(url, agent, address, 'tools/call', 'add', callMessage(id))
+        if (
+          status !== 200 ||
+          !text.includes('"structuredContent":{"sum":5}') ||
+          !text.includes(`"id":${id},`)
+        )
+          throw new Error(`wrong answer to call ${id}: HTTP ${status} ${text.slice(0, 300)}`)
+      }
+    } finally {
+      agent?.destroy()
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, total) }, worker))
+}
+
+/** Starts `script` under callgrind (counting off) and resolves its process and, for HTTP, its URL. */
+async function startServer(script, scriptArgs, env, out, stdio) {
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      script,
+      ...scriptArgs,
+    ],
+    { env: { ...process.env, ...env }, stdio: [stdio ? 'pipe' : 'ignore', 'pipe', 'pipe'] },
+  )
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)))
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
+  const ended = async () => {
+    const { code, signal } = await exited
+    // The listen floor has no SIGTERM handler: ended by the signal, callgrind still writes its counts.
+    if (code !== 0 && signal !== 'SIGTERM')
+      throw new Error(`${script} ended with ${code ?? signal}: ${stderr}`)
+  }
+  if (stdio) return { child, url: undefined, ended }
+  const url = await new Promise((resolve, reject) => {
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk
+      const match = /on (http:\/\/\S+)/.exec(stdout)
+      if (match) resolve(match[1])
+    })
+    void exited.then(() => reject(new Error(`${script} exited before listening: ${stderr}`)))
+  })
+  return { child, url, ended }
+}
+
+/** Runs one server under callgrind: warm-up, then `measure()` counted; returns the instructions counted. */
+async function counted(name, script, scriptArgs, env, stdio, drive) {
+  const dir = options.keep ?? mkdtempSync(join(tmpdir(), 'bench-instructions-'))
+  if (options.keep) mkdirSync(dir, { recursive: true })
+  const out = join(dir, `callgrind.out.${name}`)
+  try {
+    const server = await startServer(script, scriptArgs, env, out, stdio)
+    try {
+      await drive(server, async (measured) => {
+        await callgrindControl(server.child.pid, '--instr=on')
+        await measured()
+        await callgrindControl(server.child.pid, '--instr=off')
+      })
+    } finally {
+      if (stdio) server.child.stdin.end()
+      else server.child.kill('SIGTERM')
+    }
+    await server.ended()
+    return totalInstructions(readFileSync(out, 'utf8'))
+  } finally {
+    if (options.keep === undefined) rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const httpRow = (name, script, env) =>
+  counted(name, script, [], { PORT: '0', ...env }, false, async ({ url }, count) => {
+    await httpCalls(url, options.warmup)
+    await count(() => httpCalls(url, options.calls))
+  }).then((ir) => ir / options.calls)
+
+/** tools/call over stdio, `concurrency` in flight, every answer matched to its id and checked. */
+const stdioRow = (name, script) =>
+  counted(name, script, ['--stdio'], { TOOLS: '1' }, true, async ({ child }, count) => {
+    const waiting = new Map()
+    let rest = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      const lines = (rest + chunk).split('\n')
+      rest = lines.pop() ?? ''
+      for (const line of lines) {
+        if (!line) continue
+        const answer = JSON.parse(line)
+        const settle = waiting.get(answer.id)
+        waiting.delete(answer.id)
+        if (!settle) throw new Error(`an answer to no call: ${line.slice(0, 300)}`)
+        settle(answer?.result?.structuredContent?.sum === 5 ? undefined : line)
+      }
+    })
+    let id = 0
+    const calls = async (total) => {
+      let sent = 0
+      const worker = async () => {
+        while (sent < total) {
+          sent++
+          const callId = ++id
+          const problem = await new Promise((resolve) => {
+            waiting.set(callId, resolve)
+            child.stdin.write(callMessage(callId) + '\n')
+          })
+          if (problem !== undefined)
+            throw new Error(`wrong answer to call ${callId}: ${problem.slice(0, 300)}`)
+        }
+      }
+      await Promise.all(Array.from({ length: Math.min(options.concurrency, total) }, worker))
+    }
+    await calls(options.warmup)
+    await count(() => calls(options.calls))
+  }).then((ir) => ir / options.calls)
+
+/** Opens `streams` listen streams (10 per address), then makes changes one at a time, each seen by all. */
+const listenRow = (name, script) =>
+  counted(name, script, [], { STREAMS: String(options.streams) }, false, async ({ url }, count) => {
+    const agent = new Agent({ keepAlive: false, maxSockets: Infinity })
+    const seen = []
+    let delivered = 0
+    let wake = () => {}
+    const listen = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'subscriptions/listen',
+      params: { _meta: META, notifications: { toolsListChanged: true } },
+    }
+    const requests = []
+    try {
+      let streamAddress = ''
+      await Promise.all(
+        Array.from({ length: options.streams }, (_, index) => {
+          if (index % 10 === 0) streamAddress = nextAddress(3)
+          seen.push(0)
+          const body = JSON.stringify({ ...listen, id: index + 1 })
+          return new Promise((resolve, reject) => {
+            const req = request(url, {
+              agent,
+              localAddress: streamAddress,
+              method: 'POST',
+              headers: { ...headers('subscriptions/listen', undefined, body) },
+            })
+            requests.push(req)
+            req.on('error', reject)
+            req.on('response', (res) => {
+              if (res.statusCode !== 200) reject(new Error(`listen ${index}: HTTP ${res.statusCode}`))
+              let buffer = ''
+              res.setEncoding('utf8')
+              res.on('data', (chunk) => {
+                const events = (buffer + chunk).split('\n\n')
+                buffer = events.pop() ?? ''
+                for (const event of events) {
+                  if (event.includes('notifications/subscriptions/acknowledged')) resolve()
+                  if (event.includes('notifications/tools/list_changed')) {
+                    seen[index]++
+                    delivered++
+                    wake()
+                  }
+                }
+              })
+            })
+            req.end(body)
+          })
+        }),
+      )
+      const touchAgent = new Agent({ keepAlive: true, maxSockets: 1 })
+      const touchAddress = nextAddress(4)
+      let changes = 0
+      const change = async () => {
+        changes++
+        const expected = changes * options.streams
+        const body = JSON.stringify({
+          jsonrpc: '2.0',
+          id: changes,
+          method: 'tools/call',
+          params: { name: 'touch', arguments: {}, _meta: META },
+        })
+        const all = new Promise((resolve) => {
+          wake = () => delivered >= expected && resolve()
+          wake()
+        })
+        const { status, text } = await post(url, touchAgent, touchAddress, 'tools/call', 'touch', body)
+        if (status !== 200 || !text.includes('"result"'))
+          throw new Error(`touch ${changes}: HTTP ${status} ${text}`)
+        await all
+        if (delivered !== expected)
+          throw new Error(`change ${changes}: ${delivered} notifications, not ${expected}`)
+      }
+      const changesOf = async (total) => {
+        for (let index = 0; index < total; index++) await change()
+      }
+      await changesOf(options.changes)
+      await count(() => changesOf(options.changes))
+      if (seen.some((n) => n !== changes)) throw new Error('a stream missed a change')
+      touchAgent.destroy()
+    } finally {
+      for (const req of requests) req.destroy()
+      agent.destroy()
+    }
+  }).then((ir) => ir / options.changes)
+
+const ROW_SPECS = {
+  defaults: {
+    label: 'HTTP tools/call, defaults (rate limits and concurrency cap on)',
+    target: 1.1,
+    toolwire: () => httpRow('toolwire-defaults', TOOLWIRE, { TOOLS: '1', SECURITY: 'defaults' }),
+    floor: 'http1',
+  },
+  off: {
+    label: 'HTTP tools/call, rate limits and cap off (as benchmarked before)',
+    target: 1.05,
+    toolwire: () => httpRow('toolwire-off', TOOLWIRE, { TOOLS: '1' }),
+    floor: 'http1',
+  },
+  tools1000: {
+    label: 'HTTP tools/call, 1,000 tools registered (defaults)',
+    target: 1.08,
+    toolwire: () => httpRow('toolwire-1000', TOOLWIRE, { TOOLS: '1000', SECURITY: 'defaults' }),
+    floor: 'http1000',
+  },
+  stdio: {
+    label: 'stdio tools/call (rate limits off)',
+    target: 1.1,
+    toolwire: () => stdioRow('toolwire-stdio', TOOLWIRE),
+    floor: 'stdio',
+  },
+  listen: {
+    label: `listen fan-out: one change to ${options.streams} streams`,
+    target: 1.15,
+    toolwire: () => listenRow('toolwire-listen', TOOLWIRE_LISTEN),
+    floor: 'listen',
+  },
+}
+const FLOORS = {
+  http1: () => httpRow('raw-1', RAW, { TOOLS: '1' }),
+  http1000: () => httpRow('raw-1000', RAW, { TOOLS: '1000' }),
+  stdio: () => stdioRow('raw-stdio', RAW),
+  listen: () => listenRow('raw-listen', RAW_LISTEN),
+}
+
+const floors = {}
+const rows = []
+for (const key of options.only) {
+  const spec = ROW_SPECS[key]
+  if (floors[spec.floor] === undefined) {
+    process.stderr.write(`floor for ${key} … `)
+    floors[spec.floor] = await FLOORS[spec.floor]()
+    process.stderr.write(`${Math.round(floors[spec.floor])}\n`)
+  }
+  process.stderr.write(`toolwire ${key} … `)
+  const toolwire = await spec.toolwire()
+  process.stderr.write(`${Math.round(toolwire)}\n`)
+  const ratio = toolwire / floors[spec.floor]
+  rows.push({
+    key,
+    label: spec.label,
+    toolwire,
+    floor: floors[spec.floor],
+    ratio,
+    target: spec.target,
+    met: ratio <= spec.target,
+  })
+}
+
+const fmt = (n) => Math.round(n).toLocaleString('en')
+const table = [
+  '| instructions per call (per change for the fan-out) | toolwire | raw node floor | ratio | target | met |',
+  '| --- | ---: | ---: | ---: | ---: | --- |',
+  ...rows.map(
+    (row) =>
+      `| ${row.label} | ${fmt(row.toolwire)} | ${fmt(row.floor)} | ${row.ratio.toFixed(3)}x | ≤ ${row.target.toFixed(2)}x | ${row.met ? 'yes' : 'no'} |`,
+  ),
+].join('\n')
+const note = `${options.calls.toLocaleString('en')} calls counted after ${options.warmup.toLocaleString('en')} uncounted, ${options.concurrency} in flight; fan-out: ${options.changes} changes counted after as many uncounted, ${options.streams} streams; ${valgrind}, node ${process.version}.`
+console.log(table)
+console.log(`\n${note}`)
+
+mkdirSync(options.out, { recursive: true })
+const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+const result = { date: new Date().toISOString(), node: process.version, valgrind, options, rows }
+writeFileSync(join(options.out, `instructions-${stamp}.json`), JSON.stringify(result, null, 2) + '\n')
+writeFileSync(join(options.out, `instructions-${stamp}.md`), `${table}\n\n${note}\n`)
+console.log(`\nwritten to ${join(options.out, `instructions-${stamp}.json`)} and .md`)
