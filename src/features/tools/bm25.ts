@@ -74,24 +74,38 @@ export class Bm25Index {
   }
 
   /**
-   * Every document sharing a word with the query, best first (ties in document order). Work is proportional
-   * to the postings of the query's words, not to the number of documents.
+   * The `limit` best documents sharing a word with the query and passing `accept`, best first (ties in
+   * document order). Work is the postings of the query's words plus a top-`limit` selection, never a sort of
+   * every match.
    */
-  search(query: string): { doc: number; score: number }[] {
+  search(query: string, limit: number, accept?: (doc: number) => boolean): { doc: number; score: number }[] {
     const n = this.#lengths.length
-    const scores = new Map<number, number>()
+    const scores = new Float64Array(n)
+    const touched: number[] = []
     for (const word of new Set(tokenize(query))) {
       const list = this.#postings.get(word)
       if (!list) continue
       const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5))
       for (const { doc, count } of list) {
         const norm = 1 - B + (B * (this.#lengths[doc] ?? 0)) / (this.#averageLength || 1)
-        const score = (idf * (count * (K1 + 1))) / (count + K1 * norm)
-        scores.set(doc, (scores.get(doc) ?? 0) + score)
+        if (scores[doc] === 0) touched.push(doc)
+        scores[doc] = (scores[doc] ?? 0) + (idf * (count * (K1 + 1))) / (count + K1 * norm)
       }
     }
-    return [...scores]
-      .map(([doc, score]) => ({ doc, score }))
-      .sort((a, b) => b.score - a.score || a.doc - b.doc)
+    // Insertion into a sorted array of at most `limit` entries; `touched` may be in any order.
+    const best: { doc: number; score: number }[] = []
+    const before = (a: { doc: number; score: number }, b: { doc: number; score: number }): boolean =>
+      a.score > b.score || (a.score === b.score && a.doc < b.doc)
+    for (const doc of touched) {
+      const entry = { doc, score: scores[doc] ?? 0 }
+      const last = best[best.length - 1]
+      if (best.length === limit && last && !before(entry, last)) continue
+      if (accept && !accept(doc)) continue
+      let at = best.length
+      while (at > 0 && before(entry, best[at - 1] as { doc: number; score: number })) at--
+      best.splice(at, 0, entry)
+      if (best.length > limit) best.pop()
+    }
+    return best
   }
 }

@@ -153,12 +153,11 @@ export class ToolSearch {
   search(query: string, limit: number, ctx: RequestContext): Tool[] {
     const { tools, index } = this.#index()
     const { visible, shape } = this.#host
+    const accept = visible && ((doc: number) => tools[doc] !== undefined && visible(tools[doc], ctx))
     const found: Tool[] = []
-    for (const { doc } of index.search(query)) {
+    for (const { doc } of index.search(query, limit, accept || undefined)) {
       const tool = tools[doc]
-      if (!tool || (visible && !visible(tool, ctx))) continue
-      found.push(shape(tool.wire, ctx))
-      if (found.length === limit) break
+      if (tool) found.push(shape(tool.wire, ctx))
     }
     return found
   }
