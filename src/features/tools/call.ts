@@ -87,7 +87,10 @@ export function toolMethods(registry: ToolRegistry, options: ToolCallOptions): R
           ? search.list(ctx, ctx.params.cursor)
           : registry.page(ctx.params.cursor, visible && ((tool) => visible(tool, ctx))),
     },
-    'tools/call': { nameParam: 'name', handler: (ctx) => callTool(registry, options, ctx) },
+    'tools/call': {
+      nameParam: 'name',
+      handler: (ctx) => callTool(registry, options, ctx, ctx.params.name, ctx.params.arguments, true),
+    },
   }
 }
 
@@ -139,9 +142,9 @@ function callTool(
   registry: ToolRegistry,
   options: ToolCallOptions,
   ctx: RequestContext,
-  name: unknown = ctx.params.name,
-  args: unknown = ctx.params.arguments,
-  outer = true,
+  name: unknown,
+  args: unknown,
+  outer: boolean,
 ): Payload {
   const tool = resolveTool(registry, options, ctx, name, args, outer)
   const taskable = taskDecision(tool, options.tasks, ctx)
@@ -152,8 +155,7 @@ function callTool(
     const inner = (checked: ValidationOutcome): Payload => {
       if (!checked.ok) return runValidated(tool, options, ctx, undefined, checked)
       const { name: innerName, arguments: innerArgs } = checked.value as Record<string, unknown>
-      // `?? {}`: an absent value would fall back to the outer arguments (a default parameter).
-      return callTool(registry, options, ctx, innerName, innerArgs ?? {}, false)
+      return callTool(registry, options, ctx, innerName, innerArgs, false)
     }
     return validated instanceof Promise ? validated.then(inner) : inner(validated)
   }
