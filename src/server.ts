@@ -23,6 +23,7 @@ import type { CompiledTool } from './features/tools/compile.js'
 import type { ToolDefinition } from './features/tools/define.js'
 import type { ErrorExposure } from './features/tools/errors.js'
 import { ToolRegistry } from './features/tools/registry.js'
+import { CALL_TOOL, SEARCH_TOOLS, ToolSearch, type ToolSearchOptions } from './features/tools/search.js'
 import type { BearerAuth } from './security/auth/bearer.js'
 import { createSecurity, type SecurityOptions } from './security/options.js'
 import type { ToolWrapper } from './security/tool-guard.js'
@@ -59,8 +60,8 @@ import { ServerTelemetry } from './protocol/telemetry.js'
 import { TaskTelemetry } from './protocol/task-telemetry.js'
 import { LegacyEngine, type LegacyOptions } from './legacy/engine.js'
 import { SessionCodec } from './legacy/session.js'
-import { LEGACY_VERSIONS, legacyShape } from './legacy/versions.js'
-import { META_SERVER_INFO, SUPPORTED_VERSIONS } from './wire/meta.js'
+import { LEGACY_VERSIONS, legacyShape, legacyTool } from './legacy/versions.js'
+import { META_SERVER_INFO, PROTOCOL_VERSION, SUPPORTED_VERSIONS } from './wire/meta.js'
 import type { CacheScope, Icon, Implementation, RequestMeta, ServerCapabilities } from './wire/types.js'
 
 /** Cache hints sent with cacheable results (`ttlMs`, `cacheScope`). */
@@ -172,6 +173,11 @@ export interface ServerOptions {
   features?: readonly (Feature | ((host: FeatureHost) => Feature))[]
   /** Which tools a request may see and call (e.g. by scope); lists become `cacheScope: "private"`. */
   toolVisibility?: (tool: CompiledTool, ctx: RequestContext) => boolean
+  /**
+   * Tool search for servers with many tools (docs/tool-search.md): when a caller may see more than `minTools`
+   * tools (default 30), `tools/list` answers the `pinned` tools plus `search_tools` and `call_tool`.
+   */
+  toolSearch?: true | ToolSearchOptions
   /** Wraps each tool handler call (timeouts, MRTR …). */
   wrapToolHandler?: ToolWrapper
   /** Include `_meta.serverInfo` in every result (default true, basic/index §_meta). */
@@ -240,6 +246,8 @@ export class Server implements RequestHandler {
   readonly sessions: SessionCodec | undefined
   /** The Server Card the HTTP transports publish; undefined without `serverCard`. */
   readonly serverCard: ServerCardSource | undefined
+  /** Tool search (`toolSearch`): its settings and how often its index was built; undefined when off. */
+  readonly toolSearch: ToolSearch | undefined
 
   constructor(options: ServerOptions) {
     if (!options.name || !options.version) throw new TypeError('defineServer needs a name and a version')
@@ -274,7 +282,9 @@ export class Server implements RequestHandler {
             error: String(error),
           }),
         // Only names the server defines reach span names and metrics (docs/observability.md).
-        (method, name) => (method === 'tools/call' ? this.tools : this.prompts).get(name) !== undefined,
+        (method, name) =>
+          (method === 'tools/call' ? this.tools : this.prompts).get(name) !== undefined ||
+          (method === 'tools/call' && search?.get(name) !== undefined),
       )
     const auth = security.auth
     // A bearer authenticator publishes metadata naming every tool's scopes, which only the server knows.
@@ -301,7 +311,21 @@ export class Server implements RequestHandler {
       cacheScope: cache.scope,
       serverInfo,
     }
-    this.tools = new ToolRegistry(options.tools ?? [], compiler, listOptions)
+    const searchNames = options.toolSearch ? new Set([SEARCH_TOOLS, CALL_TOOL]) : new Set<string>()
+    this.tools = new ToolRegistry(options.tools ?? [], compiler, listOptions, searchNames)
+    const search = (this.toolSearch = options.toolSearch
+      ? new ToolSearch(
+          options.toolSearch,
+          {
+            registry: this.tools,
+            compiler,
+            list: listOptions,
+            visible: security.toolVisibility,
+            shape: (tool, ctx) => (ctx.meta.protocolVersion < PROTOCOL_VERSION ? legacyTool(tool) : tool),
+          },
+          this.tools.enabled().map((tool) => tool.name),
+        )
+      : undefined)
     const skills = options.skills ?? []
     // MCP Apps views a tool names by definition are served with the resources (docs/apps.md).
     const views = viewsOfTools(options.tools ?? []).filter((view) => !options.resources?.includes(view))
@@ -395,6 +419,7 @@ export class Server implements RequestHandler {
       ...(security.guardResult && { guardResult: security.guardResult }),
       ...(serverInfo && { serverInfo }),
       ...(!capabilities.resources && { embeddedResource: this.#warnEmbeddedResource() }),
+      ...(search && { search }),
     }
     for (const [method, spec] of Object.entries(toolMethods(this.tools, toolOptions)))
       methods.set(method, spec)

@@ -7,6 +7,7 @@ import { defineConfig } from 'vitepress'
 const guide = [
   { text: 'Getting started', link: '/getting-started' },
   { text: 'Defining tools', link: '/tools' },
+  { text: 'Tool search', link: '/tool-search' },
   { text: 'Schemas', link: '/schemas' },
   { text: 'Input rounds', link: '/input' },
   { text: 'Listen for changes', link: '/listen' },

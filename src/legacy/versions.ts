@@ -88,12 +88,13 @@ const hasForeignOutputSchema = (tool: unknown): boolean =>
   tool.outputSchema !== undefined &&
   !(isRecord(tool.outputSchema) && tool.outputSchema.type === 'object')
 
-function legacyTool(tool: unknown): unknown {
+/** One tool as a 2025-era peer sees it in `tools/list` (also used for `search_tools` results). */
+export function legacyTool<T>(tool: T): T {
   if (!hasForeignOutputSchema(tool)) return tool
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(tool as Record<string, unknown>))
     if (key !== 'outputSchema') out[key] = value
-  return out
+  return out as T
 }
 
 /** `tools/call` for a 2025-era peer: `structuredContent` only when it is an object (the text copy stays). */

@@ -22,6 +22,7 @@ import { type ErrorExposure, exposesMessage } from './errors.js'
 import { checkParamHeaders } from './header-check.js'
 import type { ToolRegistry } from './registry.js'
 import { contentProblem, jsonText, normalizeReturn, toolResult } from './result.js'
+import type { ToolSearch } from './search.js'
 import { addedBytes } from './result-size.js'
 
 /** The tasks extension's part in tools/call (see features/tasks/engine.ts). */
@@ -71,17 +72,25 @@ export interface ToolCallOptions {
    * definition.
    */
   readonly embeddedResource?: (tool: CompiledTool) => void
+  /** `defineServer({ toolSearch })`: the short list, `search_tools` and `call_tool` (search.ts). */
+  readonly search?: ToolSearch
 }
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true })
 
 export function toolMethods(registry: ToolRegistry, options: ToolCallOptions): Record<string, MethodSpec> {
-  const { visible } = options
+  const { visible, search } = options
   return {
     'tools/list': {
-      handler: (ctx) => registry.page(ctx.params.cursor, visible && ((tool) => visible(tool, ctx))),
+      handler: (ctx) =>
+        search?.active(ctx)
+          ? search.list(ctx, ctx.params.cursor)
+          : registry.page(ctx.params.cursor, visible && ((tool) => visible(tool, ctx))),
     },
-    'tools/call': { nameParam: 'name', handler: (ctx) => callTool(registry, options, ctx) },
+    'tools/call': {
+      nameParam: 'name',
+      handler: (ctx) => callTool(registry, options, ctx, ctx.params.name, ctx.params.arguments, true),
+    },
   }
 }
 
@@ -90,11 +99,16 @@ export function resolveTool(
   registry: ToolRegistry,
   options: ToolCallOptions,
   ctx: RequestContext,
+  name: unknown = ctx.params.name,
+  args: unknown = ctx.params.arguments,
+  outer = true,
 ): CompiledTool {
-  const { name, arguments: args } = ctx.params
   if (typeof name !== 'string') throw invalidParams('Invalid params: tools/call needs a string name')
   if (args !== undefined && !isRecord(args))
     throw invalidParams('Invalid params: arguments must be an object')
+  // The search tools answer only an outer call: call_tool cannot name itself or search_tools.
+  const own = outer ? options.search?.get(name) : undefined
+  if (own) return own
   const tool = registry.get(name)
   if (!tool || (options.visible && !options.visible(tool, ctx))) throw notFound(`Unknown tool: ${name}`)
   // `Mcp-Param-*` headers exist from revision 2026-07-28 on (streamable-http §Custom Headers from Tool
@@ -124,10 +138,27 @@ type Payload = ResultPayload | Promise<ResultPayload>
  * then costs no promise or async frame of its own. Errors that are answers (protocol errors, `input_required`)
  * are thrown; the middleware chain turns a synchronous throw into a rejection.
  */
-function callTool(registry: ToolRegistry, options: ToolCallOptions, ctx: RequestContext): Payload {
-  const tool = resolveTool(registry, options, ctx)
+function callTool(
+  registry: ToolRegistry,
+  options: ToolCallOptions,
+  ctx: RequestContext,
+  name: unknown,
+  args: unknown,
+  outer: boolean,
+): Payload {
+  const tool = resolveTool(registry, options, ctx, name, args, outer)
   const taskable = taskDecision(tool, options.tasks, ctx)
-  const validated = tool.input.validateAsync(ctx.params.arguments ?? {})
+  const validated = tool.input.validateAsync(args ?? {})
+  if (tool === options.search?.callTool) {
+    // call_tool: its own arguments checked, the named tool runs through this same function, so visibility,
+    // validation, limits, input rounds and tasks are exactly those of a direct call.
+    const inner = (checked: ValidationOutcome): Payload => {
+      if (!checked.ok) return runValidated(tool, options, ctx, undefined, checked)
+      const { name: innerName, arguments: innerArgs } = checked.value as Record<string, unknown>
+      return callTool(registry, options, ctx, innerName, innerArgs, false)
+    }
+    return validated instanceof Promise ? validated.then(inner) : inner(validated)
+  }
   return validated instanceof Promise
     ? validated.then((checked) => runValidated(tool, options, ctx, taskable, checked))
     : runValidated(tool, options, ctx, taskable, validated)

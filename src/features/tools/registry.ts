@@ -13,8 +13,22 @@ export type { ListOptions } from '../catalog.js'
 
 /** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export class ToolRegistry extends Catalog<ToolDefinition, CompiledTool> {
-  constructor(definitions: readonly ToolDefinition[], compiler: SchemaCompiler, options: ListOptions) {
-    super('tools', definitions, (definition) => compileTool(definition, compiler), options, {
+  /** `reserved`: names the server keeps for itself (tool search), refused at definition and at `add`. */
+  constructor(
+    definitions: readonly ToolDefinition[],
+    compiler: SchemaCompiler,
+    options: ListOptions,
+    reserved: ReadonlySet<string> = new Set(),
+  ) {
+    const compile = (definition: ToolDefinition): CompiledTool => {
+      const name = definition.config.name
+      if (reserved.has(name))
+        throw new ToolDefinitionError(
+          `Tool name ${name} is reserved by toolSearch: rename the tool or turn toolSearch off`,
+        )
+      return compileTool(definition, compiler)
+    }
+    super('tools', definitions, compile, options, {
       duplicate: (name) => new ToolDefinitionError(`Duplicate tool name ${name}`),
       unknown: (name) => new ToolDefinitionError(`Unknown tool ${name}`),
     })
