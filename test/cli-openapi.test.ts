@@ -118,11 +118,14 @@ describe('toolwire openapi', () => {
     expect(result.stdout).toContain('2 tools from Pets, calling http://127.0.0.1:9/unused')
   })
 
-  it('--json prints the definitions', async () => {
+  it('--json prints the definitions; --strict-responses publishes the documented output schemas', async () => {
     const result = await toolwire(['openapi', file, '--json', '--base-url', apiUrl])
     const tools = JSON.parse(result.stdout) as { name: string; outputSchema?: { required?: string[] } }[]
     expect(tools.map((tool) => tool.name)).toEqual(['getPet', 'deletePet'])
-    expect(tools[0]?.outputSchema?.required).toEqual(['id', 'name'])
+    expect(tools[0]?.outputSchema).toBeUndefined()
+    const strict = await toolwire(['openapi', file, '--json', '--strict-responses'])
+    const documented = JSON.parse(strict.stdout) as { outputSchema?: { required?: string[] } }[]
+    expect(documented[0]?.outputSchema?.required).toEqual(['id', 'name'])
   })
 
   it('reads a URL by the same loader as serve --openapi: loopback only with --allow-private', async () => {
@@ -136,12 +139,49 @@ describe('toolwire openapi', () => {
     expect(listed.stdout).toContain('2 tools from Pets, calling http://127.0.0.1:9/unused')
   })
 
-  it('a broken document exits 2 with the problems', async () => {
+  it('an operation that cannot become a tool is listed as skipped; --strict exits 2 with the problems', async () => {
     const broken = join(dir, 'broken.yaml')
     writeFileSync(broken, DOCUMENT.replace('#/components/schemas/Pet', '#/components/schemas/Cat'))
     const result = await toolwire(['openapi', broken])
-    expect(result.code).toBe(2)
-    expect(result.stderr).toContain('#/components/schemas/Cat')
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/^deletePet\s+DELETE \/pets\/\{petId\}\s+destructive$/m)
+    expect(result.stdout).toContain('1 tools from Pets')
+    expect(result.stdout).toContain('1 operation skipped (--strict refuses the document instead):')
+    expect(result.stdout).toMatch(
+      /^ {2}GET \/pets\/\{petId\} \(getPet\): skipped: .*#\/components\/schemas\/Cat/m,
+    )
+    const refused = await toolwire(['openapi', broken, '--strict'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('#/components/schemas/Cat')
+    const json = await toolwire(['openapi', broken, '--json'])
+    expect((JSON.parse(json.stdout) as { name: string }[]).map((tool) => tool.name)).toEqual(['deletePet'])
+    expect(json.stderr).toMatch(/^toolwire openapi: GET \/pets\/\{petId\} \(getPet\): skipped: /m)
+  })
+
+  it('--include, --exclude and --rename choose and name the tools', async () => {
+    const tagged = join(dir, 'tagged.yaml')
+    writeFileSync(
+      tagged,
+      DOCUMENT.replace('operationId: getPet', 'operationId: getPet\n      tags: [read]').replace(
+        'operationId: deletePet',
+        'operationId: deletePet\n      tags: [write]',
+      ),
+    )
+    const names = async (...flags: string[]): Promise<string[]> => {
+      const result = await toolwire(['openapi', tagged, '--json', ...flags])
+      expect(result.code, result.stderr).toBe(0)
+      return (JSON.parse(result.stdout) as { name: string }[]).map((tool) => tool.name)
+    }
+    expect(await names('--include', 'tag:read')).toEqual(['getPet'])
+    expect(await names('--exclude', 'operationId:getPet')).toEqual(['deletePet'])
+    expect(await names('--include', '/pets/*', '--exclude', 'tag:write')).toEqual(['getPet'])
+    expect(await names('--include', 'path:/nothing/**')).toEqual([])
+    expect(
+      await names('--rename', 'getPet=pets_read', '--rename', 'DELETE /pets/{petId}=pets_remove'),
+    ).toEqual(['pets_read', 'pets_remove'])
+    const wrong = await toolwire(['openapi', tagged, '--include', 'colour:red'])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain('--include expects tag:NAME, path:GLOB, operationId:ID or method:NAME')
   })
 })
 
@@ -270,6 +310,62 @@ describe('toolwire serve --openapi', () => {
     ])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain('"name": "pet 4"')
+  })
+
+  it('prints skipped operations on stderr and honours --include and --rename', async () => {
+    const broken = join(dir, 'serve-broken.yaml')
+    writeFileSync(
+      broken,
+      DOCUMENT.replace('operationId: deletePet', 'operationId: deletePet\n      tags: [write]').replace(
+        'paths:\n',
+        'paths:\n  /bad/{id}:\n    get:\n      operationId: bad\n      responses: { "200": { description: ok } }\n',
+      ),
+    )
+    const result = await toolwire([
+      'call',
+      'read_pet',
+      'petId=5',
+      '--yes',
+      '--',
+      process.execPath,
+      CLI,
+      'serve',
+      '--openapi',
+      broken,
+      '--base-url',
+      apiUrl,
+      '--exclude',
+      'tag:write',
+      '--rename',
+      'getPet=read_pet',
+      '--stdio',
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain('"name": "pet 5"')
+    expect(result.stderr).toContain(
+      'toolwire openapi: GET /bad/{id} (bad): skipped: path parameter {id} is not declared',
+    )
+    const listed = await toolwire([
+      'list',
+      '--json',
+      '--',
+      process.execPath,
+      CLI,
+      'serve',
+      '--openapi',
+      broken,
+      '--base-url',
+      apiUrl,
+      '--exclude',
+      'tag:write',
+      '--rename',
+      'getPet=read_pet',
+      '--stdio',
+    ])
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toContain('read_pet')
+    expect(listed.stdout).not.toContain('deletePet')
+    expect(listed.stdout).not.toContain('"bad"')
   })
 
   it('needs a module or --openapi', async () => {

@@ -11,7 +11,8 @@ import { dirname, join } from 'node:path'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { afterAll, describe, expect, it } from 'vitest'
 import { defineServer } from '../src/index.js'
-import { fromOpenAPI, OpenAPIError } from '../src/openapi/index.js'
+import { fromOpenAPI, OpenAPIError, type OpenAPIWarning } from '../src/openapi/index.js'
+import { openAPITools } from '../src/openapi/from-openapi.js'
 
 const require = createRequire(import.meta.url)
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
@@ -44,13 +45,15 @@ describe('real-world documents', () => {
     '%s: every operation becomes a tool the server accepts',
     async (label, file) => {
       const started = performance.now()
-      const tools = await fromOpenAPI(file, { baseUrl: 'https://api.example.com' })
+      const build = await openAPITools(file, { baseUrl: 'https://api.example.com' })
+      const tools = build.tools.map((entry) => entry.tool)
       const built = performance.now()
       const server = defineServer({ name: 'api', version: '1.0.0', tools })
       const defined = performance.now()
       console.log(
-        `${label}: ${tools.length} tools; fromOpenAPI ${(built - started).toFixed(0)} ms, defineServer ${(defined - built).toFixed(0)} ms`,
+        `${label}: ${tools.length} tools, ${build.skipped.length} skipped, ${build.warnings.length} warnings; fromOpenAPI ${(built - started).toFixed(0)} ms, defineServer ${(defined - built).toFixed(0)} ms`,
       )
+      expect(build.warnings).toEqual([])
       expect(tools).toHaveLength(await operationCount(file))
       expect(server.tools.size).toBe(tools.length)
     },
@@ -58,18 +61,22 @@ describe('real-world documents', () => {
   )
 
   it(`each of the ${exampleFiles.length} documents of @readme/oas-examples becomes valid tools`, async () => {
+    let loaded = 0
     for (const file of exampleFiles) {
-      const tools = await fromOpenAPI(file, { baseUrl: 'https://api.example.com' })
+      const tools = await fromOpenAPI(file, { baseUrl: 'https://api.example.com', strict: true })
       expect(tools.length, file).toBe(await operationCount(file))
+      loaded += tools.length
       defineServer({ name: 'api', version: '1.0.0', tools })
     }
+    console.log(`@readme/oas-examples: ${exampleFiles.length} documents, ${loaded} tools, none skipped`)
   }, 180_000)
 })
 
 const problemsOf = async (document: unknown): Promise<OpenAPIError> => {
-  const error: unknown = await fromOpenAPI(document as object, { baseUrl: 'http://127.0.0.1:1' }).catch(
-    (thrown: unknown) => thrown,
-  )
+  const error: unknown = await fromOpenAPI(document as object, {
+    baseUrl: 'http://127.0.0.1:1',
+    strict: true,
+  }).catch((thrown: unknown) => thrown)
   expect(error).toBeInstanceOf(OpenAPIError)
   expect((error as OpenAPIError).errorCode).toBe('ERR_OPENAPI')
   return error as OpenAPIError
@@ -129,7 +136,9 @@ describe('documents that cannot become tools', () => {
     const schema = JSON.stringify(tool?.config.inputSchema)
     expect(schema).toContain('"enum":["cat","dog"]')
     writeFileSync(join(dir, 'broken.yaml'), api('missing.yaml'))
-    const error: unknown = await fromOpenAPI(join(dir, 'broken.yaml')).catch((thrown: unknown) => thrown)
+    const error: unknown = await fromOpenAPI(join(dir, 'broken.yaml'), { strict: true }).catch(
+      (thrown: unknown) => thrown,
+    )
     expect(error).toBeInstanceOf(OpenAPIError)
     expect((error as OpenAPIError).message).toContain('missing.yaml')
   })
@@ -255,6 +264,174 @@ describe('documents that cannot become tools', () => {
   })
 })
 
+describe('documents with some operations that cannot become tools', () => {
+  const good = (operationId: string): object => ({ get: { operationId, responses: ok } })
+  const mixed = doc({
+    '/a': good('first'),
+    '/pets/{petId}': { get: { operationId: 'getPet', responses: ok } }, // {petId} is not declared
+    '/b': good('second'),
+    '/loop': {
+      post: {
+        operationId: 'loop',
+        requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/A' } } } },
+        responses: ok,
+      },
+    },
+  })
+  const loopDoc = {
+    ...mixed,
+    components: {
+      schemas: { A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' } },
+    },
+  }
+
+  it('skips each bad operation with a warning naming it and why; strict refuses the document', async () => {
+    const warnings: OpenAPIWarning[] = []
+    const tools = await fromOpenAPI(loopDoc, {
+      baseUrl: 'http://127.0.0.1:1',
+      onWarning: (warning) => warnings.push(warning),
+    })
+    expect(tools.map((tool) => tool.config.name)).toEqual(['first', 'second'])
+    expect(warnings).toEqual([
+      {
+        operation: 'GET /pets/{petId} (getPet)',
+        reason: 'path parameter {petId} is not declared',
+        skipped: true,
+      },
+      { operation: 'POST /loop (loop)', reason: expect.stringContaining('circular $ref'), skipped: true },
+    ])
+    const build = await openAPITools(loopDoc, { baseUrl: 'http://127.0.0.1:1', onWarning: () => undefined })
+    expect(build.skipped.map((problem) => problem.operation)).toEqual([
+      'GET /pets/{petId} (getPet)',
+      'POST /loop (loop)',
+    ])
+    const refused = await problemsOf(loopDoc)
+    expect(refused.problems.map((problem) => problem.operation)).toEqual([
+      'GET /pets/{petId} (getPet)',
+      'POST /loop (loop)',
+    ])
+  })
+
+  it('document-level problems still throw: not a document, no server URL without baseUrl', async () => {
+    const quiet = { onWarning: () => undefined }
+    await expect(fromOpenAPI({ hello: 'world' }, quiet)).rejects.toBeInstanceOf(OpenAPIError)
+    const error: unknown = await fromOpenAPI(doc({ '/a': good('a') }), quiet).catch(
+      (thrown: unknown) => thrown,
+    )
+    expect(error).toBeInstanceOf(OpenAPIError)
+    expect((error as OpenAPIError).problems).toEqual([
+      {
+        operation: 'document',
+        reason: 'names no server URL: pass the baseUrl option (--base-url on the command line)',
+      },
+    ])
+  })
+
+  it('what real documents do: 3.0 `examples` maps, parameters given as $ref, x- extensions, no servers with baseUrl', async () => {
+    const warnings: OpenAPIWarning[] = []
+    const onWarning = (warning: OpenAPIWarning): number => warnings.push(warning)
+    const swagger = {
+      swagger: '2.0',
+      info: { title: 't', version: '1' },
+      host: 'api.example.com',
+      parameters: {
+        limit: { name: 'limit', in: 'query', type: 'integer' },
+        petId: { name: 'petId', in: 'path', required: true, type: 'string' },
+      },
+      paths: {
+        'x-internal': { note: 'an extension, not a path' },
+        '/pets': {
+          get: { operationId: 'listPets', parameters: { $ref: '#/parameters/limit' }, responses: ok },
+        },
+        '/pets/{petId}': {
+          parameters: [{ $ref: '#/parameters/petId' }],
+          get: { operationId: 'getPet', 'x-rate-limit': 5, responses: ok },
+        },
+      },
+    }
+    const tools = await fromOpenAPI(swagger, { onWarning })
+    expect(tools.map((tool) => tool.config.name)).toEqual(['listPets', 'getPet'])
+    expect((tools[0]?.config.inputSchema as { properties: object }).properties).toEqual({
+      limit: { type: 'integer' },
+    })
+    expect((tools[1]?.config.inputSchema as { required: string[] }).required).toEqual(['petId'])
+    const openapi30 = doc(
+      {
+        '/pets': {
+          get: {
+            operationId: 'listPets',
+            responses: {
+              200: {
+                description: 'ok',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } },
+              },
+            },
+          },
+        },
+      },
+      {
+        Pet: {
+          type: 'object',
+          nullable: true,
+          'x-go-type': 'Pet',
+          examples: { cat: { value: { name: 'Tom' } } },
+          properties: { name: { type: 'string', examples: ['Tom'] } },
+        },
+      },
+    )
+    const [listPets] = await fromOpenAPI(openapi30, {
+      baseUrl: 'http://127.0.0.1:1',
+      onWarning,
+      strictResponses: true,
+    })
+    const output = listPets?.config.outputSchema as { properties: object; examples?: unknown }
+    expect(output.examples).toBeUndefined()
+    expect(output.properties).toEqual({ name: { type: 'string', examples: ['Tom'] } })
+    expect(warnings).toEqual([])
+  })
+
+  it('duplicate and missing operationIds get stable unique names, each duplicate with a warning', async () => {
+    const document = doc({
+      '/a': good('read'),
+      '/b': good('read'),
+      '/c': { get: { responses: ok } },
+      '/d': good('get_c'),
+      '/e': good('list pets'),
+      '/f': good('list/pets'),
+    })
+    const names = async (): Promise<{ names: string[]; warnings: OpenAPIWarning[] }> => {
+      const warnings: OpenAPIWarning[] = []
+      const tools = await fromOpenAPI(document, {
+        baseUrl: 'http://127.0.0.1:1',
+        onWarning: (warning) => warnings.push(warning),
+      })
+      return { names: tools.map((tool) => tool.config.name), warnings }
+    }
+    const first = await names()
+    expect(first.names).toEqual(['read', 'get_b', 'get_c', 'get_c_2', 'list_pets', 'list_pets_2'])
+    expect(new Set(first.names).size).toBe(first.names.length)
+    expect(first.warnings).toEqual([
+      {
+        operation: 'GET /b (read)',
+        reason:
+          'operationId "read" is also the operationId of GET /a; operationIds must be unique: named from its method and path',
+        skipped: false,
+      },
+      {
+        operation: 'GET /d (get_c)',
+        reason: 'tool name "get_c" is also the name of GET /c: named "get_c_2"',
+        skipped: false,
+      },
+      {
+        operation: 'GET /f (list/pets)',
+        reason: 'tool name "list_pets" is also the name of GET /e (list pets): named "list_pets_2"',
+        skipped: false,
+      },
+    ])
+    expect((await names()).names).toEqual(first.names)
+  })
+})
+
 describe('schemas a model can fill', () => {
   it('request schemas leave out readOnly properties, answers writeOnly ones; 3.0 nullable becomes a null type', async () => {
     const user = {
@@ -294,7 +471,7 @@ describe('schemas a model can fill', () => {
         },
         { User: user },
       ),
-      { baseUrl: 'http://127.0.0.1:1' },
+      { baseUrl: 'http://127.0.0.1:1', strictResponses: true },
     )
     // The JSON object body is flat: its properties are the tool's arguments (no `body`, no `$defs`).
     const input = tool?.config.inputSchema as Record<string, unknown>

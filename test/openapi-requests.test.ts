@@ -5,6 +5,8 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { type Client, connect, OAuthProvider } from '../src/client/index.js'
@@ -38,6 +40,12 @@ beforeAll(async () => {
         response.setHeader('content-type', 'text/plain; charset=utf-8')
         return response.end('plain words')
       }
+      if (request.url?.startsWith('/created')) {
+        // Created, with a body that lacks the documented `name`: the API drifted from its document.
+        response.statusCode = 201
+        response.setHeader('content-type', 'application/json')
+        return response.end(JSON.stringify({ id: 41 }))
+      }
       if (request.url?.startsWith('/list')) {
         response.setHeader('content-type', 'application/json')
         return response.end('[1,2,3]')
@@ -63,6 +71,13 @@ afterAll(async () => {
 })
 
 async function serve(document: object, options: OpenAPIOptions = {}): Promise<Client> {
+  return (await serveWithUrl(document, options)).client
+}
+
+async function serveWithUrl(
+  document: object,
+  options: OpenAPIOptions = {},
+): Promise<{ client: Client; url: string }> {
   const tools: ToolDefinition[] = await fromOpenAPI(document, { baseUrl, ...options })
   const mcp = await serveNode(defineServer({ name: 't', version: '1', tools }), {
     host: '127.0.0.1',
@@ -70,7 +85,7 @@ async function serve(document: object, options: OpenAPIOptions = {}): Promise<Cl
   })
   const client = connect({ url: mcp.url })
   running.push({ mcp, client })
-  return client
+  return { client, url: mcp.url }
 }
 
 /** Calls a tool and returns the request the API saw. */
@@ -295,19 +310,57 @@ describe('request bodies and answers', () => {
 })
 
 describe('structured answers', () => {
-  it('are checked against the outputSchema: an answer the document does not describe is a tool error', async () => {
-    const answer = (schema: object): object => ({
-      200: { description: 'ok', content: { 'application/json': { schema } } },
-    })
-    const client = await serve({
-      openapi: '3.0.3',
-      info: { title: 't', version: '1' },
-      paths: {
-        '/kept': { get: { operationId: 'kept', responses: answer({ type: 'object', required: ['ok'] }) } },
-        '/broken': {
-          get: { operationId: 'broken', responses: answer({ type: 'object', required: ['name'] }) },
-        },
+  const answer = (schema: object, status = 200): object => ({
+    [status]: { description: 'ok', content: { 'application/json': { schema } } },
+  })
+  const pet = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' } } }
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 't', version: '1' },
+    paths: {
+      '/kept': { get: { operationId: 'kept', responses: answer({ type: 'object', required: ['ok'] }) } },
+      '/broken': {
+        get: { operationId: 'broken', responses: answer({ type: 'object', required: ['name'] }) },
       },
+      '/created': { post: { operationId: 'create', responses: answer(pet, 201) } },
+    },
+  }
+
+  it('an answer that drifts from the documented schema is data with a warning, never a tool error', async () => {
+    const { client, url } = await serveWithUrl(document)
+    const listed = await client.listTools()
+    // A declared outputSchema obliges every result to conform (server/tools §Output Schema): none is.
+    expect(listed.tools.map((tool) => tool.outputSchema)).toEqual([undefined, undefined, undefined])
+    expect((await client.callTool('kept', {})).structuredContent).toEqual({ ok: true })
+    const created = await client.callTool('create', {})
+    expect(created.isError).toBeFalsy()
+    expect(created.content).toEqual([{ type: 'text', text: '{"id":41}' }])
+    expect(created.structuredContent).toBeUndefined()
+    expect(created._meta?.['dev.toolwire/openapi']).toEqual({
+      responseMismatch: "missing required property 'name'",
+    })
+    // The official SDK client takes the result as it is (it refuses one without structuredContent only
+    // when the tool declares an outputSchema).
+    const sdk = new SdkClient({ name: 'sdk-v1', version: '1.0.0' })
+    await sdk.connect(new StreamableHTTPClientTransport(new URL(url)))
+    try {
+      await sdk.listTools()
+      const result = await sdk.callTool({ name: 'create', arguments: {} })
+      expect(result.isError).toBeFalsy()
+      expect(result.content).toEqual([{ type: 'text', text: '{"id":41}' }])
+      expect(result._meta?.['dev.toolwire/openapi']).toEqual({
+        responseMismatch: "missing required property 'name'",
+      })
+    } finally {
+      await sdk.close()
+    }
+  })
+
+  it('with strictResponses the outputSchema is published and an answer the document does not describe is a tool error', async () => {
+    const client = await serve(document, { strictResponses: true })
+    const listed = await client.listTools()
+    expect(listed.tools.find((tool) => tool.name === 'create')?.outputSchema).toMatchObject({
+      required: ['id', 'name'],
     })
     expect((await client.callTool('kept', {})).structuredContent).toEqual({ ok: true })
     const broken = await client.callTool('broken', {})
@@ -319,6 +372,16 @@ describe('structured answers', () => {
         },
       ],
     })
+    const created = await client.callTool('create', {})
+    expect(created).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: "HTTP 201 Created: the answer does not match the API's documented schema: missing required property 'name'",
+        },
+      ],
+    })
+    expect(created._meta?.['dev.toolwire/openapi']).toBeUndefined()
   })
 })
 

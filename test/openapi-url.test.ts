@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Client, connect } from '../src/client/index.js'
 import { defineServer } from '../src/index.js'
-import { fromOpenAPI, OpenAPIError, type OpenAPIOptions } from '../src/openapi/index.js'
+import { fromOpenAPI, OpenAPIError, type OpenAPIOptions, type OpenAPIProblem } from '../src/openapi/index.js'
 import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 
 interface Seen {
@@ -95,8 +95,18 @@ async function received(client: Client, tool: string, args: Record<string, unkno
 }
 
 async function refusal(document: object, options: OpenAPIOptions): Promise<OpenAPIError> {
-  const error: unknown = await fromOpenAPI(document, options).catch((thrown: unknown) => thrown)
+  const error: unknown = await fromOpenAPI(document, { ...options, strict: true }).catch(
+    (thrown: unknown) => thrown,
+  )
   expect(error).toBeInstanceOf(OpenAPIError)
+  // Without strict, the same operations are skipped with the same reasons, and the rest become tools.
+  const skipped: OpenAPIProblem[] = []
+  const tools = await fromOpenAPI(document, {
+    ...options,
+    onWarning: ({ operation, reason }) => skipped.push({ operation, reason }),
+  })
+  expect(skipped).toEqual((error as OpenAPIError).problems)
+  expect(tools.length).toBeGreaterThan(0)
   return error as OpenAPIError
 }
 

@@ -32,7 +32,15 @@ export interface CallSettings {
   readonly maxErrorBodyChars: number
   readonly maxRedirects: number
   readonly fetch: typeof fetch
+  /** A 2xx answer that does not match the documented schema is a tool error (else data with a warning). */
+  readonly strictResponses: boolean
 }
+
+/**
+ * The `_meta` key of what the OpenAPI tools say about an answer (basic/index §_meta: a prefix of reversed
+ * DNS labels ending in `/`, not one MCP reserves).
+ */
+export const OPENAPI_META_KEY = 'dev.toolwire/openapi'
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
@@ -182,13 +190,20 @@ async function answer(
     }
     const textContent = { type: 'text' as const, text: JSON.stringify(value) }
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      // An answer the document does not describe is the API's doing, not a bug of this server: the caller
-      // gets a tool error saying so, not an internal error (server/tools §Output Schema: results must conform).
+      // An answer the document does not describe is the API's doing, not a bug of this server. The call
+      // succeeded, so the caller gets the data, as text only: structuredContent must conform to the
+      // outputSchema (server/tools §Output Schema), and a warning under _meta says why it is missing.
+      // strictResponses makes it a tool error instead.
       const outcome = checkOutput && (await checkOutput(value))
-      if (outcome && !outcome.ok)
-        return failure(
-          `${status}: the answer does not match the API's documented schema: ${outcome.issues.slice(0, 5).join('; ')}`,
-        )
+      if (outcome && !outcome.ok) {
+        const mismatch = outcome.issues.slice(0, 5).join('; ')
+        if (settings.strictResponses)
+          return failure(`${status}: the answer does not match the API's documented schema: ${mismatch}`)
+        return toolResult({
+          content: [textContent],
+          _meta: { [OPENAPI_META_KEY]: { responseMismatch: mismatch } },
+        })
+      }
       return toolResult({ content: [textContent], structuredContent: value as Record<string, unknown> })
     }
     return toolResult({ content: [textContent] })

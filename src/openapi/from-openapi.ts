@@ -82,6 +82,33 @@ export interface OpenAPIOptions {
   readonly isPrivateAddress?: (address: string) => boolean
   /** Bounds on reading the document and what its `$ref`s bring in (defaults in docs/security.md). */
   readonly documentLimits?: Partial<DocumentLimits>
+  /**
+   * Refuse the whole document when any operation cannot become a valid tool, or two share an operationId or
+   * a name (default false: such an operation is skipped, or named otherwise, with a warning).
+   */
+  readonly strict?: boolean
+  /**
+   * A 2xx answer that does not match the documented response schema is a tool error (default false: it is
+   * returned as data, with the mismatch under `_meta["dev.toolwire/openapi"].responseMismatch`).
+   */
+  readonly strictResponses?: boolean
+  /** Told each operation skipped (`skipped: true`) or named otherwise than asked (default: `console.warn`). */
+  readonly onWarning?: (warning: OpenAPIWarning) => void
+}
+
+/**
+ * What `fromOpenAPI` tolerated in a document: an operation it left out (`skipped`), or one it named from
+ * its method and path or with a suffix because its operationId or name was taken.
+ *
+ * @example
+ * ```ts
+ * const tools = await fromOpenAPI('./api.yaml', {
+ *   onWarning: (warning: OpenAPIWarning) => console.error(`${warning.operation}: ${warning.reason}`),
+ * })
+ * ```
+ */
+export interface OpenAPIWarning extends OpenAPIProblem {
+  readonly skipped: boolean
 }
 
 export const OPENAPI_DEFAULTS = { maxResponseBytes: 1_048_576, maxErrorBodyChars: 1000, maxRedirects: 5 }
@@ -96,8 +123,10 @@ export interface OpenAPITool {
 
 /**
  * Turns an OpenAPI document (OpenAPI 3.0, 3.1 or Swagger 2.0: a parsed object, a file path or an http(s)
- * URL) into tool definitions, one per operation, that call the API with `fetch`. Throws an `OpenAPIError`
- * naming every operation that cannot become a valid tool, and why.
+ * URL) into tool definitions, one per operation, that call the API with `fetch`. An operation that cannot
+ * become a valid tool is skipped with a warning naming it and why (`onWarning`); with `strict`, it makes
+ * the call throw an `OpenAPIError` naming every such operation. A document that cannot be read, or names
+ * no server URL when no `baseUrl` is given, always throws.
  *
  * @example
  * ```ts
@@ -121,6 +150,10 @@ export interface OpenAPIBuild {
   readonly title: string | undefined
   readonly version: string | undefined
   readonly baseUrl: string | undefined
+  /** Operations left out, each with the reason (empty with `strict`, which throws instead). */
+  readonly skipped: readonly OpenAPIProblem[]
+  /** Everything tolerated: the skipped operations and the ones named otherwise than asked. */
+  readonly warnings: readonly OpenAPIWarning[]
 }
 
 /** `fromOpenAPI` with each tool's operation beside it (for `toolwire openapi` and `serve --openapi`). */
@@ -136,26 +169,36 @@ export async function openAPITools(
     ...(options.documentLimits && { limits: options.documentLimits }),
   })
   const { document, version } = loaded
+  const strict = options.strict === true
   const problems: OpenAPIProblem[] = []
+  const notes: OpenAPIProblem[] = []
   const baseUrl = options.baseUrl ?? documentBaseUrl(loaded)
   if (baseUrl === undefined)
-    problems.push({
-      operation: 'document',
-      reason: 'names no server URL: pass the baseUrl option (--base-url on the command line)',
-    })
+    throw new OpenAPIError([
+      {
+        operation: 'document',
+        reason: 'names no server URL: pass the baseUrl option (--base-url on the command line)',
+      },
+    ])
   const operations = listOperations(document).filter(
     (operation) =>
       (!options.include || matches(operation, options.include)) &&
       !(options.exclude && matches(operation, options.exclude)),
   )
-  const named = nameOperations(operations, options.rename, options.namePrefix ?? '', problems)
+  const named = nameOperations(
+    operations,
+    options.rename,
+    options.namePrefix ?? '',
+    problems,
+    strict ? undefined : notes,
+  )
   // A remote document's servers are judged (server-reach.ts); a baseUrl, a file or an object is the user's.
   const judge =
     loaded.url !== undefined && options.baseUrl === undefined && options.allowPrivate !== true
       ? new ServerJudge(options.isPrivateAddress, options.documentLimits?.timeoutMs)
       : undefined
   const servers = new Map(
-    named.map(({ operation }) => [operation, operationBaseUrl(loaded, operation) ?? baseUrl ?? ''] as const),
+    named.map(({ operation }) => [operation, operationBaseUrl(loaded, operation) ?? baseUrl] as const),
   )
   const refusals = judge === undefined ? new Map<string, string>() : await judge.refusals(servers.values())
   const settings: CallSettings = {
@@ -166,6 +209,7 @@ export async function openAPITools(
     maxErrorBodyChars: options.maxErrorBodyChars ?? OPENAPI_DEFAULTS.maxErrorBodyChars,
     maxRedirects: options.maxRedirects ?? OPENAPI_DEFAULTS.maxRedirects,
     fetch: options.fetch ?? ((request) => fetch(request)),
+    strictResponses: options.strictResponses === true,
   }
   const converters = {
     request: new SchemaConverter(document, version, 'request'),
@@ -181,25 +225,57 @@ export async function openAPITools(
     }
     try {
       const output: { check?: OutputCheck } = {}
-      const server = options.baseUrl ?? servers.get(operation) ?? ''
+      const server = options.baseUrl ?? servers.get(operation) ?? baseUrl
       const tool = makeTool(loaded, operation, name, converters, settings, server, options, output)
       const compiled = compileTool(tool, compiler)
       const validator = compiled.output
       if (validator) output.check = (value) => validator.validateAsync(value)
-      tools.push({ tool, method: operation.method, path: operation.path, operationId: operation.operationId })
+      tools.push({
+        tool: settings.strictResponses ? tool : withoutOutputSchema(tool),
+        method: operation.method,
+        path: operation.path,
+        operationId: operation.operationId,
+      })
     } catch (error) {
       if (!(error instanceof Error)) throw error
       problems.push({ operation: operation.label, reason: error.message })
     }
   }
-  if (problems.length > 0) throw new OpenAPIError(problems)
+  if (strict && problems.length > 0) throw new OpenAPIError(problems)
+  const warnings: OpenAPIWarning[] = [
+    ...problems.map((problem) => ({ ...problem, skipped: true })),
+    ...notes.map((note) => ({ ...note, skipped: false })),
+  ]
+  // An operation left out silently would look like a document without it: said somewhere unless redirected.
+  const warn =
+    options.onWarning ??
+    ((warning: OpenAPIWarning) =>
+      // eslint-disable-next-line no-console
+      console.warn(
+        `toolwire openapi: ${warning.operation}: ${warning.skipped ? 'skipped: ' : ''}${warning.reason}`,
+      ))
+  for (const warning of warnings) warn(warning)
   const info = isNode(document.info) ? document.info : {}
   return {
     tools,
     title: typeof info.title === 'string' ? info.title : undefined,
     version: typeof info.version === 'string' ? info.version : undefined,
     baseUrl,
+    skipped: problems,
+    warnings,
   }
+}
+
+/**
+ * The tool as published when answers may drift: server/tools §Output Schema says a server MUST send
+ * structured results that conform to a declared `outputSchema` (and SDK clients refuse a result without
+ * one), so a tool that returns an answer the document does not describe as data cannot declare it. The
+ * documented schema still checks each answer (`callOperation`); one that conforms is sent as
+ * `structuredContent`.
+ */
+function withoutOutputSchema(tool: ToolDefinition): ToolDefinition {
+  const { outputSchema: _documented, ...config } = tool.config
+  return { ...tool, config }
 }
 
 function checkOptions(options: OpenAPIOptions): void {
@@ -237,7 +313,7 @@ function makeTool(
   }
   const outputSchema = outputSchemaOf(loaded, operation, converters.response)
   const description = descriptionOf(operation)
-  const base = serverUrl === '' ? undefined : httpUrl(serverUrl)
+  const base = httpUrl(serverUrl)
   return defineTool({
     name,
     ...(operation.summary === undefined ? {} : { title: operation.summary }),
@@ -249,8 +325,6 @@ function makeTool(
     annotations: annotationsOf(operation.method),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     handler: (args, context) => {
-      // Without a server URL the document is refused before any tool is made (openAPITools).
-      if (base === undefined) throw new ToolError('The OpenAPI document names no server URL')
       let request: BuiltRequest
       try {
         request = buildRequest(base, operation.method, operation.path, plan, args as Record<string, unknown>)

@@ -8,7 +8,7 @@
 import { type FlatBody, objectShape, placeBody } from './body.js'
 import { isNode, type Node, type OpenAPIVersion } from './document.js'
 import type { Operation } from './operations.js'
-import { deref, OperationProblem, type SchemaConverter } from './schema.js'
+import { deref, OperationProblem, resolvePointer, type SchemaConverter } from './schema.js'
 
 export type ParameterPlace = 'path' | 'query' | 'header' | 'cookie' | 'formData'
 
@@ -240,8 +240,12 @@ function consumesOf(document: Node, operation: Operation): string[] {
 /** Path-level parameters, overridden by operation-level ones of the same name and place. */
 function mergeParameters(document: Node, operation: Operation): Node[] {
   const merged = new Map<string, Node>()
-  for (const list of [operation.pathItem.parameters, operation.node.parameters]) {
-    if (list === undefined) continue
+  for (const given of [operation.pathItem.parameters, operation.node.parameters]) {
+    if (given === undefined) continue
+    // Some documents give the whole list as a `$ref` (to a list, or to one parameter).
+    const target =
+      isNode(given) && typeof given.$ref === 'string' ? resolvePointer(document, given.$ref) : given
+    const list = isNode(target) ? [given] : target
     if (!Array.isArray(list)) throw new OperationProblem('parameters is not a list')
     for (const entry of list) {
       const parameter = deref(document, entry, 'a parameter')

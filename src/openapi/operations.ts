@@ -57,7 +57,8 @@ export function listOperations(document: Node, pathsKey = 'paths'): Operation[] 
   if (!isNode(paths)) return []
   const operations: Operation[] = []
   for (const [path, pathItem] of Object.entries(paths)) {
-    if (!isNode(pathItem)) continue
+    // OpenAPI §Paths Object: a key starting `x-` is an extension, not a path.
+    if (!isNode(pathItem) || path.startsWith('x-')) continue
     for (const method of METHODS) {
       const node = pathItem[method]
       if (!isNode(node)) continue
@@ -128,40 +129,53 @@ export interface NamedOperation {
   readonly name: string
 }
 
-/** Names the operations; problems for duplicate operationIds, invalid renames and names taken twice. */
+/**
+ * Names the operations. Problems (the operation is not made a tool) for invalid names a `rename` gives.
+ * With `notes` (tolerant mode), an operationId taken before and a name taken before are settled and noted:
+ * the later operation is named from its method and path, then given the first free `_2`, `_3` … suffix, so
+ * the same document always gives the same names. Without `notes` (strict mode) both are problems.
+ */
 export function nameOperations(
   operations: readonly Operation[],
   rename: Rename | undefined,
   prefix: string,
   problems: OpenAPIProblem[],
+  notes?: OpenAPIProblem[],
 ): NamedOperation[] {
   const byId = new Map<string, Operation>()
-  const duplicates = new Set<Operation>()
+  const duplicates = new Map<Operation, Operation>()
   for (const operation of operations) {
     if (operation.operationId === undefined) continue
     const first = byId.get(operation.operationId)
-    if (first) {
-      duplicates.add(operation)
-      problems.push({
-        operation: operation.label,
-        reason: `operationId ${JSON.stringify(operation.operationId)} is also the operationId of ${first.method.toUpperCase()} ${first.path}; operationIds must be unique`,
-      })
-    } else byId.set(operation.operationId, operation)
+    if (first) duplicates.set(operation, first)
+    else byId.set(operation.operationId, operation)
   }
   const byName = new Map<string, Operation>()
   const named: NamedOperation[] = []
+  const routeName = (operation: Operation): string =>
+    toToolName(`${prefix}${operation.method}_${operation.path.replace(/[{}]/g, '')}`)
   for (const operation of operations) {
     const route = `${operation.method.toUpperCase()} ${operation.path}`
     const chosen =
       typeof rename === 'function'
         ? rename(operation)
         : (rename?.[operation.operationId ?? ''] ?? rename?.[route])
-    if (chosen === undefined && duplicates.has(operation)) continue // reported once, above
-    const name =
-      chosen ??
-      toToolName(
-        `${prefix}${operation.operationId ?? `${operation.method}_${operation.path.replace(/[{}]/g, '')}`}`,
-      )
+    const first = duplicates.get(operation)
+    let name: string
+    if (chosen !== undefined) name = chosen
+    else if (first !== undefined) {
+      const reason = `operationId ${JSON.stringify(operation.operationId)} is also the operationId of ${first.method.toUpperCase()} ${first.path}; operationIds must be unique`
+      if (notes === undefined) {
+        problems.push({ operation: operation.label, reason })
+        continue
+      }
+      name = routeName(operation)
+      notes.push({ operation: operation.label, reason: `${reason}: named from its method and path` })
+    } else
+      name =
+        operation.operationId === undefined
+          ? routeName(operation)
+          : toToolName(prefix + operation.operationId)
     if (!TOOL_NAME.test(name)) {
       problems.push({
         operation: operation.label,
@@ -171,14 +185,28 @@ export function nameOperations(
     }
     const other = byName.get(name)
     if (other) {
-      problems.push({
-        operation: operation.label,
-        reason: `tool name ${JSON.stringify(name)} is also the name of ${other.label}; give one another name with the rename option`,
-      })
-      continue
+      const reason = `tool name ${JSON.stringify(name)} is also the name of ${other.label}`
+      if (notes === undefined || chosen !== undefined) {
+        problems.push({
+          operation: operation.label,
+          reason: `${reason}; give one another name with the rename option`,
+        })
+        continue
+      }
+      name = freeName(name, byName)
+      notes.push({ operation: operation.label, reason: `${reason}: named ${JSON.stringify(name)}` })
     }
     byName.set(name, operation)
     named.push({ operation, name })
   }
   return named
+}
+
+/** `name_2`, `name_3` …: the first not taken, cut to fit the 128-character limit. */
+function freeName(name: string, taken: ReadonlyMap<string, unknown>): string {
+  for (let n = 2; ; n++) {
+    const suffix = `_${n}`
+    const candidate = `${name.slice(0, MAX_NAME - suffix.length)}${suffix}`
+    if (!taken.has(candidate)) return candidate
+  }
 }

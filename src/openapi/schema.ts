@@ -20,7 +20,6 @@ const PLAIN = new Set([
   'title',
   'description',
   'default',
-  'examples',
   'deprecated',
   'readOnly',
   'writeOnly',
@@ -231,7 +230,11 @@ export class SchemaConverter {
     for (const [key, value] of Object.entries(node)) {
       if (value === undefined) continue
       if (PLAIN.has(key)) out[key] = value
-      else if (key === 'format') {
+      // 2020-12 `examples` is a list; OpenAPI 3.0 documents often give a map of Example Objects there (the
+      // Media Type Object's spelling), which a validator would reject: left out, like `example`.
+      else if (key === 'examples') {
+        if (Array.isArray(value)) out.examples = value
+      } else if (key === 'format') {
         if (typeof value === 'string' && FORMATS.has(value)) out.format = value
       } else if (key === 'required') {
         if (Array.isArray(value) && value.every((name) => typeof name === 'string')) out.required = value
