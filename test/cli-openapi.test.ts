@@ -312,7 +312,7 @@ describe('toolwire serve --openapi', () => {
     expect(result.stdout).toContain('"name": "pet 4"')
   })
 
-  it('prints skipped operations on stderr and honours --include and --rename', async () => {
+  it('prints skipped operations on stderr and honours --exclude and --rename', async () => {
     const broken = join(dir, 'serve-broken.yaml')
     writeFileSync(
       broken,
