@@ -90,8 +90,9 @@ function publish(name: string, document: object): string {
   return `http://${PUBLIC_HOST}:${remote.port}/${name}.json`
 }
 
+/** The tools, or the OpenAPIError (strict unless said otherwise: a refused server is a problem of its operation). */
 async function outcome(source: string, options: OpenAPIOptions): Promise<ToolDefinition[] | OpenAPIError> {
-  return fromOpenAPI(source, options).catch((error: unknown) => {
+  return fromOpenAPI(source, { strict: true, ...options }).catch((error: unknown) => {
     if (error instanceof OpenAPIError) return error
     throw error
   })
@@ -177,6 +178,16 @@ describe("a remote document's servers", () => {
     expect(problems.map((problem) => problem.operation).sort()).toEqual(Object.keys(refused).sort())
     for (const problem of problems)
       expect(problem.reason, problem.operation).toMatch(refused[problem.operation] as RegExp)
+    // Without strict the same operations are skipped, with the same reasons; the public one is a tool.
+    const skipped: { operation: string; reason: string }[] = []
+    const tools = await outcome(url, {
+      isPrivateAddress: isPrivate,
+      strict: false,
+      onWarning: ({ operation, reason }) => skipped.push({ operation, reason }),
+    })
+    if (!Array.isArray(tools)) throw tools
+    expect(tools.map((tool) => tool.config.name)).toEqual(['public'])
+    expect(skipped).toEqual(problems)
     expect(local.seen.length).toBe(before)
   })
 
