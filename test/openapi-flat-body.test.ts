@@ -4,46 +4,24 @@
  * has (nested under `body`), extra arguments into a body that allows them, and the bodies that stay one
  * `body` argument (non-object, `oneOf`, non-JSON).
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Client, connect } from '../src/client/index.js'
-import { defineServer, type ToolDefinition } from '../src/index.js'
+import type { Client } from '../src/client/index.js'
+import type { ToolDefinition } from '../src/index.js'
 import { fromOpenAPI } from '../src/openapi/index.js'
-import { serveNode, type RunningServer } from '../src/transports/http/node.js'
+import { type RecordingApi, recordingApi, toolServers } from './helpers/openapi-api.js'
 
-interface Seen {
-  method: string
-  url: string
-  headers: IncomingHttpHeaders
-  body: string
-}
-const seen: Seen[] = []
-let api: Server
+let api: RecordingApi
 let baseUrl: string
+const servers = toolServers()
 
 beforeAll(async () => {
-  api = createServer((request, response) => {
-    let body = ''
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()))
-    request.on('end', () => {
-      seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body })
-      response.setHeader('content-type', 'application/json')
-      response.end(JSON.stringify({ ok: true }))
-    })
-  })
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve))
-  baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`
+  api = await recordingApi()
+  baseUrl = api.url
 })
 
-const running: { mcp: RunningServer; client: Client }[] = []
 afterAll(async () => {
-  for (const { mcp, client } of running) {
-    await client.close()
-    await mcp.close()
-  }
-  api.closeAllConnections()
-  await new Promise((resolve) => api.close(resolve))
+  await servers.close()
+  await api.close()
 })
 
 const ok = { 200: { description: 'ok' } }
@@ -139,25 +117,14 @@ let client: Client
 
 beforeAll(async () => {
   tools = await fromOpenAPI(DOCUMENT, { baseUrl })
-  const mcp = await serveNode(defineServer({ name: 't', version: '1', tools }), {
-    host: '127.0.0.1',
-    port: 0,
-  })
-  client = connect({ url: mcp.url })
-  running.push({ mcp, client })
+  client = await servers.connect(tools)
 })
 
 const inputOf = (name: string): Record<string, unknown> =>
   tools.find((tool) => tool.config.name === name)?.config.inputSchema as Record<string, unknown>
 
 /** Calls a tool and returns the one request the API saw. */
-async function sent(tool: string, args: Record<string, unknown>): Promise<Seen> {
-  const before = seen.length
-  const result = await client.callTool(tool, args)
-  expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
-  expect(seen.length).toBe(before + 1)
-  return seen.at(-1) as Seen
-}
+const sent = (tool: string, args: Record<string, unknown>) => api.sent(client, tool, args)
 
 describe('a JSON object body as flat arguments', () => {
   it('createPet takes name and tag and sends them as the JSON body', async () => {
@@ -173,11 +140,11 @@ describe('a JSON object body as flat arguments', () => {
   })
 
   it('a required body property left out is invalid arguments, and nothing is sent', async () => {
-    const before = seen.length
+    const before = api.seen.length
     const result = await client.callTool('createPet', { tag: 'cat' })
     expect(result.isError).toBe(true)
     expect(JSON.stringify(result.content)).toMatch(/name/)
-    expect(seen.length).toBe(before)
+    expect(api.seen.length).toBe(before)
   })
 
   it('a body property a parameter also names stays in the body, under `body`', async () => {

@@ -3,71 +3,53 @@
  * request as it arrived: parameter styles (OpenAPI 3.1 §Style Examples), Swagger 2.0 collection formats and
  * form fields, request body media types, every kind of credential, and non-JSON answers.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
-import { type Client, connect, OAuthProvider } from '../src/client/index.js'
-import { defineServer, type ToolDefinition } from '../src/index.js'
+import { type Client, OAuthProvider } from '../src/client/index.js'
 import { fromOpenAPI, type OpenAPIOptions } from '../src/openapi/index.js'
-import { serveNode, type RunningServer } from '../src/transports/http/node.js'
 import { ROBOT_CLIENT, startAuthorizationServer } from './helpers/oidc.js'
+import { type RecordingApi, recordingApi, type SeenRequest, toolServers } from './helpers/openapi-api.js'
 
-interface Seen {
-  method: string
-  url: string
-  headers: IncomingHttpHeaders
-  body: string
-}
-const seen: Seen[] = []
-let api: Server
+let api: RecordingApi
 let baseUrl: string
 const PNG = Buffer.from('89504e470d0a1a0a', 'hex')
 
 beforeAll(async () => {
-  api = createServer((request, response) => {
-    let body = ''
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()))
-    request.on('end', () => {
-      seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body })
-      if (request.url?.startsWith('/image')) {
-        response.setHeader('content-type', 'image/png')
-        return response.end(PNG)
-      }
-      if (request.url?.startsWith('/text')) {
-        response.setHeader('content-type', 'text/plain; charset=utf-8')
-        return response.end('plain words')
-      }
-      if (request.url?.startsWith('/created')) {
-        // Created, with a body that lacks the documented `name`: the API drifted from its document.
-        response.statusCode = 201
-        response.setHeader('content-type', 'application/json')
-        return response.end(JSON.stringify({ id: 41 }))
-      }
-      if (request.url?.startsWith('/list')) {
-        response.setHeader('content-type', 'application/json')
-        return response.end('[1,2,3]')
-      }
-      response.statusCode = request.method === 'DELETE' ? 204 : 200
-      if (response.statusCode === 204) return response.end()
+  api = await recordingApi((request, response) => {
+    if (request.url?.startsWith('/image')) {
+      response.setHeader('content-type', 'image/png')
+      return response.end(PNG)
+    }
+    if (request.url?.startsWith('/text')) {
+      response.setHeader('content-type', 'text/plain; charset=utf-8')
+      return response.end('plain words')
+    }
+    if (request.url?.startsWith('/created')) {
+      // Created, with a body that lacks the documented `name`: the API drifted from its document.
+      response.statusCode = 201
       response.setHeader('content-type', 'application/json')
-      response.end(JSON.stringify({ ok: true }))
-    })
+      return response.end(JSON.stringify({ id: 41 }))
+    }
+    if (request.url?.startsWith('/list')) {
+      response.setHeader('content-type', 'application/json')
+      return response.end('[1,2,3]')
+    }
+    response.statusCode = request.method === 'DELETE' ? 204 : 200
+    if (response.statusCode === 204) return response.end()
+    response.setHeader('content-type', 'application/json')
+    response.end(JSON.stringify({ ok: true }))
   })
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve))
-  baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`
+  baseUrl = api.url
 })
 
-const running: { mcp: RunningServer; client: Client }[] = []
+const servers = toolServers()
 afterAll(async () => {
-  for (const { mcp, client } of running) {
-    await client.close()
-    await mcp.close()
-  }
-  api.closeAllConnections()
-  await new Promise((resolve) => api.close(resolve))
+  await servers.close()
+  await api.close()
 })
 
 async function serve(document: object, options: OpenAPIOptions = {}): Promise<Client> {
@@ -78,23 +60,7 @@ async function serveWithUrl(
   document: object,
   options: OpenAPIOptions = {},
 ): Promise<{ client: Client; url: string }> {
-  const tools: ToolDefinition[] = await fromOpenAPI(document, { baseUrl, ...options })
-  const mcp = await serveNode(defineServer({ name: 't', version: '1', tools }), {
-    host: '127.0.0.1',
-    port: 0,
-  })
-  const client = connect({ url: mcp.url })
-  running.push({ mcp, client })
-  return { client, url: mcp.url }
-}
-
-/** Calls a tool and returns the request the API saw. */
-async function sent(client: Client, tool: string, args: Record<string, unknown>): Promise<Seen> {
-  const before = seen.length
-  const result = await client.callTool(tool, args)
-  expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
-  expect(seen.length).toBe(before + 1)
-  return seen.at(-1) as Seen
+  return servers.start(await fromOpenAPI(document, { baseUrl, ...options }))
 }
 
 const ok = { 200: { description: 'ok' } }
@@ -154,17 +120,17 @@ describe('parameter serialisation (OpenAPI 3)', () => {
 
   it('path parameters: simple, label and matrix, exploded or not', async () => {
     const client = await serve(document)
-    expect((await sent(client, 'simple', { list: ['a', 'b c'], obj: { r: 1, g: 2 } })).url).toBe(
+    expect((await api.sent(client, 'simple', { list: ['a', 'b c'], obj: { r: 1, g: 2 } })).url).toBe(
       '/simple/a,b%20c/r=1,g=2',
     )
     expect(
-      (await sent(client, 'labelMatrix', { list: ['a', 'b'], m: ['x', 'y'], mo: { r: 1, g: 2 } })).url,
+      (await api.sent(client, 'labelMatrix', { list: ['a', 'b'], m: ['x', 'y'], mo: { r: 1, g: 2 } })).url,
     ).toBe('/label/.a.b/matrix/;m=x,y/;r=1;g=2')
   })
 
   it('query, header and cookie parameters in every style', async () => {
     const client = await serve(document)
-    const request = await sent(client, 'query', {
+    const request = await api.sent(client, 'query', {
       form: ['a', 'b'],
       multi: ['a', 'b'],
       space: ['a', 'b'],
@@ -201,7 +167,7 @@ describe('arguments that would make another request', () => {
         },
       },
     })
-    const before = seen.length
+    const before = api.seen.length
     for (const name of ['..', '.', '']) {
       const result = await client.callTool('file', { name })
       expect(result).toMatchObject({
@@ -214,8 +180,8 @@ describe('arguments that would make another request', () => {
     expect((header.content[0] as { text: string }).text).toMatch(
       /^Cannot make the request from these arguments/,
     )
-    expect(seen.length).toBe(before)
-    expect((await sent(client, 'file', { name: '../etc/passwd' })).url).toBe('/files/..%2Fetc%2Fpasswd')
+    expect(api.seen.length).toBe(before)
+    expect((await api.sent(client, 'file', { name: '../etc/passwd' })).url).toBe('/files/..%2Fetc%2Fpasswd')
   })
 })
 
@@ -253,7 +219,7 @@ describe('Swagger 2.0 collection formats and form fields', () => {
         },
       },
     })
-    const request = await sent(client, 'post2', {
+    const request = await api.sent(client, 'post2', {
       csv: ['a', 'b'],
       multi: ['a', 'b'],
       pipes: ['a', 'b'],
@@ -289,12 +255,12 @@ describe('request bodies and answers', () => {
 
   it('sends form and text bodies, and returns text, images, JSON arrays and empty answers', async () => {
     const client = await serve(document)
-    const form = await sent(client, 'form', { body: { r: 1, g: 2 } })
+    const form = await api.sent(client, 'form', { body: { r: 1, g: 2 } })
     expect([form.headers['content-type'], form.body]).toEqual([
       'application/x-www-form-urlencoded',
       'r=1&g=2',
     ])
-    const text = await sent(client, 'text', { body: 'hello' })
+    const text = await api.sent(client, 'text', { body: 'hello' })
     expect([text.headers['content-type'], text.body]).toEqual(['text/plain', 'hello'])
     expect((await client.callTool('text', { body: 'again' })).content).toEqual([
       { type: 'text', text: 'plain words' },
@@ -392,7 +358,7 @@ describe('credentials', () => {
     paths: { '/me': { get: { operationId: 'me', responses: ok } } },
   }
 
-  it.each<[string, OpenAPIOptions['auth'], (request: Seen) => unknown, unknown]>([
+  it.each<[string, OpenAPIOptions['auth'], (request: SeenRequest) => unknown, unknown]>([
     [
       'bearer (a function)',
       { type: 'bearer', token: async () => 't-1' },
@@ -425,7 +391,7 @@ describe('credentials', () => {
     ],
   ])('%s', async (_label, auth, pick, expected) => {
     const client = await serve(document, auth === undefined ? {} : { auth })
-    expect(pick(await sent(client, 'me', {}))).toBe(expected)
+    expect(pick(await api.sent(client, 'me', {}))).toBe(expected)
   })
 
   it("toolwire's OAuth client (client credentials) gets a token from a real authorization server", async () => {

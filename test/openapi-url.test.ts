@@ -3,26 +3,14 @@
  * only the server URL's origin. Two real HTTP servers record what arrives: the API, and a second one on
  * another port standing in for an attacker's host.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Client, connect } from '../src/client/index.js'
-import { defineServer } from '../src/index.js'
+import type { Client } from '../src/client/index.js'
 import { fromOpenAPI, OpenAPIError, type OpenAPIOptions, type OpenAPIProblem } from '../src/openapi/index.js'
-import { serveNode, type RunningServer } from '../src/transports/http/node.js'
+import { type RecordingApi, recordingApi, type SeenRequest, toolServers } from './helpers/openapi-api.js'
 
-interface Seen {
-  readonly method: string
-  readonly url: string
-  readonly headers: IncomingHttpHeaders
-}
-
-/** A server that records each request's raw target and headers; `/go?to=URL` redirects there. */
-async function recorder(): Promise<{ server: Server; port: number; seen: Seen[] }> {
-  const seen: Seen[] = []
-  const server = createServer((request, response) => {
-    seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers })
-    request.resume()
+/** Records each request's raw target and headers; `/go?to=URL` redirects there. */
+const recorder = (): Promise<RecordingApi> =>
+  recordingApi((request, response) => {
     const to = new URL(request.url ?? '/', 'http://x').searchParams.get('to')
     if (request.url?.startsWith('/go?') && to !== null) {
       response.statusCode = 302
@@ -32,32 +20,24 @@ async function recorder(): Promise<{ server: Server; port: number; seen: Seen[] 
     response.setHeader('content-type', 'application/json')
     response.end(JSON.stringify({ ok: true }))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { server, port: (server.address() as AddressInfo).port, seen }
-}
 
-let api: Awaited<ReturnType<typeof recorder>>
-let attacker: Awaited<ReturnType<typeof recorder>>
+let api: RecordingApi
+let attacker: RecordingApi
 let apiUrl: string
 let attackerUrl: string
-const running: { mcp: RunningServer; client: Client }[] = []
+const servers = toolServers()
 
 beforeAll(async () => {
   api = await recorder()
   attacker = await recorder()
-  apiUrl = `http://127.0.0.1:${api.port}`
-  attackerUrl = `http://127.0.0.1:${attacker.port}`
+  apiUrl = api.url
+  attackerUrl = attacker.url
 })
 
 afterAll(async () => {
-  for (const { mcp, client } of running) {
-    await client.close()
-    await mcp.close()
-  }
-  for (const { server } of [api, attacker]) {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  }
+  await servers.close()
+  await api.close()
+  await attacker.close()
 })
 
 const ok = { 200: { description: 'ok' } }
@@ -75,23 +55,7 @@ const credentials: OpenAPIOptions = {
 }
 
 async function serve(document: object, options: OpenAPIOptions): Promise<Client> {
-  const tools = await fromOpenAPI(document, options)
-  const mcp = await serveNode(defineServer({ name: 't', version: '1', tools }), {
-    host: '127.0.0.1',
-    port: 0,
-  })
-  const client = connect({ url: mcp.url })
-  running.push({ mcp, client })
-  return client
-}
-
-/** Calls a tool and returns what the API received. */
-async function received(client: Client, tool: string, args: Record<string, unknown>): Promise<Seen> {
-  const before = api.seen.length
-  const result = await client.callTool(tool, args)
-  expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
-  expect(api.seen).toHaveLength(before + 1)
-  return api.seen.at(-1) as Seen
+  return servers.connect(await fromOpenAPI(document, options))
 }
 
 async function refusal(document: object, options: OpenAPIOptions): Promise<OpenAPIError> {
@@ -198,10 +162,10 @@ describe('path parameter values stay inside one segment', () => {
     ['\\..\\admin', '/files/%5C..%5Cadmin'],
   ])('%j arrives as %s', async (name, path) => {
     const client = await serve(files, { baseUrl: apiUrl, ...credentials })
-    const seen = await received(client, 'file', { name })
+    const seen = await api.sent(client, 'file', { name })
     expect(seen.url).toBe(path)
     expect(seen.headers.authorization).toBe('Bearer secret-token')
-    const raw = await received(client, 'raw', { name })
+    const raw = await api.sent(client, 'raw', { name })
     expect(raw.url).toBe(`${path}/raw`)
     expect(attacker.seen).toEqual([])
   })
@@ -209,10 +173,10 @@ describe('path parameter values stay inside one segment', () => {
   it('a base URL with a path prefix keeps it, with or without a trailing slash', async () => {
     for (const baseUrl of [`${apiUrl}/api/v1`, `${apiUrl}/api/v1/`]) {
       const client = await serve(files, { baseUrl, ...credentials })
-      expect((await received(client, 'file', { name: '../../admin' })).url).toBe(
+      expect((await api.sent(client, 'file', { name: '../../admin' })).url).toBe(
         '/api/v1/files/..%2F..%2Fadmin',
       )
-      expect((await received(client, 'raw', { name: 'a b' })).url).toBe('/api/v1/files/a%20b/raw')
+      expect((await api.sent(client, 'raw', { name: 'a b' })).url).toBe('/api/v1/files/a%20b/raw')
     }
   })
 
@@ -230,8 +194,8 @@ describe('path parameter values stay inside one segment', () => {
       }),
       { baseUrl: `${apiUrl}/v2?tenant=t1`, ...credentials },
     )
-    expect((await received(client, 'form', {})).url).toBe('/v2/cookies?tenant=t1')
-    expect((await received(client, 'search', { q: 'x&y' })).url).toBe('/v2/search?tenant=t1&type=a&q=x%26y')
+    expect((await api.sent(client, 'form', {})).url).toBe('/v2/cookies?tenant=t1')
+    expect((await api.sent(client, 'search', { q: 'x&y' })).url).toBe('/v2/search?tenant=t1&type=a&q=x%26y')
   })
 })
 
@@ -260,10 +224,10 @@ describe('credentials reach only the server URL origin', () => {
     const before = attacker.seen.length
     const result = await client.callTool('go', { to: `${attackerUrl}/landing` })
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
-    const atApi = api.seen.at(-1) as Seen
+    const atApi = api.seen.at(-1) as SeenRequest
     expect(JSON.stringify(atApi)).toMatch(/secret-(?:token|key)|Basic /)
     expect(attacker.seen).toHaveLength(before + 1)
-    const landed = attacker.seen.at(-1) as Seen
+    const landed = attacker.seen.at(-1) as SeenRequest
     expect(landed.url).toBe('/landing')
     expect(landed.headers.authorization).toBeUndefined()
     expect(landed.headers.cookie).toBeUndefined()
