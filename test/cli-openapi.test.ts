@@ -5,12 +5,11 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RecordingApi, recordingApi } from './helpers/openapi-api.js'
 import { CLI, ROOT } from './helpers/paths.js'
 
 const DOCUMENT = `
@@ -71,31 +70,24 @@ components:
       properties: { name: { type: string }, tag: { type: string } }
 `
 
-const seen: { method: string; url: string; headers: IncomingHttpHeaders; body: string }[] = []
-let api: Server
+let api: RecordingApi
 let apiUrl: string
 let dir: string
 let file: string
 
 beforeAll(async () => {
-  api = createServer((request, response) => {
-    let body = ''
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()))
-    request.on('end', () => {
-      seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body })
-      const url = new URL(request.url ?? '/', 'http://x')
-      if (url.pathname === '/doc.yaml') return void response.end(DOCUMENT)
-      response.setHeader('content-type', 'application/json')
-      if (request.method === 'POST') {
-        response.statusCode = 201
-        return void response.end(JSON.stringify({ id: 1, ...(JSON.parse(body) as object) }))
-      }
-      const id = Number(url.pathname.split('/').at(-1))
-      response.end(JSON.stringify({ id, name: `pet ${id}`, fields: url.searchParams.get('fields') ?? '' }))
-    })
+  api = await recordingApi((request, response, body) => {
+    const url = new URL(request.url ?? '/', 'http://x')
+    if (url.pathname === '/doc.yaml') return void response.end(DOCUMENT)
+    response.setHeader('content-type', 'application/json')
+    if (request.method === 'POST') {
+      response.statusCode = 201
+      return void response.end(JSON.stringify({ id: 1, ...(JSON.parse(body) as object) }))
+    }
+    const id = Number(url.pathname.split('/').at(-1))
+    response.end(JSON.stringify({ id, name: `pet ${id}`, fields: url.searchParams.get('fields') ?? '' }))
   })
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve))
-  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}/v1`
+  apiUrl = `${api.url}/v1`
   dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-openapi-'))
   file = join(dir, 'api.yaml')
   writeFileSync(file, DOCUMENT)
@@ -103,8 +95,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  api.closeAllConnections()
-  await new Promise((resolve) => api.close(resolve))
+  await api.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -186,11 +177,10 @@ describe('toolwire openapi', () => {
 })
 
 describe('toolwire serve --openapi', () => {
-  let child: ChildProcess | undefined
-  let creating: ChildProcess | undefined
+  const children: ChildProcess[] = []
   afterAll(async () => {
-    for (const running of [child, creating]) {
-      if (!running || running.exitCode !== null) continue
+    for (const running of children) {
+      if (running.exitCode !== null) continue
       await new Promise((resolve) => {
         running.once('exit', resolve)
         running.kill('SIGTERM')
@@ -198,32 +188,46 @@ describe('toolwire serve --openapi', () => {
     }
   })
 
-  it('serves the tools over HTTP; a call from the CLI reaches the API with the headers given', async () => {
-    child = spawn(
-      process.execPath,
-      [
-        CLI,
-        'serve',
-        '--openapi',
-        file,
-        '--base-url',
-        apiUrl,
-        '--header',
-        'X-Api-Key: k:1',
-        '--http',
-        '127.0.0.1:0',
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
+  /** Starts `serve --openapi <args…> --http 127.0.0.1:0` and returns its first stdout line, the banner. */
+  async function serveOverHttp(args: readonly string[]): Promise<string> {
+    const child = spawn(process.execPath, [CLI, 'serve', '--openapi', ...args, '--http', '127.0.0.1:0'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    children.push(child)
     let stderr = ''
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    const banner = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    return new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000)
-      createInterface({ input: child!.stdout! }).once('line', (line) => {
+      createInterface({ input: child.stdout }).once('line', (line) => {
         clearTimeout(timer)
         resolve(line)
       })
     })
+  }
+
+  /** Runs `toolwire <clientArgs…> -- node main.js serve --openapi <document> --base-url <api> <serveArgs…> --stdio`. */
+  const throughServe = (
+    clientArgs: readonly string[],
+    document: string,
+    serveArgs: readonly string[] = [],
+  ): ReturnType<typeof toolwire> =>
+    toolwire([
+      ...clientArgs,
+      '--',
+      process.execPath,
+      CLI,
+      'serve',
+      '--openapi',
+      document,
+      '--base-url',
+      apiUrl,
+      ...serveArgs,
+      '--stdio',
+    ])
+
+  it('serves the tools over HTTP; a call from the CLI reaches the API with the headers given', async () => {
+    const banner = await serveOverHttp([file, '--base-url', apiUrl, '--header', 'X-Api-Key: k:1'])
     expect(banner).toMatch(/^Serving Pets on http:\/\/127\.0\.0\.1:\d+\/mcp$/)
     const url = banner.split(' on ')[1] as string
     const result = await toolwire([
@@ -236,78 +240,37 @@ describe('toolwire serve --openapi', () => {
     ])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain('"name": "pet 7"')
-    expect(seen.at(-1)?.url).toBe('/v1/pets/7?fields=a,b')
-    expect(seen.at(-1)?.headers['x-api-key']).toBe('k:1')
+    expect(api.seen.at(-1)?.url).toBe('/v1/pets/7?fields=a,b')
+    expect(api.seen.at(-1)?.headers['x-api-key']).toBe('k:1')
   })
 
   it('a JSON object body is flat arguments: call … createPet name=Tom tag=cat sends that JSON body', async () => {
-    creating = spawn(
-      process.execPath,
-      [CLI, 'serve', '--openapi', join(dir, 'create.yaml'), '--base-url', apiUrl, '--http', '127.0.0.1:0'],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    let stderr = ''
-    creating.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    const banner = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000)
-      createInterface({ input: creating!.stdout! }).once('line', (line) => {
-        clearTimeout(timer)
-        resolve(line)
-      })
-    })
+    const banner = await serveOverHttp([join(dir, 'create.yaml'), '--base-url', apiUrl])
     const url = banner.split(' on ')[1] as string
     const result = await toolwire(['call', url, 'createPet', 'name=Tom', 'tag=cat', '--yes'])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain('"name": "Tom"')
-    const request = seen.at(-1)
+    const request = api.seen.at(-1)
     expect([request?.method, request?.url]).toEqual(['POST', '/v1/pets'])
     expect(request?.headers['content-type']).toBe('application/json')
     expect(request?.body).toBe('{"name":"Tom","tag":"cat"}')
     // Without the required name the call is refused before the API sees it.
-    const before = seen.length
+    const before = api.seen.length
     const missing = await toolwire(['call', url, 'createPet', 'tag=cat', '--yes'])
     expect(missing.code).not.toBe(0)
     expect(missing.stdout + missing.stderr).toMatch(/name/)
-    expect(seen.length).toBe(before)
+    expect(api.seen.length).toBe(before)
   })
 
   it('serves the tools over stdio', async () => {
-    const result = await toolwire([
-      'call',
-      'getPet',
-      'petId=3',
-      '--yes',
-      '--',
-      process.execPath,
-      CLI,
-      'serve',
-      '--openapi',
-      file,
-      '--base-url',
-      apiUrl,
-      '--stdio',
-    ])
+    const result = await throughServe(['call', 'getPet', 'petId=3', '--yes'], file)
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain('"name": "pet 3"')
   })
 
   it('loads a document over http with --allow-private', async () => {
-    const result = await toolwire([
-      'call',
-      'getPet',
-      'petId=4',
-      '--yes',
-      '--',
-      process.execPath,
-      CLI,
-      'serve',
-      '--openapi',
-      `${new URL(apiUrl).origin}/doc.yaml`,
-      '--allow-private',
-      '--base-url',
-      apiUrl,
-      '--stdio',
-    ])
+    const document = `${new URL(apiUrl).origin}/doc.yaml`
+    const result = await throughServe(['call', 'getPet', 'petId=4', '--yes'], document, ['--allow-private'])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain('"name": "pet 4"')
   })
@@ -321,47 +284,14 @@ describe('toolwire serve --openapi', () => {
         'paths:\n  /bad/{id}:\n    get:\n      operationId: bad\n      responses: { "200": { description: ok } }\n',
       ),
     )
-    const result = await toolwire([
-      'call',
-      'read_pet',
-      'petId=5',
-      '--yes',
-      '--',
-      process.execPath,
-      CLI,
-      'serve',
-      '--openapi',
-      broken,
-      '--base-url',
-      apiUrl,
-      '--exclude',
-      'tag:write',
-      '--rename',
-      'getPet=read_pet',
-      '--stdio',
-    ])
+    const serveArgs = ['--exclude', 'tag:write', '--rename', 'getPet=read_pet']
+    const result = await throughServe(['call', 'read_pet', 'petId=5', '--yes'], broken, serveArgs)
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain('"name": "pet 5"')
     expect(result.stderr).toContain(
       'toolwire openapi: GET /bad/{id} (bad): skipped: path parameter {id} is not declared',
     )
-    const listed = await toolwire([
-      'list',
-      '--json',
-      '--',
-      process.execPath,
-      CLI,
-      'serve',
-      '--openapi',
-      broken,
-      '--base-url',
-      apiUrl,
-      '--exclude',
-      'tag:write',
-      '--rename',
-      'getPet=read_pet',
-      '--stdio',
-    ])
+    const listed = await throughServe(['list', '--json'], broken, serveArgs)
     expect(listed.code, listed.stderr).toBe(0)
     expect(listed.stdout).toContain('read_pet')
     expect(listed.stdout).not.toContain('deletePet')
