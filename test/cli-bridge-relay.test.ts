@@ -7,11 +7,9 @@
  * offers the same tools through the bridge as directly (it lists some only to clients that declare sampling,
  * elicitation or roots). The bridge's URL bridged again to stdio (`bridge <url> --stdio`) answers alike.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -27,42 +25,12 @@ import {
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RunningCli, startCli, stopCli } from './helpers/cli-process.js'
 import { CLI, EVERYTHING_SERVER, ROOT } from './helpers/paths.js'
 
 const ASKING = join(ROOT, 'test', 'fixtures', 'sdk-v1-asking-server.mjs')
 const CAPABILITIES = { sampling: {}, elicitation: { form: {} }, roots: {} }
 const ROOTS = [{ uri: 'file:///work/a' }, { uri: 'file:///work/b' }]
-
-interface Running {
-  readonly url: string
-  readonly child: ChildProcess
-}
-
-/** Starts the CLI and resolves with the URL it prints on stdout once it listens. */
-function start(args: readonly string[]): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start: ${stderr}`)), 60_000)
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`${args[0]} exited (${code}): ${stderr}`))
-    })
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      clearTimeout(timer)
-      resolve({ url: line, child })
-    })
-  })
-}
-
-function stop(running: Running | undefined): Promise<void> {
-  if (!running || running.child.exitCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    running.child.once('exit', () => resolve())
-    running.child.kill('SIGTERM')
-  })
-}
 
 /** How the calling client answers: like a user and a model, or declining every form, or refusing sampling. */
 type Answering = 'accept' | 'decline' | 'refuse'
@@ -143,8 +111,8 @@ const TOOLS = ['ask_model', 'confirm', 'list_roots'] as const
 const direct: Via = { command: process.execPath, args: [ASKING] }
 
 describe('an SDK v1 server that asks, behind toolwire bridge and toolwire gateway', () => {
-  let bridge: Running | undefined
-  let gateway: Running | undefined
+  let bridge: RunningCli | undefined
+  let gateway: RunningCli | undefined
   let member = ''
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolwire-relay-'))
@@ -154,13 +122,13 @@ describe('an SDK v1 server that asks, behind toolwire bridge and toolwire gatewa
       JSON.stringify({ mcpServers: { ask: { command: process.execPath, args: [ASKING] } } }),
     )
     ;[bridge, gateway] = await Promise.all([
-      start(['bridge', '--http', '127.0.0.1:0', '--', process.execPath, ASKING]),
-      start(['gateway', config, '--http', '127.0.0.1:0']),
+      startCli(['bridge', '--http', '127.0.0.1:0', '--', process.execPath, ASKING]),
+      startCli(['gateway', config, '--http', '127.0.0.1:0']),
     ])
     member = new URL('servers/ask/mcp', new URL('.', gateway.url)).href
   }, 90_000)
   afterAll(async () => {
-    await Promise.all([stop(bridge), stop(gateway)])
+    await Promise.all([stopCli(bridge), stopCli(gateway)])
   })
 
   for (const [name, open] of Object.entries(CLIENTS)) {
@@ -193,9 +161,9 @@ describe('an SDK v1 server that asks, behind toolwire bridge and toolwire gatewa
 })
 
 describe('server-everything behind toolwire bridge', () => {
-  let bridge: Running | undefined
+  let bridge: RunningCli | undefined
   beforeAll(async () => {
-    bridge = await start([
+    bridge = await startCli([
       'bridge',
       '--http',
       '127.0.0.1:0',
@@ -205,7 +173,7 @@ describe('server-everything behind toolwire bridge', () => {
       'stdio',
     ])
   }, 60_000)
-  afterAll(() => stop(bridge))
+  afterAll(() => stopCli(bridge))
 
   // The bridge declares upstream every question it can relay (form and URL elicitation, sampling, roots):
   // a caller declaring the same sees the same tools; one declaring less is refused the rest per call.

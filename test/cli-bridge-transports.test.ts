@@ -5,48 +5,18 @@
  * exactly), the Host/Origin checks on both SSE paths, the per-address bound on open SSE streams, and the
  * health endpoint going 503 once the upstream process is killed.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLI, EVERYTHING_SERVER as EVERYTHING, ROOT } from './helpers/paths.js'
+import { type RunningCli, startCli, stopCli } from './helpers/cli-process.js'
+import { EVERYTHING_SERVER as EVERYTHING } from './helpers/paths.js'
 import { type BrowserSession, launchChromium } from './helpers/inspector.js'
-
-interface Running {
-  readonly url: string
-  readonly child: ChildProcess
-}
-
-function start(args: readonly string[]): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start: ${stderr}`)), 60_000)
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`exited (${code}): ${stderr}`))
-    })
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      clearTimeout(timer)
-      resolve({ url: line.trim(), child })
-    })
-  })
-}
-
-function stop(running: Running | undefined): Promise<void> {
-  if (!running || running.child.exitCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    running.child.once('exit', () => resolve())
-    running.child.kill('SIGTERM')
-  })
-}
 
 /** The process ids of `pid`'s children. */
 const childrenOf = (pid: number): number[] =>
@@ -89,14 +59,14 @@ async function echoOverSse(sseUrl: string, tool: string): Promise<unknown> {
 }
 
 describe('toolwire bridge --http: HTTP+SSE, CORS, health', () => {
-  let bridge: Running | undefined
+  let bridge: RunningCli | undefined
   let listed: { server: Server; origin: string }
   let unlisted: { server: Server; origin: string }
   let base = ''
   beforeAll(async () => {
     listed = await pageServer()
     unlisted = await pageServer()
-    bridge = await start([
+    bridge = await startCli([
       'bridge',
       '--http',
       '127.0.0.1:0',
@@ -111,7 +81,7 @@ describe('toolwire bridge --http: HTTP+SSE, CORS, health', () => {
     base = new URL(bridge.url).origin
   }, 90_000)
   afterAll(async () => {
-    await stop(bridge)
+    await stopCli(bridge)
     listed.server.close()
     unlisted.server.close()
   })
@@ -273,7 +243,7 @@ describe('toolwire bridge --http: HTTP+SSE, CORS, health', () => {
 })
 
 describe('toolwire gateway: HTTP+SSE and health from the config file', () => {
-  let gateway: Running | undefined
+  let gateway: RunningCli | undefined
   let base = ''
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolwire-gateway-sse-'))
@@ -286,10 +256,10 @@ describe('toolwire gateway: HTTP+SSE and health from the config file', () => {
         mcpServers: { every: { command: process.execPath, args: [EVERYTHING] } },
       }),
     )
-    gateway = await start(['gateway', file, '--http', '127.0.0.1:0'])
+    gateway = await startCli(['gateway', file, '--http', '127.0.0.1:0'])
     base = new URL(gateway.url).origin
   }, 90_000)
-  afterAll(() => stop(gateway))
+  afterAll(() => stopCli(gateway))
 
   it('serves the SDK v1 SSEClientTransport on the merged endpoint and on a member’s own', async () => {
     expect(await echoOverSse(`${base}/sse`, 'every_echo')).toEqual([{ type: 'text', text: 'Echo: over sse' }])
