@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { createToolwireTestServer } from './fixtures/toolwire-server.js'
+import { errorOf, post } from './helpers/http.js'
 
 let running: RunningServer
 
@@ -35,31 +36,13 @@ describe('a tool with a header-mirrored parameter', () => {
   })
 
   it('still needs the header from a 2026-07-28 request', async () => {
-    const response = await fetch(running.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'where',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'where',
-          arguments: { region: 'eu-west' },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    })
-    const body = (await response.json()) as { error?: { message: string } }
-    expect(body.error?.message).toMatch(/Mcp-Param-Region/)
+    const answer = await post(
+      fetch,
+      'tools/call',
+      { name: 'where', arguments: { region: 'eu-west' } },
+      {},
+      running.url,
+    )
+    expect(errorOf(answer).message).toMatch(/Mcp-Param-Region/)
   })
 })

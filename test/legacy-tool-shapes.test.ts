@@ -14,6 +14,7 @@ import { connect } from '../src/client/index.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { createEraShapesServer } from './fixtures/era-shapes-server.js'
 import { ROOT } from './helpers/paths.js'
+import { errorOf, post } from './helpers/http.js'
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'era-shapes-server.ts')
 
@@ -112,31 +113,7 @@ describe('the 2026-07-28 path keeps its shapes', () => {
   })
 
   it('a client without the tasks extension still gets -32021 for the task-only tool', async () => {
-    const response = await fetch(running.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'long_job',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'long_job',
-          arguments: {},
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    })
-    const body = (await response.json()) as { error?: { code: number } }
-    expect(body.error?.code).toBe(-32021)
+    const answer = await post(fetch, 'tools/call', { name: 'long_job', arguments: {} }, {}, running.url)
+    expect(errorOf(answer).code).toBe(-32021)
   })
 })
