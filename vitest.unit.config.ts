@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config'
 import base from './vitest.config.js'
 
 export const UNIT_TESTS = [
+  'test/address-kind.test.ts',
   'test/apps-bridge.test.ts',
   'test/apps.test.ts',
   'test/client-listen.test.ts',

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The client the official conformance suite spawns in client mode: `npm run --silent conformance:client -- <url>`.
+ * The client the official conformance suite spawns in client mode: `node scripts/conformance-client.mjs <url>` (also
+ * `npm run conformance:client -- <url>`).
  * It reads MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT and exercises toolwire's client against the
  * suite's mock server: it lists tools, makes the calls the context names (or calls every listed tool with
  * arguments built from its schema), answers elicitations, and visits resources and prompts when offered.

@@ -9,9 +9,10 @@
  * It also runs the suite in client mode against toolwire's client (scripts/conformance-client.mjs), once per
  * scenario in CLIENT_SCENARIOS; the suite starts its own mock servers for those.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -157,8 +158,19 @@ export const CLIENT_SCENARIOS_2025 = [
   'json-schema-2020-12-preservation',
 ]
 
-/** The command the suite spawns as the client under test (it appends the mock server's URL). */
-const CLIENT_COMMAND = `cd '${root.replaceAll("'", "'\\''")}' && npm run --silent conformance:client --`
+/**
+ * The command the suite spawns as the client under test (it appends the mock server's URL): the same script as
+ * `npm run conformance:client`, started by this Node without npm in between (npm's own start-up would be paid
+ * once per scenario).
+ */
+const quoted = (text) => `'${text.replaceAll("'", "'\\''")}'`
+const CLIENT_COMMAND = `cd ${quoted(root)} && ${quoted(process.execPath)} scripts/conformance-client.mjs`
+
+/**
+ * Client scenarios run this many at a time: each one starts its own mock server on a free port and its own
+ * client process, so they share nothing. Server scenarios run one by one against the one fixture server.
+ */
+const CLIENT_CONCURRENCY = availableParallelism() + 1
 
 /**
  * Whole-suite runs whose exit code is the verdict (with --all). The client run starts all 39 client scenarios
@@ -194,9 +206,33 @@ async function waitForServer(url, child) {
   throw new Error('fixture did not start within 15 s')
 }
 
+/** Runs the suite once with `args`; resolves with its exit code and everything it printed. */
 function runSuite(args) {
-  const result = spawnSync(NODE22, [SUITE, ...args], { encoding: 'utf8', timeout: 600_000 })
-  return { code: result.status ?? 1, output: `${result.stdout ?? ''}${result.stderr ?? ''}` }
+  return new Promise((resolve) => {
+    const child = spawn(NODE22, [SUITE, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 })
+    let output = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk))
+    child.on('error', (error) => resolve({ code: 1, output: `${output}${error.message}` }))
+    child.on('close', (code) => resolve({ code: code ?? 1, output }))
+  })
+}
+
+/**
+ * Runs `runs` with at most `limit` at once and returns their results in the order of `runs`, so the report
+ * reads the same whatever finished first.
+ */
+async function runAll(runs, limit) {
+  const results = new Array(runs.length)
+  let next = 0
+  async function worker() {
+    while (next < runs.length) {
+      const index = next++
+      results[index] = await runSuite(runs[index].args)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, runs.length) }, worker))
+  return results
 }
 
 async function main() {
@@ -241,8 +277,9 @@ async function main() {
       ...CLIENT_SCENARIOS.map((scenario) => [scenario, '2026-07-28']),
       ...CLIENT_SCENARIOS_2025.map((scenario) => [scenario, '2025-11-25']),
     ]
+    const concurrent = []
     for (const [scenario, version] of clientRuns) {
-      runs.push({
+      concurrent.push({
         label: `client ${scenario}${version === '2026-07-28' ? '' : ` (${version})`}`,
         args: [
           'client',
@@ -258,7 +295,7 @@ async function main() {
       })
     }
     for (const scenario of SKILL_CLIENT_SCENARIOS) {
-      runs.push({
+      concurrent.push({
         label: `client ${scenario}`,
         args: [
           'client',
@@ -280,8 +317,9 @@ async function main() {
       for (const run of CLIENT_RUNS)
         runs.push({ label: run.label, args: ['client', '--command', CLIENT_COMMAND, ...run.args, '-o', OUT] })
     }
-    for (const run of runs) {
-      const { code, output } = runSuite(run.args)
+    const results = [...(await runAll(runs, 1)), ...(await runAll(concurrent, CLIENT_CONCURRENCY))]
+    for (const [index, run] of [...runs, ...concurrent].entries()) {
+      const { code, output } = results[index]
       const summary = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(output)
       const total = /Total: (\d+) passed, (\d+) failed/.exec(output)
       const detail = summary

@@ -24,7 +24,7 @@ const REMOTE =
 
 /** The address's kind for a message, also when only a caller's own test calls it private. */
 function kindOf(address: string): string {
-  const kind = addressKind(address).replace(/^a (?=[aeiou])/, 'an ')
+  const kind = addressKind(address)
   return kind === 'a public address' ? 'an address isPrivateAddress refuses' : kind
 }
 

@@ -39,9 +39,31 @@ export function literalAddress(hostname: string): string | undefined {
   return ipaddr.isValid(host) ? host : undefined
 }
 
-/** What a refused address is, for messages. */
+/**
+ * ipaddr.js range names as words for messages, with their article ("linkLocal" reads "a link-local"; "a unique"
+ * because of how it sounds, so the article is written out rather than guessed from the first letter).
+ */
+const RANGE_WORDS: Readonly<Record<string, string>> = {
+  unicast: 'a public',
+  unspecified: 'an unspecified',
+  linkLocal: 'a link-local',
+  uniqueLocal: 'a unique-local',
+  carrierGradeNat: 'a carrier-grade NAT',
+  ipv4Mapped: 'an IPv4-mapped',
+  rfc6145: 'an IPv4-translated',
+  rfc6052: 'an IPv4-embedded',
+  '6to4': 'a 6to4',
+  teredo: 'a Teredo',
+  amt: 'an AMT',
+  as112: 'an AS112',
+  as112v6: 'an AS112',
+  orchid2: 'an ORCHIDv2',
+  droneRemoteIdProtocolEntityTags: 'a drone remote ID',
+}
+
+/** What a refused address is, for messages: "a loopback address", "an unspecified address", "a link-local address". */
 export function addressKind(address: string): string {
   if (!ipaddr.isValid(address)) return 'not an IP address'
   const range = ipaddr.process(address).range()
-  return range === 'unicast' ? 'a public address' : `a ${range} address`
+  return `${RANGE_WORDS[range] ?? `a ${range}`} address`
 }
