@@ -99,7 +99,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-describe('toolwire openapi', () => {
+// Each test starts the CLI up to six times, one after another: on a loaded machine a start takes seconds.
+describe('toolwire openapi', { timeout: 90_000 }, () => {
   it('prints one line per tool: name, operation, hint, title', async () => {
     const result = await toolwire(['openapi', file])
     expect(result.stderr).toBe('')
