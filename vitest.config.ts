@@ -4,8 +4,10 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // A test's budget, not its expected time: many start CLIs, servers and browsers one after another, and a
+    // start that takes a second on an idle machine takes several at a load of 20 (seen: 18 s for one such test).
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores, so one worker on a 2-core machine. Most test files
     // spend their time waiting on child processes, servers and browsers they start (each on its own free port
