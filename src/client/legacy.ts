@@ -3,8 +3,13 @@
  * from 2026-07-28 servers, the handshake, and answering their own requests (basic/versioning §Backward
  * Compatibility with Initialization-Based Versions; 2025-11-25 basic/lifecycle §Initialization).
  */
-import { isRecord, type JsonRpcRequest, type JsonRpcResponse } from '../wire/jsonrpc.js'
-import { ErrorCode } from '../wire/errors.js'
+import {
+  isRecord,
+  type JsonRpcErrorObject,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../wire/jsonrpc.js'
+import { ErrorCode, McpError } from '../wire/errors.js'
 import { SUPPORTED_VERSIONS } from '../wire/meta.js'
 import type { ClientCapabilities, DiscoverResult, Implementation, ServerCapabilities } from '../wire/types.js'
 import {
@@ -159,6 +164,27 @@ export function discoverResultOf(server: LegacyServer): DiscoverResult {
 }
 
 /**
+ * The error a server's request is answered with when its handler fails. A handler's own McpError keeps its
+ * code, message and data, so a proxy passes its caller's refusal on as the caller said it (a user who
+ * rejected sampling is -1, 2025-11-25 client/sampling §Error Handling). A capability the answering side
+ * lacks (-32021, a 2026-07-28 code a 2025-era server does not know) is -32601, what a client without the
+ * capability answers (2025-11-25 client/roots §Error Handling). A question this client may not answer is
+ * -32602, anything else -32603, each with its message.
+ */
+function refusalOf(error: unknown): JsonRpcErrorObject {
+  if (error instanceof McpError) {
+    const code =
+      error.code === ErrorCode.MissingRequiredClientCapability ? ErrorCode.MethodNotFound : error.code
+    return error.data === undefined
+      ? { code, message: error.message }
+      : { code, message: error.message, data: error.data }
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  const code = error instanceof InvalidResponseError ? ErrorCode.InvalidParams : ErrorCode.InternalError
+  return { code, message }
+}
+
+/**
  * Answers a 2025-era server's own request with the same handlers that answer `input_required` questions,
  * so an application writes them once (2025-11-25 client/elicitation, client/sampling, client/roots).
  */
@@ -194,10 +220,7 @@ export async function answerServerRequest(
       )
       response = { jsonrpc: '2.0', id: request.id, result: answers.request as Record<string, unknown> }
     } catch (error) {
-      const refused = error instanceof InvalidResponseError
-      const message = error instanceof Error ? error.message : String(error)
-      const code = refused ? ErrorCode.InvalidParams : ErrorCode.InternalError
-      response = { jsonrpc: '2.0', id: request.id, error: { code, message } }
+      response = { jsonrpc: '2.0', id: request.id, error: refusalOf(error) }
     }
   }
   await session.transport.send(response).catch(() => undefined)

@@ -20,6 +20,9 @@ import type { Session } from './session.js'
 /** The `_meta` key naming the task a message belongs to (2025-11-25 basic/utilities/tasks §Related Task Metadata). */
 const RELATED_TASK = 'io.modelcontextprotocol/related-task'
 
+/** A proxy's answer to a `roots/list` no caller is asked for: no roots shared yet. */
+const NO_CALLER_ROOTS: InputHandlers = { roots: [] }
+
 /** Server requests answered at once, unless the client says otherwise. */
 export const DEFAULT_CONCURRENT_SERVER_REQUESTS = 4
 
@@ -80,17 +83,22 @@ export class ServerRequestGate {
    * flight that has handlers of its own. When that is unclear, the client's handlers answer. So does a
    * `roots/list` that names no call: roots belong to the session (2025-11-25 client/roots), and a server
    * asks for them on its own, e.g. right after `initialize`; one call's caller must not set them for all.
-   * A proxy (`rootsFromCall`) relays them from its caller like any other question.
+   * A proxy (`rootsFromCall`) relays them from its caller like any other question; when no one caller is
+   * being served (the upstream asks at start, before any caller exists, or while several calls are in
+   * flight) and the client has no roots of its own, it answers an empty list: nobody has shared a root, and
+   * an error would read as a broken client (server-filesystem logs "Failed to request initial roots").
    */
   #handlersFor(request: JsonRpcRequest, origin: JsonRpcRequest | undefined): InputHandlers {
     if (origin) return this.#session.budgetOf(origin.id)?.handlers ?? this.#handlers
     const waiting = this.#waitingOn(request)
     if (waiting) return waiting.handlers ?? this.#handlers
-    if (request.method === 'roots/list' && !this.#rootsFromCall) return this.#handlers
+    const roots = request.method === 'roots/list'
+    if (roots && !this.#rootsFromCall) return this.#handlers
     const own = new Set<InputHandlers>()
     for (const budget of this.#session.activeBudgets()) if (budget.handlers) own.add(budget.handlers)
     const [only] = own
-    return own.size === 1 && only ? only : this.#handlers
+    if (own.size === 1 && only) return only
+    return roots && !this.#handlers.roots ? NO_CALLER_ROOTS : this.#handlers
   }
 
   /**

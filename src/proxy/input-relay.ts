@@ -12,7 +12,29 @@ import { type Cancellation, LazyAbort } from '../client/cancellation.js'
 import type { InputContext, InputHandlers } from '../client/input.js'
 import type { RequestContext } from '../protocol/context.js'
 import { InputRequired } from '../protocol/mrtr/inputs.js'
+import { ErrorCode, internalError, McpError } from '../wire/errors.js'
 import type { InputRequest, ListRootsResult } from '../wire/types.js'
+
+/**
+ * Why the caller could not answer the upstream's `method`, as the error the upstream is answered with (and,
+ * through the upstream, what the caller reads): it names the question and the reason. A capability the
+ * caller did not declare keeps -32021 and its `requiredCapabilities` (a 2025-era upstream hears -32601,
+ * client/legacy.ts); the caller's own refusal, or an answer the proxy refused, keeps its code.
+ */
+function refusal(method: string, error: unknown): unknown {
+  if (error instanceof McpError && error.code === ErrorCode.MissingRequiredClientCapability) {
+    const data = error.data as { requiredCapabilities?: Record<string, unknown> } | undefined
+    const needed = Object.keys(data?.requiredCapabilities ?? {}).join(', ') || 'the capability'
+    return new McpError(
+      error.code,
+      `The caller cannot be asked ${method}: it did not declare ${needed}`,
+      error.data,
+    )
+  }
+  if (error instanceof McpError) return error
+  const reason = error instanceof Error ? error.message : String(error)
+  return internalError(`The caller could not answer ${method}: ${reason}`)
+}
 
 export class InputRelay {
   readonly handlers: InputHandlers
@@ -62,8 +84,10 @@ export class InputRelay {
       if (error instanceof InputRequired) {
         this.#pending ??= error
         this.#ended.abort(error)
+        throw error
       }
-      throw error
+      // A cancelled caller's call ends anyway: its reason is left as it is.
+      throw this.#ctx.signal.aborted ? error : refusal(request.method, error)
     }
   }
 

@@ -20,7 +20,7 @@ import type {
 import type { RequestContext } from '../context.js'
 import { ownerKey } from '../principal.js'
 import { elicitContentProblems } from './elicit-content.js'
-import { isValidResponse, missingCapabilityFor } from './responses.js'
+import { isValidResponse, missingCapabilityFor, responseProblem } from './responses.js'
 import { digest, type RequestStateCodec, type StateBinding, type StatePayload } from './state.js'
 
 /** Thrown by an ask whose answer is missing; the dispatcher sends `result` as the request's result. */
@@ -180,8 +180,11 @@ export class RequestInputs {
         continue
       }
       const response = await send(request.method, request.params ?? {}, this.#ctx.signal)
-      if (!isValidResponse(request, response))
-        throw invalidParams(`The client answered ${request.method} with a malformed result`)
+      // Each refusal names what was wrong, down to the form field: behind a proxy, the caller reads it in
+      // an upstream's error and never saw the schema it broke.
+      const problem = responseProblem(request, response)
+      if (problem !== undefined)
+        throw invalidParams(`The client answered ${request.method} with a malformed result: ${problem}`)
       const problems = await elicitContentProblems(request, response)
       if (problems.length > 0) {
         throw invalidParams(

@@ -31,59 +31,75 @@ export function missingCapabilityFor(
 
 const ACTIONS = new Set(['accept', 'decline', 'cancel'])
 
-function formContentOk(content: unknown, schema: Record<string, unknown>): boolean {
-  if (!isRecord(content)) return false
+/**
+ * What is wrong with a form answer's content, naming the field (undefined when its shape is fine): a
+ * required field missing, or a value not of its declared primitive type (client/elicitation §Requested
+ * Schema: flat objects of strings, numbers, booleans and string arrays).
+ */
+function formContentProblem(content: unknown, schema: Record<string, unknown>): string | undefined {
+  if (!isRecord(content)) return 'content must be an object'
   const properties = isRecord(schema.properties) ? schema.properties : {}
   const required = Array.isArray(schema.required) ? schema.required : []
-  for (const key of required) if (typeof key === 'string' && content[key] === undefined) return false
+  for (const key of required)
+    if (typeof key === 'string' && content[key] === undefined) return `${key}: required, missing`
   for (const [key, value] of Object.entries(content)) {
     const declared = properties[key]
     const type = isRecord(declared) ? declared.type : undefined
     switch (type) {
       case 'string':
-        if (typeof value !== 'string') return false
+        if (typeof value !== 'string') return `${key}: must be a string`
         break
       case 'number':
-        if (typeof value !== 'number' || !Number.isFinite(value)) return false
+        if (typeof value !== 'number' || !Number.isFinite(value)) return `${key}: must be a number`
         break
       case 'integer':
-        if (!Number.isInteger(value)) return false
+        if (!Number.isInteger(value)) return `${key}: must be an integer`
         break
       case 'boolean':
-        if (typeof value !== 'boolean') return false
+        if (typeof value !== 'boolean') return `${key}: must be a boolean`
         break
       case 'array':
-        if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return false
+        if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
+          return `${key}: must be an array of strings`
         break
       default: {
         const primitive = ['string', 'number', 'boolean'].includes(typeof value)
         if (!primitive && !(Array.isArray(value) && value.every((item) => typeof item === 'string')))
-          return false
+          return `${key}: must be a string, number, boolean or array of strings`
       }
     }
   }
-  return true
+  return undefined
+}
+
+/**
+ * What makes `response` no well-formed answer to `request`, in words (undefined when it is one): a form
+ * answer's problem names its field, so a caller behind a proxy learns which of its answers was refused.
+ */
+export function responseProblem(request: InputRequest, response: unknown): string | undefined {
+  if (!isRecord(response)) return 'the result is not an object'
+  switch (request.method) {
+    case 'elicitation/create': {
+      if (typeof response.action !== 'string' || !ACTIONS.has(response.action))
+        return 'action must be accept, decline or cancel'
+      if (response.action !== 'accept' || request.params.mode === 'url') return undefined
+      return formContentProblem(response.content, request.params.requestedSchema)
+    }
+    case 'sampling/createMessage':
+      return (response.role === 'user' || response.role === 'assistant') &&
+        typeof response.model === 'string' &&
+        (isRecord(response.content) || Array.isArray(response.content))
+        ? undefined
+        : 'a sampling result needs role (user or assistant), model and content'
+    case 'roots/list':
+      return Array.isArray(response.roots) &&
+        response.roots.every((root) => isRecord(root) && typeof root.uri === 'string')
+        ? undefined
+        : 'roots must be an array of objects with a uri'
+  }
 }
 
 /** True when `response` is a well-formed answer to `request`. */
 export function isValidResponse(request: InputRequest, response: unknown): boolean {
-  if (!isRecord(response)) return false
-  switch (request.method) {
-    case 'elicitation/create': {
-      if (typeof response.action !== 'string' || !ACTIONS.has(response.action)) return false
-      if (response.action !== 'accept' || request.params.mode === 'url') return true
-      return formContentOk(response.content, request.params.requestedSchema)
-    }
-    case 'sampling/createMessage':
-      return (
-        (response.role === 'user' || response.role === 'assistant') &&
-        typeof response.model === 'string' &&
-        (isRecord(response.content) || Array.isArray(response.content))
-      )
-    case 'roots/list':
-      return (
-        Array.isArray(response.roots) &&
-        response.roots.every((root) => isRecord(root) && typeof root.uri === 'string')
-      )
-  }
+  return responseProblem(request, response) === undefined
 }
