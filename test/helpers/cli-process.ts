@@ -10,6 +10,8 @@ export interface RunningCli {
   /** The first line the process printed: the URL it listens on. */
   readonly url: string
   readonly child: ChildProcess
+  /** Everything it wrote to stderr so far (its upstream's stderr included, which it passes through). */
+  stderr(): string
 }
 
 /** Starts the CLI and resolves with the URL it prints once it listens; rejects if it exits or is silent 60 s. */
@@ -25,7 +27,7 @@ export function startCli(args: readonly string[]): Promise<RunningCli> {
     })
     createInterface({ input: child.stdout }).once('line', (line) => {
       clearTimeout(timer)
-      resolve({ url: line.trim(), child })
+      resolve({ url: line.trim(), child, stderr: () => stderr })
     })
   })
 }
