@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, type Client, type InputHandlers } from '../src/client/index.js'
 import { RequestCancelledError } from '../src/client/errors.js'
+import { McpError } from '../src/wire/errors.js'
 import { connectStdio } from '../src/client/stdio-entry.js'
 import { httpAnswerSaysLegacy, stdioProbeSaysLegacy } from '../src/client/legacy.js'
 import {
@@ -243,6 +244,32 @@ describe('SDK v1 server over stdio', () => {
     await client.callTool('grow')
     await expect.poll(() => changed, { timeout: 10_000 }).toContain('extra_1')
     await subscription.close()
+  })
+})
+
+describe('a handler that refuses a 2025-era server request (the SDK v1 asking server, stdio)', () => {
+  const asking = {
+    command: process.execPath,
+    args: [join(ROOT, 'test', 'fixtures', 'sdk-v1-asking-server.mjs')],
+  }
+
+  it('answers with the McpError code it throws; without an McpError -32603 with its message', async () => {
+    const client = connectStdio(
+      { ...asking, stderr: 'ignore' },
+      {
+        handlers: {
+          sampling: () => Promise.reject(new McpError(-1, 'User rejected sampling request')),
+          elicitation: () => Promise.reject(new Error('the form was closed')),
+        },
+      },
+    )
+    try {
+      // The server's tool reports the error its request was answered with.
+      expect(text(await client.callTool('ask_model'))).toBe('MCP error -1: User rejected sampling request')
+      expect(text(await client.callTool('confirm'))).toBe('MCP error -32603: the form was closed')
+    } finally {
+      await client.close()
+    }
   })
 })
 
