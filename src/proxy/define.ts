@@ -14,6 +14,7 @@ import { cleanStrings } from './mirror.js'
 import { type MirrorScope, UpstreamMirror } from './upstream-mirror.js'
 import { type OpenUpstream, openUpstream, type UpstreamSpec } from './link.js'
 import type { Upstream } from './upstream.js'
+import { routedListing } from './routed-listing.js'
 import { offersLegacyTasks, offersTasks, relayName, UpstreamTaskRelay } from './task-relay.js'
 
 /** What the downstream server is made of besides its upstream: everything `defineServer` takes but the lists. */
@@ -123,6 +124,8 @@ export async function proxyOf(
     {
       ...(instructions !== undefined && { instructions }),
       ...downstream,
+      // Each caller is listed the tools its own upstream connection lists (routed-listing.ts).
+      ...routedListing([upstream], downstream),
       name:
         downstream.name ??
         (typeof upstreamInfo.name === 'string' && upstreamInfo.name ? upstreamInfo.name : 'proxy'),

@@ -11,6 +11,7 @@ import type { ServerCapabilities } from '../wire/types.js'
 import { type DownstreamOptions, proxyOf, type ProxyServer } from './define.js'
 import { type OpenUpstream, openUpstream, type UpstreamSpec } from './link.js'
 import type { Upstream } from './upstream.js'
+import { routedListing } from './routed-listing.js'
 import { UpstreamMirror } from './upstream-mirror.js'
 import { offersLegacyTasks, offersTasks, relayName, UpstreamTaskRelay } from './task-relay.js'
 
@@ -166,6 +167,10 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
   const server = new GatewayServer(
     {
       ...downstream,
+      ...routedListing(
+        [...opened.values()].map((open) => open.upstream),
+        downstream,
+      ),
       name: downstream.name ?? 'gateway',
       version: downstream.version ?? '0.0.0',
       tools: [],

@@ -4,7 +4,9 @@ import { connect } from '../client/connect.js'
 import { StdioTransport } from '../client/stdio.js'
 import { stripControls } from '../security/sanitize.js'
 import type { TelemetryOption } from '../wire/telemetry.js'
-import type { ClientCapabilities, DiscoverResult } from '../wire/types.js'
+import type { DiscoverResult } from '../wire/types.js'
+import { sharedCapabilities } from './capability-groups.js'
+import { CallerRoutes } from './caller-routes.js'
 import { type RestartOptions, Upstream } from './upstream.js'
 import { type IsolateOptions, UpstreamPool } from './upstream-pool.js'
 
@@ -26,9 +28,10 @@ export interface HttpUpstream {
 
 /**
  * Opens the upstream client itself, given the options the proxy would open it with: the client capabilities
- * the proxy relays (elicitation, sampling, roots), the spec's `client` options and the downstream telemetry.
- * A function that does not pass them on opens a client that declares nothing, and the upstream then asks
- * the downstream caller nothing (it may offer fewer tools too).
+ * to declare (every relayed one for the shared connection, a caller's own for a connection of its own), the
+ * spec's `client` options and the downstream telemetry. A function that does not pass them on opens a
+ * client that declares nothing, and the upstream then asks the downstream caller nothing (it may offer
+ * fewer tools too).
  */
 export type OpenTarget = (options: ClientOptions) => Client
 
@@ -71,9 +74,11 @@ export interface UpstreamSpec {
   /** Of those, how many one principal's tasks may take (default 32), so one caller cannot take them all. */
   readonly maxHeldTasksPerPrincipal?: number
   /**
-   * Give each downstream principal its own upstream process (a stdio command or a `target` function), for
-   * stateful servers; bounded by `maxProcesses`, each stopped after `idleTimeoutMs` unused. Default: one
-   * process shared by every caller.
+   * Give each downstream principal its own upstream process (a stdio command or a `target` function) per
+   * set of client capabilities it declares, for stateful servers; bounded by `maxProcesses`, each stopped
+   * after `idleTimeoutMs` unused. Default: one process shared by every caller, and one more per set of
+   * declared capabilities to which the upstream lists other tools (bounded the same way, by
+   * `ISOLATE_DEFAULTS` unless `isolate` gives its bounds).
    */
   readonly isolate?: IsolateOptions
 }
@@ -83,12 +88,6 @@ export interface OpenUpstream {
   readonly discovered: DiscoverResult
   readonly label: string
   readonly spec: UpstreamSpec
-}
-
-const RELAYED_CAPABILITIES: ClientCapabilities = {
-  elicitation: { form: {}, url: {} },
-  sampling: {},
-  roots: {},
 }
 
 function describe(target: ProxyTarget): string {
@@ -130,8 +129,9 @@ export async function openUpstream(
     ...(telemetry !== undefined && telemetry !== false && { telemetry }),
     ...spec.client,
     // What the upstream may ask is relayed to each call's downstream caller (input-relay.ts), so the
-    // proxy declares it all; a caller that cannot answer gets the upstream's question refused.
-    capabilities: { ...RELAYED_CAPABILITIES, ...spec.client?.capabilities },
+    // shared connection declares it all; callers that declare less get a connection of their own when
+    // that changes what the upstream offers, or with `isolate` (caller-routes.ts).
+    capabilities: sharedCapabilities(spec.client?.capabilities),
     // A stdio upstream's roots/list names no call: the caller of the only call in flight is asked. A
     // shared upstream hears each caller's roots in turn; `isolate` keeps each principal's to its process.
     rootsFromCall: spec.client?.rootsFromCall ?? true,
@@ -142,9 +142,24 @@ export async function openUpstream(
     throw new TypeError(
       'isolate needs a stdio command (or a target function): an HTTP upstream is one server',
     )
-  const open = opener(spec.target, options)
-  const upstream = new Upstream(open, label, spec.restart)
-  if (spec.isolate) upstream.pool = new UpstreamPool(open, label, spec.restart ?? {}, spec.isolate)
+  const upstream = new Upstream(opener(spec.target, options), label, spec.restart)
+  // An HTTP target is one server, reached by one connection; a command or a function opens one per group.
+  if (typeof spec.target === 'function' || !('url' in spec.target)) {
+    const target = spec.target
+    upstream.pool = new CallerRoutes(
+      upstream,
+      (onStop) =>
+        new UpstreamPool(
+          (capabilities) => opener(target, { ...options, capabilities })(),
+          label,
+          spec.restart ?? {},
+          spec.isolate ?? {},
+          onStop,
+        ),
+      spec.isolate !== undefined,
+      spec.client?.capabilities,
+    )
+  }
   try {
     const discovered = await upstream.use((client) => client.discover())
     return { upstream, discovered, label, spec }

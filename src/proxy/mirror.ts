@@ -28,6 +28,7 @@ import { InputRelay } from './input-relay.js'
 import type { Completer } from '../features/prompts/define.js'
 import { compileUriTemplate } from '../features/resources/uri-template.js'
 import type { Upstream } from './upstream.js'
+import { recordToolOrigin } from './routed-listing.js'
 import { answerWithTask, passesTasks, type TaskPassThrough } from './task-relay.js'
 import { TaskHandle } from '../client/tasks.js'
 import type { RelayedCallOptions } from '../client/client.js'
@@ -84,7 +85,7 @@ export function mirrorTool(
   tasks?: TaskPassThrough,
 ): ToolDefinition {
   const clean = cleanStrings(tool)
-  return defineTool({
+  const definition = defineTool({
     name,
     ...optional('title', clean.title),
     ...optional('description', clean.description),
@@ -116,6 +117,8 @@ export function mirrorTool(
       return toolResult(result as CallToolResult)
     },
   })
+  recordToolOrigin(definition.config.handler, upstream, tool.name)
+  return definition
 }
 
 /**

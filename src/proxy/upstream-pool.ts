@@ -1,12 +1,14 @@
 /**
- * One upstream process per downstream principal, for stateful stdio servers (a shell, a browser, a
- * database session) whose state one caller must not see another's in (basic/security_best_practices
- * §Session Hijacking: bind state to the user). The processes are bounded: at most `maxProcesses` at once;
- * when all are taken, the one idle longest is stopped for a newcomer, and when none is idle the call is
- * refused rather than a process started. A process unused for `idleTimeoutMs` is stopped.
+ * Upstream processes of their own for groups of callers: one per downstream principal, for stateful stdio
+ * servers (a shell, a browser, a database session) whose state one caller must not see another's in
+ * (basic/security_best_practices §Session Hijacking: bind state to the user), and one per set of declared
+ * client capabilities (caller-routes.ts). The processes are bounded: at most `maxProcesses` at once; when
+ * all are taken, the one idle longest is stopped for a newcomer, and when none is idle the call is refused
+ * rather than a process started. A process unused for `idleTimeoutMs` is stopped.
  */
 import type { Client } from '../client/client.js'
 import { upstreamUnavailable } from '../wire/errors.js'
+import type { ClientCapabilities } from '../wire/types.js'
 import { type RestartOptions, Upstream } from './upstream.js'
 
 /**
@@ -21,9 +23,15 @@ import { type RestartOptions, Upstream } from './upstream.js'
  * ```
  */
 export interface IsolateOptions {
-  /** Whose calls share a process: each principal (`ownerKey`: the token's subject, else the address). */
+  /**
+   * Whose calls share a process: each principal (`ownerKey`: the token's subject, else the address) that
+   * declared the same client capabilities.
+   */
   readonly per: 'principal'
-  /** Processes at once for callers (default 16); the shared one that lists the tools is not counted. */
+  /**
+   * Processes at once for callers (default 16); the shared one that lists the tools is not counted. Without
+   * `isolate`, the same bound holds the processes of callers grouped by declared capabilities.
+   */
   readonly maxProcesses?: number
   /** A caller's process unused this long is stopped (default 5 minutes). */
   readonly idleTimeoutMs?: number
@@ -46,21 +54,32 @@ interface Entry {
   timer: ReturnType<typeof setTimeout> | undefined
 }
 
+/** Opens a connection declaring these client capabilities. */
+export type CapableOpener = (capabilities: ClientCapabilities) => Client
+
 export class UpstreamPool {
-  readonly #open: () => Client
+  readonly #open: CapableOpener
   readonly #label: string
   readonly #restart: RestartOptions
   readonly #max: number
   readonly #idleMs: number
   readonly #entries = new Map<string, Entry>()
+  readonly #onStop: (key: string) => void
   #closed = false
 
-  constructor(open: () => Client, label: string, restart: RestartOptions, options: IsolateOptions) {
+  constructor(
+    open: CapableOpener,
+    label: string,
+    restart: RestartOptions,
+    options: Omit<IsolateOptions, 'per'>,
+    onStop: (key: string) => void = () => {},
+  ) {
     this.#open = open
     this.#label = label
     this.#restart = restart
     this.#max = options.maxProcesses ?? ISOLATE_DEFAULTS.maxProcesses
     this.#idleMs = options.idleTimeoutMs ?? ISOLATE_DEFAULTS.idleTimeoutMs
+    this.#onStop = onStop
   }
 
   /** Callers with a process now. */
@@ -68,13 +87,14 @@ export class UpstreamPool {
     return this.#entries.size
   }
 
-  /** Runs `work` on `owner`'s own upstream, started if needed. */
+  /** Runs `work` on `owner`'s own upstream, started (declaring `capabilities`) if needed. */
   async use<T>(
     owner: string,
+    capabilities: ClientCapabilities,
     work: (client: Client) => Promise<T>,
     signal?: AbortSignal | (() => AbortSignal),
   ): Promise<T> {
-    const entry = this.#entry(owner)
+    const entry = this.#entry(owner, capabilities)
     entry.inFlight += 1
     if (entry.timer) clearTimeout(entry.timer)
     entry.timer = undefined
@@ -90,7 +110,13 @@ export class UpstreamPool {
     }
   }
 
-  #entry(owner: string): Entry {
+  /** Stops `owner`'s upstream now (its calls in flight fail). */
+  release(owner: string): void {
+    const entry = this.#entries.get(owner)
+    if (entry) this.#stop(owner, entry)
+  }
+
+  #entry(owner: string, capabilities: ClientCapabilities): Entry {
     if (this.#closed) throw upstreamUnavailable(`${this.#label}: the proxy is closed`)
     const known = this.#entries.get(owner)
     if (known) return known
@@ -107,7 +133,7 @@ export class UpstreamPool {
       this.#stop(idlest[0], idlest[1])
     }
     const entry: Entry = {
-      upstream: new Upstream(this.#open, this.#label, this.#restart),
+      upstream: new Upstream(() => this.#open(capabilities), this.#label, this.#restart),
       inFlight: 0,
       lastUsed: Date.now(),
       timer: undefined,
@@ -118,7 +144,10 @@ export class UpstreamPool {
 
   #stop(owner: string, entry: Entry): void {
     if (entry.timer) clearTimeout(entry.timer)
-    if (this.#entries.get(owner) === entry) this.#entries.delete(owner)
+    if (this.#entries.get(owner) === entry) {
+      this.#entries.delete(owner)
+      this.#onStop(owner)
+    }
     void entry.upstream.close().catch(() => undefined)
   }
 

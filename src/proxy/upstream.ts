@@ -45,14 +45,17 @@ export interface RestartOptions {
  */
 export const RESTART_DEFAULTS = { initialDelayMs: 250, maxDelayMs: 10_000 } as const
 
-/** Per-caller upstreams (`UpstreamPool`): calls of one owner go to that owner's own connection. */
+/**
+ * Per-caller upstreams: a call goes to the connection that declares what its caller declared (and, with
+ * `isolate`, that belongs to its principal), or to the shared one.
+ */
 export interface CallerPool {
   use<T>(
-    owner: string,
+    ctx: RequestContext,
     work: (client: Client) => Promise<T>,
     signal?: AbortSignal | (() => AbortSignal),
   ): Promise<T>
-  /** Callers with a connection now. */
+  /** Connections of their own open now. */
   readonly size: number
   close(): Promise<void>
 }
@@ -71,8 +74,9 @@ export interface CallerPool {
  */
 export class Upstream {
   /**
-   * With `isolate`, each principal's calls go to a connection (a process) of its own; this one still
-   * lists the upstream's offer and follows its changes.
+   * Callers whose calls go to a connection (a process) of their own: with `isolate` each principal, and
+   * callers that declared other client capabilities than this connection when the upstream lists other
+   * tools to them; this one still lists the upstream's offer and follows its changes.
    */
   pool: CallerPool | undefined
   readonly #open: () => Client
@@ -152,10 +156,10 @@ export class Upstream {
     }
   }
 
-  /** Runs a downstream call's request: on the caller's own connection when isolated, else on this one. */
+  /** Runs a downstream call's request: on the caller's own connection when it has one, else on this one. */
   useFor<T>(ctx: RequestContext, work: (client: Client) => Promise<T>): Promise<T> {
     const signal = (): AbortSignal => ctx.signal
-    return this.pool ? this.pool.use(ctx.ownerKey, work, signal) : this.use(work, signal)
+    return this.pool ? this.pool.use(ctx, work, signal) : this.use(work, signal)
   }
 
   /** Marks `client` dead after a transport failure on stdio: its process is gone or unusable. */

@@ -35,6 +35,7 @@ interface BridgeFlags extends DownstreamAuthFlags, HttpExtras {
   env?: string[]
   timeout?: string
   protocolVersion?: string
+  isolate?: boolean
   otel?: OtelExporter
 }
 
@@ -87,6 +88,10 @@ export function registerBridge(program: Command): void {
       '--health <path>',
       'with --http, answer GET <path> with 200 while the upstream answers ping, else 503',
     )
+    .option(
+      '--isolate',
+      'give each caller (principal) its own upstream process per set of client capabilities it declares (at most 16 at once)',
+    )
     .option('--no-rate-limit', 'turn off the per-caller request and tool-call rate limits (load tests)')
     .option('-H, --header <header>', 'HTTP header for the upstream, "Name: value" (repeatable)', collect)
     .option('-e, --env <KEY=VALUE>', 'environment variable for a stdio upstream (repeatable)', collect)
@@ -118,6 +123,7 @@ export function registerBridge(program: Command): void {
       client: upstreamOptions(flags),
       target: (options) => target.open(options),
       label: target.describe,
+      ...(flags.isolate && { isolate: { per: 'principal' } }),
       // One bridge process needs no shared secret (as for `toolwire demo`): a random one of its own, set
       // explicitly so the warning meant for several instances stays silent.
       requestState: {

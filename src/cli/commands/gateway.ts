@@ -11,6 +11,7 @@ import type { Command } from 'commander'
 import type { ServerLogger } from '../../protocol/dispatcher.js'
 import { defineGateway, type GatewayMember } from '../../proxy/gateway.js'
 import type { ProxyServer } from '../../proxy/define.js'
+import type { IsolateOptions } from '../../proxy/upstream-pool.js'
 import { createNodeHandler, serveNode } from '../../transports/http/node.js'
 import { bindPolicy } from '../../transports/http/bind-hosts.js'
 import { commandAuth } from '../auth/options.js'
@@ -47,6 +48,27 @@ const globs = (value: unknown, field: string, name: string): string[] | undefine
   throw new UsageError(`server ${JSON.stringify(name)}: ${field} must be an array of glob strings`)
 }
 
+/** A member's `isolate`: `true`, or its bounds (`maxProcesses`, `idleTimeoutMs`). */
+function isolateOf(value: unknown, name: string): IsolateOptions | undefined {
+  if (value === undefined || value === false) return undefined
+  if (value === true) return { per: 'principal' }
+  const bound = (field: 'maxProcesses' | 'idleTimeoutMs'): number | undefined => {
+    const got = (value as Record<string, unknown>)[field]
+    if (got === undefined) return undefined
+    if (typeof got === 'number' && Number.isInteger(got) && got > 0) return got
+    throw new UsageError(`server ${JSON.stringify(name)}: isolate.${field} must be a positive integer`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`server ${JSON.stringify(name)}: isolate must be true, false or an object`)
+  const maxProcesses = bound('maxProcesses')
+  const idleTimeoutMs = bound('idleTimeoutMs')
+  return {
+    per: 'principal',
+    ...(maxProcesses !== undefined && { maxProcesses }),
+    ...(idleTimeoutMs !== undefined && { idleTimeoutMs }),
+  }
+}
+
 /** The gateway's members, from the file's entries. */
 function membersOf(file: string): Record<string, GatewayMember> {
   const members: Record<string, GatewayMember> = {}
@@ -66,7 +88,9 @@ function membersOf(file: string): Record<string, GatewayMember> {
         ...filters,
       }
     } else {
+      const isolate = isolateOf(entry.isolate, server.name)
       members[server.name] = {
+        ...(isolate && { isolate }),
         target: {
           command: server.command as string,
           args: server.args ?? [],
