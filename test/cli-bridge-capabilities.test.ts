@@ -51,9 +51,7 @@ async function sdkV1(via: Via, capabilities: object): Promise<Caller> {
     client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }))
   if ('roots' in capabilities) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: ROOTS }))
   await client.connect(
-    via === 'direct'
-      ? new StdioClientTransport(direct)
-      : new StreamableHTTPClientTransport(new URL(via.url)),
+    via === 'direct' ? new StdioClientTransport(direct) : new StreamableHTTPClientTransport(new URL(via.url)),
   )
   return {
     listTools: async () => (await client.listTools()).tools.map((tool) => tool.name).sort(),

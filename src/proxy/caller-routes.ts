@@ -16,7 +16,12 @@
 import type { Client } from '../client/client.js'
 import type { RequestContext } from '../protocol/context.js'
 import type { ClientCapabilities } from '../wire/types.js'
-import { capabilityKey, groupCapabilities, RELAYED_CAPABILITIES, relayedCapabilities } from './capability-groups.js'
+import {
+  capabilityKey,
+  groupCapabilities,
+  RELAYED_CAPABILITIES,
+  relayedCapabilities,
+} from './capability-groups.js'
 import type { CallerPool, Upstream } from './upstream.js'
 import type { UpstreamPool } from './upstream-pool.js'
 
@@ -108,12 +113,23 @@ export class CallerRoutes implements CallerPool {
   }
 
   /** Runs a downstream call's request on the connection that declares what its caller declared. */
-  async use<T>(
+  use<T>(
     ctx: RequestContext,
     work: (client: Client) => Promise<T>,
     signal?: AbortSignal | (() => AbortSignal),
   ): Promise<T> {
-    const route = this.#known(ctx) ?? (await this.#route(ctx))
+    // Known after the first call of a capability set: no promise of its own on the way.
+    const known = this.#known(ctx)
+    if (known) return this.#run(known, ctx, work, signal)
+    return this.#route(ctx).then((route) => this.#run(route, ctx, work, signal))
+  }
+
+  #run<T>(
+    route: Route,
+    ctx: RequestContext,
+    work: (client: Client) => Promise<T>,
+    signal: AbortSignal | (() => AbortSignal) | undefined,
+  ): Promise<T> {
     if (route.key === undefined) return this.#shared.use(work, signal)
     return this.#pool.use(route.key, this.#capabilities(ctx), work, signal)
   }
