@@ -3,8 +3,8 @@
  * @modelcontextprotocol/server-everything (stdio), which registers `trigger-sampling-request`,
  * `get-roots-list`, `trigger-elicitation-request` … only for a client that declared sampling, roots,
  * elicitation. The SDK v1 and SDK v2 clients list through the bridge exactly what they list directly with
- * the same declaration (everything, nothing, roots alone); with `--isolate` two callers declaring
- * differently at the same time each get their own list; the sampling and roots tools answer end to end
+ * the same declaration (everything, nothing, roots alone); with `--isolate` (and `isolate` on a gateway
+ * member) two callers declaring differently at the same time each get their own list; the sampling and roots tools answer end to end
  * through the bridge, the caller answering, as they do directly.
  */
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js'
@@ -20,6 +20,9 @@ import {
   StreamableHTTPClientTransport as HttpTransportV2,
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningCli, startCli, stopCli } from './helpers/cli-process.js'
 import { EVERYTHING_SERVER } from './helpers/paths.js'
@@ -111,17 +114,27 @@ const bridgeArgs = (...flags: string[]): string[] => [
 describe('server-everything behind toolwire bridge, callers declaring different capabilities', () => {
   let bridge: RunningCli | undefined
   let isolated: RunningCli | undefined
+  let gateway: RunningCli | undefined
+  let member = ''
   /** Directly listed tools, per client and declaration. */
   const alone = new Map<string, string[]>()
   beforeAll(async () => {
-    ;[bridge, isolated] = await Promise.all([startCli(bridgeArgs()), startCli(bridgeArgs('--isolate'))])
+    const config = join(mkdtempSync(join(tmpdir(), 'toolwire-capabilities-')), 'mcp.json')
+    const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], isolate: true }
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything } }))
+    ;[bridge, isolated, gateway] = await Promise.all([
+      startCli(bridgeArgs()),
+      startCli(bridgeArgs('--isolate')),
+      startCli(['gateway', config, '--http', '127.0.0.1:0']),
+    ])
+    member = new URL('servers/everything/mcp', new URL('.', gateway.url)).href
     for (const [client, open] of Object.entries(CLIENTS)) {
       for (const [declared, capabilities] of Object.entries(DECLARATIONS))
         alone.set(`${client} ${declared}`, await listed(open, 'direct', capabilities))
     }
   }, 120_000)
   afterAll(async () => {
-    await Promise.all([stopCli(bridge), stopCli(isolated)])
+    await Promise.all([stopCli(bridge), stopCli(isolated), stopCli(gateway)])
   })
 
   it('lists the asking tools directly only to a client that declared what they ask', () => {
@@ -164,14 +177,16 @@ describe('server-everything behind toolwire bridge, callers declaring different 
     }
   }, 60_000)
 
-  it('with --isolate, gives two callers declaring differently their own lists at the same time', async () => {
-    for (const [client, open] of Object.entries(CLIENTS)) {
-      const [everything, nothing] = await Promise.all([
-        listed(open, { url: isolated!.url }, EVERYTHING),
-        listed(open, { url: isolated!.url }, {}),
-      ])
-      expect(everything).toEqual(alone.get(`${client} everything`))
-      expect(nothing).toEqual(alone.get(`${client} nothing`))
+  it('with --isolate, and on an isolated gateway member, gives two callers declaring differently their own lists at the same time', async () => {
+    for (const url of [isolated!.url, member]) {
+      for (const [client, open] of Object.entries(CLIENTS)) {
+        const [everything, nothing] = await Promise.all([
+          listed(open, { url }, EVERYTHING),
+          listed(open, { url }, {}),
+        ])
+        expect(everything).toEqual(alone.get(`${client} everything`))
+        expect(nothing).toEqual(alone.get(`${client} nothing`))
+      }
     }
-  }, 90_000)
+  }, 120_000)
 })

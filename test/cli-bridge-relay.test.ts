@@ -3,9 +3,9 @@
  * roots) through one code path: the built CLI in front of an official SDK v1 server (stdio) whose tools ask
  * through the SDK's own helpers (`createMessage`, `elicitInput`, `listRoots`, which check the client's
  * declared capabilities first), called by the SDK v1 and SDK v2 clients. What they get through the bridge
- * equals what they get from the gateway's member endpoint and from the server directly; server-everything
- * offers the same tools through the bridge as directly (it lists some only to clients that declare sampling,
- * elicitation or roots). The bridge's URL bridged again to stdio (`bridge <url> --stdio`) answers alike.
+ * equals what they get from the gateway's member endpoint and from the server directly. The bridge's URL
+ * bridged again to stdio (`bridge <url> --stdio`) answers alike. (What server-everything lists through the
+ * bridge to callers declaring different capabilities: cli-bridge-capabilities.test.ts.)
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -26,7 +26,7 @@ import {
 import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningCli, startCli, stopCli } from './helpers/cli-process.js'
-import { CLI, EVERYTHING_SERVER, ROOT } from './helpers/paths.js'
+import { CLI, ROOT } from './helpers/paths.js'
 
 const ASKING = join(ROOT, 'test', 'fixtures', 'sdk-v1-asking-server.mjs')
 const CAPABILITIES = { sampling: {}, elicitation: { form: {} }, roots: {} }
@@ -158,38 +158,4 @@ describe('an SDK v1 server that asks, behind toolwire bridge and toolwire gatewa
       expect(await outcomes(await open({ url: member }, 'refuse'), ['ask_model'])).toEqual(viaBridge)
     }, 60_000)
   }
-})
-
-describe('server-everything behind toolwire bridge', () => {
-  let bridge: RunningCli | undefined
-  beforeAll(async () => {
-    bridge = await startCli([
-      'bridge',
-      '--http',
-      '127.0.0.1:0',
-      '--',
-      process.execPath,
-      EVERYTHING_SERVER,
-      'stdio',
-    ])
-  }, 60_000)
-  afterAll(() => stopCli(bridge))
-
-  // The bridge declares upstream every question it can relay (form and URL elicitation, sampling, roots):
-  // a caller declaring the same sees the same tools; one declaring less is refused the rest per call.
-  const everything = { ...CAPABILITIES, elicitation: { form: {}, url: {} } }
-
-  it('offers the same tools as directly, the ones that ask the client among them', async () => {
-    const alone = await sdkV1(
-      { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] },
-      'accept',
-      everything,
-    )
-    const names = await alone.listTools().finally(() => alone.close())
-    expect(names).toEqual(
-      expect.arrayContaining(['trigger-sampling-request', 'get-roots-list', 'trigger-elicitation-request']),
-    )
-    const through = await sdkV1({ url: bridge!.url }, 'accept', everything)
-    expect(await through.listTools().finally(() => through.close())).toEqual(names)
-  }, 60_000)
 })
