@@ -12,7 +12,6 @@ import {
   type ClientOptions,
   connect,
   type CreateMessageResult,
-  ProtocolError,
   TaskHandle,
   type TaskState,
 } from '../src/client/index.js'
@@ -48,12 +47,19 @@ async function served(
   return { proxy, running: await serveNode(proxy, { port: 0 }) }
 }
 
+/**
+ * Every capability the proxy's shared upstream process declares besides the elicitation a handler brings:
+ * a caller declaring them all is served by that process, whose `tasks/list` `upstreamAsking` reads.
+ */
+const AS_SHARED = { sampling: {}, roots: {} }
+
 /** A client whose elicitation handler picks `interpretation` and notes each question. */
 function answering(url: string, interpretation: string, asked: string[], extra: ClientOptions = {}) {
   return connect(
     { url },
     {
       warn: () => {},
+      capabilities: AS_SHARED,
       handlers: {
         elicitation: (params) => {
           asked.push(params.message)
@@ -136,7 +142,9 @@ describe('a 2025-era upstream task over stdio (server-everything)', () => {
     expect(report).toContain('# Research Report: tides (technical)')
   }, 30_000)
 
-  it('fails the task with -32021 when the caller did not declare elicitation, and cancels it upstream', async () => {
+  it('runs the task without a question for a caller that did not declare elicitation, as the upstream does directly', async () => {
+    // Its upstream process declares no elicitation either (the caller's own capability set), so
+    // server-everything treats the topic as plain rather than ask.
     const client = connect({ url: running.url }, { warn: () => {} })
     try {
       const task = (await client.callTool(
@@ -144,9 +152,9 @@ describe('a 2025-era upstream task over stdio (server-everything)', () => {
         { topic: 'moths', ambiguous: true },
         { task: true },
       )) as TaskHandle
-      const error = await task.result().catch((e: unknown) => e)
-      expect(error).toBeInstanceOf(ProtocolError)
-      expect((error as ProtocolError).code).toBe(-32021)
+      const report = textOf(await task.result())
+      expect(report).toMatch(/^# Research Report: moths\n/)
+      expect(report).not.toContain('Elicitation Flow')
     } finally {
       await client.close()
     }
@@ -229,6 +237,7 @@ describe('2025-era upstream tasks held past maxHeldTasksPerPrincipal', () => {
         { url: running.url, headers: { authorization: `Bearer ${user}` } },
         {
           warn: () => {},
+          capabilities: AS_SHARED,
           handlers: { elicitation: () => ({ action: 'accept', content: { interpretation: 'x' } }) },
         },
       )

@@ -5,8 +5,8 @@
  *
  * - The shared connection declares every relayed capability; it lists the proxy's offer and follows its
  *   changes, and serves the callers that declared all of them.
- * - With `isolate`, each principal gets a connection of its own per set of declared capabilities.
- * - Without it, callers that declared another set are probed once per set: a connection declaring exactly
+ * - `per: 'principal'`: each principal gets a connection of its own per set of declared capabilities.
+ * - `per: 'capabilities'`: callers that declared another set are probed once per set: a connection declaring exactly
  *   that set lists its tools; when the list equals the shared one, the connection is stopped and the set
  *   is served by the shared connection (its questions the caller did not declare are refused by the relay);
  *   when it differs, the set keeps the connection, and its callers see the tools it lists.

@@ -74,11 +74,12 @@ export interface UpstreamSpec {
   /** Of those, how many one principal's tasks may take (default 32), so one caller cannot take them all. */
   readonly maxHeldTasksPerPrincipal?: number
   /**
-   * Give each downstream principal its own upstream process (a stdio command or a `target` function) per
-   * set of client capabilities it declares, for stateful servers; bounded by `maxProcesses`, each stopped
-   * after `idleTimeoutMs` unused. Default: one process shared by every caller, and one more per set of
-   * declared capabilities to which the upstream lists other tools (bounded the same way, by
-   * `ISOLATE_DEFAULTS` unless `isolate` gives its bounds).
+   * Upstream processes (or connections, for a `target` function) of their own for groups of callers, each
+   * declaring upstream what its callers declared (sampling, elicitation, roots); bounded by `maxProcesses`,
+   * each stopped after `idleTimeoutMs` unused. `per: 'principal'`: each principal per capability set, for
+   * stateful servers. `per: 'capabilities'`: each capability set to which the upstream lists other tools
+   * than to the shared process, the default for a stdio command (`{ per: 'capabilities' }`). A `target`
+   * function gets none unless asked: it may reach a server that takes one connection only.
    */
   readonly isolate?: IsolateOptions
 }
@@ -138,14 +139,15 @@ export async function openUpstream(
     warn: spec.client?.warn ?? warn,
     discoverTimeoutMs: spec.startTimeoutMs ?? spec.client?.discoverTimeoutMs ?? 10_000,
   }
-  if (spec.isolate && typeof spec.target !== 'function' && 'url' in spec.target)
+  const target = spec.target
+  if (spec.isolate && typeof target !== 'function' && 'url' in target)
     throw new TypeError(
       'isolate needs a stdio command (or a target function): an HTTP upstream is one server',
     )
-  const upstream = new Upstream(opener(spec.target, options), label, spec.restart)
-  // An HTTP target is one server, reached by one connection; a command or a function opens one per group.
-  if (typeof spec.target === 'function' || !('url' in spec.target)) {
-    const target = spec.target
+  const upstream = new Upstream(opener(target, options), label, spec.restart)
+  const isolate =
+    spec.isolate ?? (typeof target !== 'function' && !('url' in target) ? { per: 'capabilities' } : undefined)
+  if (isolate) {
     upstream.pool = new CallerRoutes(
       upstream,
       (onStop) =>
@@ -153,10 +155,10 @@ export async function openUpstream(
           (capabilities) => opener(target, { ...options, capabilities })(),
           label,
           spec.restart ?? {},
-          spec.isolate ?? {},
+          isolate,
           onStop,
         ),
-      spec.isolate !== undefined,
+      isolate.per === 'principal',
       spec.client?.capabilities,
     )
   }

@@ -24,14 +24,13 @@ import { type RestartOptions, Upstream } from './upstream.js'
  */
 export interface IsolateOptions {
   /**
-   * Whose calls share a process: each principal (`ownerKey`: the token's subject, else the address) that
-   * declared the same client capabilities.
+   * Whose calls share a process: `principal`, each principal (`ownerKey`: the token's subject, else the
+   * address) that declared the same client capabilities; `capabilities`, the callers that declared the same
+   * capabilities when the upstream lists them other tools than the shared process (caller-routes.ts; the
+   * default for a stdio command).
    */
-  readonly per: 'principal'
-  /**
-   * Processes at once for callers (default 16); the shared one that lists the tools is not counted. Without
-   * `isolate`, the same bound holds the processes of callers grouped by declared capabilities.
-   */
+  readonly per: 'principal' | 'capabilities'
+  /** Processes at once for callers (default 16); the shared one that lists the tools is not counted. */
   readonly maxProcesses?: number
   /** A caller's process unused this long is stopped (default 5 minutes). */
   readonly idleTimeoutMs?: number

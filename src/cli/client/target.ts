@@ -15,6 +15,8 @@ export interface Target {
   readonly describe: string
   /** The stdio server's command line, when it was given after `--`. */
   readonly command?: readonly string[]
+  /** Whether the server is a process spawned over stdio (after `--`, or a configured command). */
+  readonly stdio: boolean
   open(options: ClientOptions, recorder?: Recorder): Client
 }
 
@@ -73,6 +75,7 @@ export function parseTarget(
       rest,
       describe: command.join(' '),
       command,
+      stdio: true,
       open: (options, recorder) => stdioClient({ command: program, args, env }, options, recorder),
     }
   }
@@ -107,6 +110,7 @@ export function parseTarget(
   return {
     rest,
     describe,
+    stdio: true,
     open: (options, recorder) => stdioClient({ command, args, env: mergedEnv }, options, recorder),
   }
 }
@@ -118,6 +122,7 @@ function httpTarget(rest: string[], describe: string, url: string, headers: Reco
   return {
     rest,
     describe,
+    stdio: false,
     open: (options, recorder) =>
       connect({ url, headers, ...(recorder && { fetch: recorder.fetch() }) }, { ...options, ...auth }),
   }

@@ -123,7 +123,11 @@ export function registerBridge(program: Command): void {
       client: upstreamOptions(flags),
       target: (options) => target.open(options),
       label: target.describe,
-      ...(flags.isolate && { isolate: { per: 'principal' } }),
+      // Each caller's upstream declares what that caller declared (docs: Capabilities and isolation): per
+      // principal with --isolate, else per capability set for a stdio server whose tools depend on it.
+      ...((flags.isolate || target.stdio) && {
+        isolate: { per: flags.isolate ? 'principal' : 'capabilities' },
+      }),
       // One bridge process needs no shared secret (as for `toolwire demo`): a random one of its own, set
       // explicitly so the warning meant for several instances stays silent.
       requestState: {

@@ -52,6 +52,7 @@ const globs = (value: unknown, field: string, name: string): string[] | undefine
 function isolateOf(value: unknown, name: string): IsolateOptions | undefined {
   if (value === undefined || value === false) return undefined
   if (value === true) return { per: 'principal' }
+  // Without it, a command member still gets a process per capability set whose tools differ (link.ts).
   const bound = (field: 'maxProcesses' | 'idleTimeoutMs'): number | undefined => {
     const got = (value as Record<string, unknown>)[field]
     if (got === undefined) return undefined
