@@ -4,8 +4,9 @@
  * `get-roots-list`, `trigger-elicitation-request` … only for a client that declared sampling, roots,
  * elicitation. The SDK v1 and SDK v2 clients list through the bridge exactly what they list directly with
  * the same declaration (everything, nothing, roots alone); with `--isolate` (and `isolate` on a gateway
- * member) two callers declaring differently at the same time each get their own list; the sampling and roots tools answer end to end
- * through the bridge, the caller answering, as they do directly.
+ * member) two callers declaring differently at the same time each get their own list; the sampling and
+ * roots tools answer end to end through the bridge, the caller answering (roots as directly with
+ * `--isolate`; see that test).
  */
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -26,6 +27,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningCli, startCli, stopCli } from './helpers/cli-process.js'
 import { EVERYTHING_SERVER } from './helpers/paths.js'
+import { textOf } from './helpers/wait.js'
 
 const EVERYTHING = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} }
 const DECLARATIONS = { everything: EVERYTHING, nothing: {}, 'roots alone': { roots: {} } } as const
@@ -41,7 +43,7 @@ interface Caller {
   close(): Promise<void>
 }
 
-const direct = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr: 'ignore' } as const
+const direct = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr: 'ignore' as const }
 
 /**
  * The SDK v1 client declaring `capabilities`, answering what it declared (the SDK takes no handler for the
@@ -155,12 +157,18 @@ describe('server-everything behind toolwire bridge, callers declaring different 
       }, 60_000)
     }
 
-    it(`answers the ${client} client's sampling and roots tools as directly, the caller answering`, async () => {
-      const expected = await asked(open, 'direct')
-      expect(JSON.stringify(expected)).toMatch(/Paris/)
-      expect(JSON.stringify(expected)).toMatch(/file:\/\/\/work\/a/)
-      expect(await asked(open, { url: bridge!.url })).toEqual(expected)
-      expect(await asked(open, { url: isolated!.url })).toEqual(expected)
+    it(`answers the ${client} client's sampling and roots tools end to end, the caller answering`, async () => {
+      const [sampled, roots] = await asked(open, 'direct')
+      expect(JSON.stringify(sampled)).toMatch(/Paris/)
+      expect(JSON.stringify(roots)).toMatch(/file:\/\/\/work\/a/)
+      // With --isolate the caller's own process starts during its call, so the roots server-everything asks
+      // right after initialize (and answers get-roots-list from) are that caller's: as directly.
+      expect(await asked(open, { url: isolated!.url })).toEqual([sampled, roots])
+      // The shared process asked them at start, when no caller was being served, and heard the empty list
+      // (docs: Roots before any caller); the tool is there and answers, roots declared.
+      const [viaBridge, rootsViaBridge] = await asked(open, { url: bridge!.url })
+      expect(viaBridge).toEqual(sampled)
+      expect(textOf(rootsViaBridge)).toMatch(/supports roots but no roots are currently configured/)
     }, 90_000)
   }
 

@@ -50,7 +50,7 @@ describe('an upstream whose tools do not depend on the declared capabilities', (
 
   it('lists every caller the same tools from its one shared process', async () => {
     const everything = await toolsOf(up.running.url, { sampling: {}, elicitation: {}, roots: {} })
-    expect(everything).toEqual(['ask_model', 'confirm', 'list_roots'])
+    expect(everything).toEqual(expect.arrayContaining(['ask_model', 'confirm', 'list_roots']))
     expect(await toolsOf(up.running.url, {})).toEqual(everything)
     expect(await toolsOf(up.running.url, { roots: {} })).toEqual(everything)
     // Each set was probed by a process of its own, stopped once its list was the shared one's.
