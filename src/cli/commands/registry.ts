@@ -198,7 +198,7 @@ export function registerRegistry(program: Command): void {
     .option('--secret-header <line>', 'as --header, for a secret (a token, a key)', collect)
     .action(async (modulePath: string | undefined, flags: RegistryFlags) => {
       const status = await registry(modulePath, flags)
-      // A loaded module may hold timers or sockets open; the command is done.
-      process.exit(status)
+      // A loaded module may hold timers or sockets open; the command is done once its output is out.
+      process.stdout.write('', () => process.exit(status))
     })
 }

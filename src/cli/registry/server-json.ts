@@ -126,13 +126,16 @@ export function repositoryOf(
       : undefined
   if (typeof raw !== 'string') return undefined
   const shorthand = /^(github|gitlab):([\w.-]+\/[\w.-]+)$/.exec(raw)
+  // git:// and ssh:// name the same repository as https:// (a URL's scheme cannot be switched to a special one).
+  const web = shorthand
+    ? `https://${shorthand[1]}.com/${shorthand[2]}`
+    : raw.replace(/^git\+/, '').replace(/^(?:git|ssh):\/\//, 'https://')
   let url: URL
   try {
-    url = new URL(shorthand ? `https://${shorthand[1]}.com/${shorthand[2]}` : raw.replace(/^git\+/, ''))
+    url = new URL(web)
   } catch {
     return undefined
   }
-  if (url.protocol === 'git:' || url.protocol === 'ssh:') url.protocol = 'https:'
   if (url.protocol !== 'https:') return undefined
   url.username = ''
   url.password = ''
