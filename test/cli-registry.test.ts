@@ -3,10 +3,11 @@
  * by the MCP Registry's published schema (vendored in src/cli/registry-schema/, checked here by ajv itself as
  * well as by toolwire's engine), `--check` passes on what was just written and fails, naming the drift, after a
  * version bump or a change of tools, and a package.json the registry would refuse is refused before anything
- * is written, naming the field and the file it came from.
+ * is written, naming the field and the file it came from. The registry's own valid and invalid examples
+ * (test/vendor/mcp-registry-examples/) get the same verdict from toolwire's engines as from ajv.
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -82,6 +83,25 @@ describe('the vendored registry schema', () => {
       })
       expect(latest.ok).toBe(false)
     }
+  })
+})
+
+describe("the registry's own examples", () => {
+  const folder = join(ROOT, 'test', 'vendor', 'mcp-registry-examples')
+  const examples = (kind: 'valid' | 'invalid') =>
+    readdirSync(join(folder, kind)).map((file) => [file, readJson(join(folder, kind, file))] as const)
+  const engines = (['ajv', 'interpreted'] as const).map((validator) =>
+    new SchemaCompiler({ validator }).compile(schema, 'registry'),
+  )
+
+  it.each(examples('valid'))('valid/%s passes in both engines and in ajv alone', (_file, document) => {
+    for (const engine of engines) expect(engine.validate(document)).toEqual({ ok: true, value: document })
+    expect(ajvIssues(document)).toEqual([])
+  })
+
+  it.each(examples('invalid'))('invalid/%s fails in both engines and in ajv alone', (_file, document) => {
+    for (const engine of engines) expect(engine.validate(document).ok).toBe(false)
+    expect(ajvIssues(document)).not.toEqual([])
   })
 })
 
