@@ -82,6 +82,7 @@ export const UNIT_TESTS = [
   'test/security/slow-reader.test.ts',
   'test/security/token-cache.test.ts',
   'test/server-card.test.ts',
+  'test/registry-server-json.test.ts',
   'test/sse-transport.test.ts',
   'test/skills.test.ts',
   'test/start-script.test.ts',

@@ -142,3 +142,9 @@ await build({
   logLevel: 'warning',
 })
 for (const file of ['index.html', 'app.css']) copyFileSync(`${page}${file}`, `${pageOut}${file}`)
+
+// The MCP Registry's server.json schema, with its LICENSE and README, which `toolwire registry` checks against.
+const registrySchema = `${root}src/cli/registry-schema/`
+mkdirSync(`${root}dist/registry-schema`, { recursive: true })
+for (const file of readdirSync(registrySchema))
+  copyFileSync(`${registrySchema}${file}`, `${root}dist/registry-schema/${file}`)

@@ -1,11 +1,14 @@
 /** The demo `npm start` serves: each tool does its job and fails clearly on bad input. */
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Script } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler } from '../src/index.js'
-import { createDemoServer } from '../src/demo/server.js'
+import { fetchServerCard } from '../src/client/index.js'
+import { createDemoServer, DEMO_REGISTRY_NAME } from '../src/demo/server.js'
 import { meta, post, resultOf } from './helpers/http.js'
-import { CLI } from './helpers/paths.js'
+import { CLI, ROOT } from './helpers/paths.js'
 
 const fetcher = createFetchHandler(createDemoServer())
 const call = async (name: string, args: Record<string, unknown>, extraMeta = {}) =>
@@ -100,7 +103,7 @@ describe('demo app (MCP Apps)', () => {
 })
 
 describe('npm start', () => {
-  it('serves the demo and prints how to call it', async () => {
+  it('serves the demo and its server card, and prints how to call it', async () => {
     const child = spawn(process.execPath, [CLI, 'demo', '--http', '127.0.0.1:0'], { stdio: 'pipe' })
     try {
       const banner = await new Promise<string>((resolve, reject) => {
@@ -126,6 +129,19 @@ describe('npm start', () => {
         ),
       )
       expect(result.structuredContent).toEqual({ result: 5 })
+      // Its server card, by its registry name (package.json's mcpName), as a client and the CLI read it.
+      const card = await fetchServerCard(url)
+      expect(card).toMatchObject({ name: DEMO_REGISTRY_NAME, title: 'toolwire demo', version: '0.1.0' })
+      expect(card.remotes?.[0]?.url).toBe(url)
+      expect(DEMO_REGISTRY_NAME).toBe(
+        (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { mcpName: string }).mcpName,
+      )
+      const printed = await new Promise<string>((resolve, reject) =>
+        execFile(process.execPath, [CLI, 'card', url], { timeout: 30_000 }, (error, stdout) =>
+          error ? reject(error) : resolve(stdout),
+        ),
+      )
+      expect(printed).toContain(`toolwire demo 0.1.0 (${DEMO_REGISTRY_NAME})`)
     } finally {
       child.kill('SIGTERM')
     }

@@ -103,6 +103,15 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     ['toolwire openapi ./api.yaml', 'the tools it makes: name, operation, hints, title'],
     ['toolwire openapi https://api.example.com/openapi.json --json', 'the tool definitions as JSON'],
   ],
+  registry: [
+    ['toolwire registry ./server.js', 'write server.json from the server and package.json'],
+    ['toolwire registry ./server.js --check', 'in CI: exit 1, naming the drift, if server.json is stale'],
+    [
+      "toolwire registry ./server.js --remote https://mcp.example.com/mcp --secret-header 'Authorization: Bearer token'",
+      'a hosted endpoint too, with the header clients send',
+    ],
+    ['toolwire registry --demo --transport stdio --transport streamable-http', "the demo's server.json"],
+  ],
   gateway: [
     ['toolwire gateway .mcp.json --http 127.0.0.1:8080', 'every server of the file at /mcp, namespaced'],
     [

@@ -10,6 +10,7 @@ import { describeFailure, registerClientCommands } from './commands/client.js'
 import { registerCompletion } from './commands/completion.js'
 import { registerLogin } from './commands/login.js'
 import { registerOpenAPI } from './commands/openapi.js'
+import { registerRegistry } from './commands/registry.js'
 import { registerServe } from './commands/serve.js'
 import { registerSkillCommands } from './commands/skills.js'
 import { addExamples } from './examples.js'
@@ -34,6 +35,7 @@ Examples:
   toolwire serve --openapi ./api.yaml --http 127.0.0.1:3000   an HTTP API's operations as tools
   toolwire inspect http://127.0.0.1:3000/mcp            explore and call it in a web page
   toolwire dev ./server.ts                              serve a module, reload on save, inspect it
+  toolwire registry ./server.js                         write server.json for the MCP Registry
   eval "$(toolwire completion bash)"                    shell completion (bash, zsh, fish)
 `
 
@@ -57,6 +59,7 @@ registerLogin(program)
 registerBridge(program)
 registerGateway(program)
 registerOpenAPI(program)
+registerRegistry(program)
 registerInspect(program)
 addExamples(program)
 

@@ -24,6 +24,18 @@ export interface DemoOptions {
   readonly requestStateSecret?: string
 }
 
+/**
+ * The demo's name in the MCP Registry and on its server card: reverse-DNS under the repository's GitHub owner
+ * (the registry's namespace for a server published from github.com/toolwire), as package.json's `mcpName` says.
+ *
+ * @example
+ * ```ts
+ * const card = await fetchServerCard('http://127.0.0.1:3000/mcp')
+ * card.name === DEMO_REGISTRY_NAME // true
+ * ```
+ */
+export const DEMO_REGISTRY_NAME = 'io.github.toolwire/toolwire-demo'
+
 export function createDemoServer(options: DemoOptions = {}): Server {
   const security = options.rateLimitStore
     ? { ...options.security, rateLimit: { store: options.rateLimitStore } }
@@ -44,6 +56,12 @@ export function createDemoServer(options: DemoOptions = {}): Server {
     resources: notebook.resources,
     prompts: notebook.prompts,
     skills: [notebookSkill],
+    // Served at <endpoint>/server-card, so `toolwire card` (and any client that discovers) can read it.
+    serverCard: {
+      name: DEMO_REGISTRY_NAME,
+      description: 'Demo MCP server: utility tools, a notebook that asks for input, a basket kept by handles',
+      repository: { url: 'https://github.com/toolwire/toolwire', source: 'github', subfolder: 'src/demo' },
+    },
     // Set it when several demo instances share a load balancer; otherwise a per-process secret is used.
     requestState: { secret: options.requestStateSecret ?? process.env.TOOLWIRE_STATE_SECRET },
     ...(options.changes && { changes: options.changes }),
