@@ -4,6 +4,7 @@ import { markRefused } from '../../protocol/telemetry.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
+import { takeFiniteVouch } from '../../protocol/finite-arguments.js'
 import { RelayedTask, StartTask } from '../../protocol/task-control.js'
 import { contentAnnotationProblem } from '../../wire/annotations.js'
 import {
@@ -148,7 +149,8 @@ function callTool(
 ): Payload {
   const tool = resolveTool(registry, options, ctx, name, args, outer)
   const taskable = taskDecision(tool, options.tasks, ctx)
-  const validated = tool.input.validateAsync(args ?? {})
+  // Arguments the input guard walked are known free of Infinity (protocol/finite-arguments.ts).
+  const validated = tool.input.validateAsync(args ?? {}, takeFiniteVouch(args))
   if (tool === options.search?.callTool) {
     // call_tool: its own arguments checked, the named tool runs through this same function, so visibility,
     // validation, limits, input rounds and tasks are exactly those of a direct call.
