@@ -346,6 +346,9 @@ function refusal(tool: CompiledTool, options: ToolCallOptions, refuse: string, l
   return markRefused(errorResult(`Tool ${tool.name} ${refuse} (ref ${ref})`), 'output')
 }
 
+/** The bytes of a text block's JSON besides its text's own (quotes included there): `{"type":"text","text":}`. */
+export const TEXT_BLOCK_BYTES = '{"type":"text","text":}'.length
+
 /** Clean, check what will be sent, add the JSON text copy, cap. */
 function guardResult(tool: CompiledTool, options: ToolCallOptions, result: CallToolResult): CallToolResult {
   const guard = options.guardResult
@@ -375,7 +378,8 @@ function guardResult(tool: CompiledTool, options: ToolCallOptions, result: CallT
   if (structured !== undefined && sent.content.length === 0) {
     const copy = jsonText(structured)
     final = { ...sent, content: [copy] }
-    bytes += guard.size(copy)
+    // `{"type":"text","text":…}` around the text: the same count as measuring the block, without its walk.
+    bytes += TEXT_BLOCK_BYTES + guard.size(copy.text)
   }
   const fitted = guard.fit(final, bytes + addedBytes(final, options.serverInfo))
   return 'refuse' in fitted ? refusal(tool, options, fitted.refuse, fitted.log) : fitted.result
