@@ -66,6 +66,7 @@ export const UNIT_TESTS = [
   'test/security/hostile-schemas.test.ts',
   'test/security/identity-table.test.ts',
   'test/security/input.test.ts',
+  'test/security/input-fast-path.test.ts',
   'test/security/legacy-handshake-limits.test.ts',
   'test/security/legacy-initialize.test.ts',
   'test/security/legacy-session-id.test.ts',

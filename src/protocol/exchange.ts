@@ -56,6 +56,11 @@ export interface Exchange {
   readonly principal?: Principal | undefined
   /** A 2025-era HTTP session's own random id (never the `Mcp-Session-Id` token that opens it). */
   readonly sessionId?: string | undefined
+  /**
+   * The `params` nesting depth the transport already refused anything deeper than, on the message's raw
+   * text (wire/json-depth.ts), so the input guard need not walk `params` for it again; undefined: unchecked.
+   */
+  readonly checkedDepth?: number | undefined
 }
 
 /** True once the request was cancelled, without creating a lazily made signal. */
@@ -117,6 +122,9 @@ class FilteredExchange implements Exchange {
   }
   get sessionId(): string | undefined {
     return this.inner.sessionId
+  }
+  get checkedDepth(): number | undefined {
+    return this.inner.checkedDepth
   }
   /** A getter handing out a bound function, so `const { notify } = ctx.exchange` works as on transports. */
   get notify(): (message: JsonRpcNotification) => void {

@@ -24,20 +24,58 @@ export interface Principal {
   readonly id: string
 }
 
+/**
+ * Principals made here, by what they were made from: a caller's requests get the same frozen object, so its
+ * owner key is made once (`KEYS`) and not rebuilt, then hashed again, per request by every limit that asks.
+ * Identity is only a cache: two principals of one caller still compare equal (`samePrincipal`) and share a
+ * key. Each map holds at most `MAX_INTERNED` and starts afresh when full, so a caller rotating addresses or
+ * tokens can make it hold no more than that.
+ */
+const MAX_INTERNED = 10_000
+const users = new Map<string, Principal>()
+const clients = new Map<string, Principal>()
+/** Anonymous callers by the address as the socket gave it (before the IPv6 /64 is taken), or by transport. */
+const addresses = new Map<string, Principal>()
+const transports = new Map<string, Principal>()
+const KEYS = new WeakMap<Principal, OwnerKey>()
+
+/** The interned principal `by` stands for; `id` undefined: `by` is an address, and the id its bucket. */
+function interned(
+  known: Map<string, Principal>,
+  by: string,
+  kind: PrincipalKind,
+  id: string | undefined,
+): Principal {
+  let principal = known.get(by)
+  if (principal === undefined) {
+    if (known.size >= MAX_INTERNED) known.clear()
+    principal = Object.freeze({ kind, id: id ?? addressKey(by) })
+    KEYS.set(principal, keyOf(principal))
+    known.set(by, principal)
+  }
+  return principal
+}
+
 /** The principal of a request: its verified identity, else its address bucket, else its transport. */
 export function principalOf(
   auth: AuthInfo | undefined,
   remoteAddress: string | undefined,
   transport: string,
 ): Principal {
-  if (auth) return Object.freeze({ kind: auth.subjectKind ?? 'user', id: auth.subject })
-  return Object.freeze({
-    kind: 'anonymous',
-    id: remoteAddress === undefined || remoteAddress === '' ? transport : addressKey(remoteAddress),
-  })
+  if (auth) {
+    const kind = auth.subjectKind ?? 'user'
+    if (kind === 'user') return interned(users, auth.subject, kind, auth.subject)
+    if (kind === 'client') return interned(clients, auth.subject, kind, auth.subject)
+    return Object.freeze({ kind, id: auth.subject })
+  }
+  if (remoteAddress === undefined || remoteAddress === '')
+    return interned(transports, transport, 'anonymous', transport)
+  return interned(addresses, remoteAddress, 'anonymous', undefined)
 }
 
 const PREFIX: Record<PrincipalKind, string> = { user: 'user', client: 'client', anonymous: 'anon' }
+
+const keyOf = (principal: Principal): OwnerKey => `${PREFIX[principal.kind]}:${principal.id}` as OwnerKey
 
 /**
  * The key everything the principal owns is filed under. The kind comes first and an id is never split,
@@ -50,7 +88,8 @@ const PREFIX: Record<PrincipalKind, string> = { user: 'user', client: 'client', 
  * ```
  */
 export function ownerKey(principal: Principal): OwnerKey {
-  return `${PREFIX[principal.kind]}:${principal.id}` as OwnerKey
+  // A principal made here has its key already: the same string, hashed once, for all its requests.
+  return KEYS.get(principal) ?? keyOf(principal)
 }
 
 /** Whether two principals are the same caller. */

@@ -71,9 +71,13 @@ export interface CompiledSchema {
   readonly dialect: Dialect
   /** The schema as JSON text: what identical schemas share their validator by. */
   readonly json: string
-  validate(value: unknown): ValidationOutcome
+  /**
+   * `finite`: the caller has already walked `value` and found no non-finite number (the input guard does for
+   * a request's tool arguments), so that check (finite.ts) is not made a second time.
+   */
+  validate(value: unknown, finite?: boolean): ValidationOutcome
   /** As `validate`; may wait while a validator loads at start-up. */
-  validateAsync(value: unknown): ValidationOutcome | Promise<ValidationOutcome>
+  validateAsync(value: unknown, finite?: boolean): ValidationOutcome | Promise<ValidationOutcome>
 }
 
 /**
@@ -339,8 +343,9 @@ export class SchemaCompiler {
       const compiled: CompiledSchema = {
         dialect,
         json,
-        validate: (value) => finite(value) ?? validator.validate(value),
-        validateAsync: (value) => finite(value) ?? validator.validateAsync(value),
+        validate: (value, known) => (known === true ? undefined : finite(value)) ?? validator.validate(value),
+        validateAsync: (value, known) =>
+          (known === true ? undefined : finite(value)) ?? validator.validateAsync(value),
       }
       this.#compiled.set(key, compiled)
       return compiled

@@ -67,7 +67,7 @@ export interface PreparedSchema extends CompiledSchema {
   readonly jsonSchema: Record<string, unknown>
   /** True when validation may return a promise (some Standard Schema libraries validate asynchronously). */
   readonly async: boolean
-  validateAsync(value: unknown): ValidationOutcome | Promise<ValidationOutcome>
+  validateAsync(value: unknown, finite?: boolean): ValidationOutcome | Promise<ValidationOutcome>
   /** Checks a value against the published JSON Schema itself: what a client will check what it receives against. */
   checkPublished(value: unknown): ValidationOutcome
 }

@@ -23,23 +23,34 @@ const own = Object.prototype.hasOwnProperty
 const stack: unknown[] = []
 const MAX_KEPT_SLOTS = 3 * 1024
 
-/** What the walk found: the depth problem, and whether `arguments` hold a `"__proto__"` key somewhere. */
+/**
+ * What the walk found: the depth problem, whether `arguments` hold a `"__proto__"` key somewhere, and
+ * whether they hold a non-finite number (schema/finite.ts: JSON.parse turns `1e400` into Infinity).
+ */
 export interface InputScan {
   problem: string | undefined
   protoKey: boolean
+  nonFinite: boolean
 }
 
-const scan: InputScan = { problem: undefined, protoKey: false }
+const scan: InputScan = { problem: undefined, protoKey: false, nonFinite: false }
 
 /**
  * Walks `params` once. The answer is one object reused by every call (the check is synchronous): read it
- * before the next call.
+ * before the next call. `depthChecked`: the transport already refused any message nested deeper than
+ * `limits.maxDepth` on its raw text (wire/json-depth.ts), so only `arguments` are walked, for what the text
+ * check cannot see.
  */
-export function scanInput(params: unknown, limits: InputLimits): InputScan {
+export function scanInput(params: unknown, limits: InputLimits, depthChecked = false): InputScan {
   scan.protoKey = false
+  scan.nonFinite = false
   scan.problem = undefined
   if (typeof params !== 'object' || params === null) return scan
-  scan.problem = walk(params, limits.maxDepth)
+  if (!depthChecked) scan.problem = walk(params, limits.maxDepth, 1, false)
+  else {
+    const args = (params as Record<string, unknown>).arguments
+    if (typeof args === 'object' && args !== null) walk(args, Infinity, 2, true)
+  }
   return scan
 }
 
@@ -48,10 +59,11 @@ export function inputProblem(params: unknown, limits: InputLimits): string | und
   return scanInput(params, limits).problem
 }
 
-function walk(params: object, maxDepth: number): string | undefined {
-  stack[0] = params
-  stack[1] = 1
-  stack[2] = false
+/** `node` at `depth`; `guarded`: it is `arguments` or inside them. */
+function walk(node: object, maxDepth: number, depth: number, guarded: boolean): string | undefined {
+  stack[0] = node
+  stack[1] = depth
+  stack[2] = guarded
   let top = 3
   let problem: string | undefined
   while (top > 0) {
@@ -66,7 +78,10 @@ function walk(params: object, maxDepth: number): string | undefined {
     }
     if (Array.isArray(node)) {
       for (const child of node as unknown[]) {
-        if (typeof child !== 'object' || child === null) continue
+        if (typeof child !== 'object' || child === null) {
+          if (guard && typeof child === 'number' && !Number.isFinite(child)) scan.nonFinite = true
+          continue
+        }
         stack[top++] = child
         stack[top++] = depth + 1
         stack[top++] = guard
@@ -78,7 +93,10 @@ function walk(params: object, maxDepth: number): string | undefined {
     for (const key in node) {
       if (!own.call(node, key)) continue
       const child = (node as Record<string, unknown>)[key]
-      if (typeof child !== 'object' || child === null) continue
+      if (typeof child !== 'object' || child === null) {
+        if (guard && typeof child === 'number' && !Number.isFinite(child)) scan.nonFinite = true
+        continue
+      }
       stack[top++] = child
       stack[top++] = depth + 1
       stack[top++] = guard || (depth === 1 && key === 'arguments')

@@ -11,6 +11,7 @@ import { invalidParams } from '../wire/errors.js'
 import { tooManyRequests } from '../wire/errors.js'
 import { type InputLimits, scanInput } from './input.js'
 import { withDataKeys } from '../wire/data-keys.js'
+import { vouchFinite } from '../protocol/finite-arguments.js'
 import type { OwnerOf } from './principal.js'
 import type { Bucket, Consumed, RateLimitStore } from './rate-limit.js'
 import { cleanValue } from './output-guard.js'
@@ -50,11 +51,18 @@ export function requestSteps(options: GuardOptions): AroundSteps {
   }
   return {
     before: (ctx) => {
-      const scanned = scanInput(ctx.params, input)
-      if (scanned.problem)
+      // The transport checked the raw text's depth against the same limit: only `arguments` need a walk.
+      const checked = ctx.exchange.checkedDepth
+      const scanned = scanInput(ctx.params, input, checked !== undefined && checked <= input.maxDepth)
+      if (scanned.problem) {
+        vouchFinite(undefined)
         throw refuse(ctx, 'validation', invalidParams(`Invalid params: ${scanned.problem}`))
+      }
       // `"__proto__"` keys are data: objects holding one go on without a prototype (wire/data-keys.ts).
       if (scanned.protoKey) ctx.params.arguments = withDataKeys(ctx.params.arguments)
+      // The tool's validator need not look for Infinity again in arguments this walk found free of it.
+      const args = ctx.params.arguments
+      vouchFinite(!scanned.nonFinite && typeof args === 'object' && args !== null ? args : undefined)
       if (!requests) return
       let consumed
       try {

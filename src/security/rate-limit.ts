@@ -4,8 +4,6 @@
  * at once keeps a synchronous tool's call free of promises); a shared store (Redis …) implements the same
  * one method, asynchronously, so every replica sees the same counts.
  */
-import type { LRUCache } from 'lru-cache'
-import { lazyLru, type LRUCacheClass } from './lru.js'
 import type { OwnerKey } from '../protocol/principal.js'
 
 /** A budget: `points` per `durationMs` window. */
@@ -59,10 +57,17 @@ export interface MemoryRateLimitOptions {
  * ```
  */
 export class MemoryRateLimitStore implements RateLimitStore {
-  /** Each bucket's key prefix, built once per bucket object (buckets are defined once, used per call). */
-  readonly #prefixes = new WeakMap<Bucket, string>()
-  /** Windows by bucket and key, least recently used dropped first (its count goes with it). */
-  #windows: LRUCache<string, Window> | undefined
+  /** Each bucket's name with its budget, made once per bucket object (buckets are defined once, used per call). */
+  readonly #names = new WeakMap<Bucket, string>()
+  /**
+   * Windows by owner, then by bucket. The owner key of a request's principal is the same string every
+   * request (protocol/principal.ts), so both lookups hash nothing new: no key is built per call.
+   */
+  readonly #owners = new Map<OwnerKey, Map<string, Window>>()
+  /** Every window, most recently used first; the last is dropped when there are more than `maxKeys`. */
+  #newest: Window | undefined
+  #oldest: Window | undefined
+  #size = 0
   readonly #maxKeys: number
 
   constructor(options: MemoryRateLimitOptions = {}) {
@@ -71,49 +76,78 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.#maxKeys = maxKeys
   }
 
-  /** How many keys are remembered now (for tests and metrics). */
+  /** How many keys (one per owner and bucket) are remembered now (for tests and metrics). */
   get size(): number {
-    return this.#windows?.size ?? 0
-  }
-
-  consume(bucket: Bucket, key: OwnerKey, points = 1): Consumed | Promise<Consumed> {
-    if (!this.#windows) {
-      // lru-cache loads with the first count: synchronously where `require` reaches it (Node), else once.
-      const LRU = lazyLru.now()
-      if (!LRU) return lazyLru.load().then((loaded) => this.#take(this.#open(loaded), bucket, key, points))
-      this.#open(LRU)
-    }
-    return this.#take(this.#windows as LRUCache<string, Window>, bucket, key, points)
-  }
-
-  #open(LRU: LRUCacheClass): LRUCache<string, Window> {
-    return (this.#windows ??= new LRU<string, Window>({ max: this.#maxKeys }))
+    return this.#size
   }
 
   /** A fixed window per key: it starts with the key's first count and ends `durationMs` later. */
-  #take(windows: LRUCache<string, Window>, bucket: Bucket, key: OwnerKey, points: number): Consumed {
-    let prefix = this.#prefixes.get(bucket)
-    if (prefix === undefined) {
-      prefix = `${bucket.name}/${bucket.points}/${bucket.durationMs}\u0000`
-      this.#prefixes.set(bucket, prefix)
+  consume(bucket: Bucket, key: OwnerKey, points = 1): Consumed {
+    let name = this.#names.get(bucket)
+    if (name === undefined) {
+      name = `${bucket.name}/${bucket.points}/${bucket.durationMs}`
+      this.#names.set(bucket, name)
     }
-    const slot = prefix + key
+    let windows = this.#owners.get(key)
+    let window = windows?.get(name)
+    if (window === undefined) {
+      window = new Window(key, name)
+      if (!windows) this.#owners.set(key, (windows = new Map()))
+      windows.set(name, window)
+      this.#size++
+      this.#link(window)
+      if (this.#size > this.#maxKeys) this.#drop(this.#oldest as Window)
+    } else if (window !== this.#newest) {
+      this.#unlink(window)
+      this.#link(window)
+    }
     const now = Date.now()
-    // get() marks the key as recently used; a new key may evict the least recently used one.
-    let window = windows.get(slot)
-    if (window === undefined || window.endsAt <= now) {
-      window = { used: 0, endsAt: now + bucket.durationMs }
-      windows.set(slot, window)
+    if (window.endsAt <= now) {
+      window.used = 0
+      window.endsAt = now + bucket.durationMs
     }
     if (window.used + points > bucket.points) return { allowed: false, retryAfterMs: window.endsAt - now }
     window.used += points
     return ALLOWED
   }
+
+  /** Makes `window` the most recently used. */
+  #link(window: Window): void {
+    window.older = this.#newest
+    window.newer = undefined
+    if (this.#newest) this.#newest.newer = window
+    else this.#oldest = window
+    this.#newest = window
+  }
+
+  #unlink(window: Window): void {
+    if (window.newer) window.newer.older = window.older
+    else this.#newest = window.older
+    if (window.older) window.older.newer = window.newer
+    else this.#oldest = window.newer
+    window.newer = window.older = undefined
+  }
+
+  /** Forgets the least recently used window (its count goes with it). */
+  #drop(window: Window): void {
+    this.#unlink(window)
+    this.#size--
+    const windows = this.#owners.get(window.owner)
+    windows?.delete(window.bucket)
+    if (windows?.size === 0) this.#owners.delete(window.owner)
+  }
 }
 
-interface Window {
-  used: number
-  readonly endsAt: number
+/** One owner's count in one bucket, linked into the store's recency list. */
+class Window {
+  used = 0
+  endsAt = 0
+  newer: Window | undefined
+  older: Window | undefined
+  constructor(
+    readonly owner: OwnerKey,
+    readonly bucket: string,
+  ) {}
 }
 
 const ALLOWED: Consumed = Object.freeze({ allowed: true })

@@ -100,6 +100,30 @@ describe('tool rate limits (per principal and tool, isError)', () => {
     expect(store.size).toBe(50)
     expect((await store.consume(bucket, ownerKey({ kind: 'client', id: 'client-499' }))).allowed).toBe(false)
   })
+
+  it('drops the least recently used window first, counting each owner and bucket as one key', () => {
+    const store = new MemoryRateLimitStore({ maxKeys: 3 })
+    const once = { name: 'once', points: 1, durationMs: 60_000 }
+    const other = { name: 'other', points: 1, durationMs: 60_000 }
+    const ann = ownerKey({ kind: 'user', id: 'ann' })
+    const bob = ownerKey({ kind: 'user', id: 'bob' })
+    const cat = ownerKey({ kind: 'user', id: 'cat' })
+    expect(store.consume(once, ann).allowed).toBe(true)
+    expect(store.consume(other, ann).allowed).toBe(true)
+    expect(store.consume(once, bob).allowed).toBe(true)
+    expect(store.size).toBe(3)
+    // ann's `once` window is used again (refused, still counted as used), so bob's is now the oldest.
+    expect(store.consume(once, ann).allowed).toBe(false)
+    expect(store.consume(other, ann).allowed).toBe(false)
+    expect(store.consume(once, cat).allowed).toBe(true)
+    expect(store.size).toBe(3)
+    expect(store.consume(once, ann).allowed).toBe(false)
+    expect(store.consume(other, ann).allowed).toBe(false)
+    // bob was forgotten with his count: a new window.
+    expect(store.consume(once, bob).allowed).toBe(true)
+    // Equal buckets made apart count together: the budget is the bucket's name and size, not the object.
+    expect(store.consume({ ...once }, ann).allowed).toBe(false)
+  })
 })
 
 describe('concurrent calls per principal', () => {

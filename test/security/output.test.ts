@@ -12,7 +12,9 @@ import {
 } from '../../src/index.js'
 import type { SecurityOptions, ToolDefinition } from '../../src/index.js'
 import { PNG_1X1, WAV_SILENCE } from '../fixtures/conformance/media.js'
-import { cleanEncodedLength, cleanResult, encodedLength } from '../../src/security/output-guard.js'
+import { cleanEncodedLength, cleanResult, encodedLength, jsonBytes } from '../../src/security/output-guard.js'
+import { TEXT_BLOCK_BYTES } from '../../src/features/tools/call.js'
+import { jsonText } from '../../src/features/tools/result.js'
 import { mayNeedStripping } from '../../src/security/sanitize.js'
 import { errorOf, meta, post, resultOf } from '../helpers/http.js'
 import { callTool, live, type Live, memoryLogger, textOf } from '../helpers/live.js'
@@ -102,6 +104,32 @@ describe('text sanitising', () => {
         }
       }),
       { numRuns: 5000 },
+    )
+  })
+
+  it("counts a structured result's JSON text copy as measuring the whole block would, hostile text included", () => {
+    const edges = [
+      '\u0000',
+      '\u001b',
+      '\r',
+      '\u007f',
+      '\u009b',
+      '\u202e',
+      '\udb40',
+      '\udc41',
+      '"',
+      '\\',
+      'é',
+      '😀',
+    ]
+    const text = fc.string({ unit: fc.oneof(fc.constantFrom(...edges), fc.string({ maxLength: 1 })) })
+    const structured = fc.oneof(fc.jsonValue(), fc.dictionary(text, fc.oneof(text, fc.double())))
+    fc.assert(
+      fc.property(structured, (value) => {
+        const copy = jsonText(value)
+        expect(TEXT_BLOCK_BYTES + jsonBytes(copy.text)).toBe(jsonBytes(copy))
+      }),
+      { numRuns: 3000 },
     )
   })
 

@@ -4,6 +4,7 @@ import { markRefused } from '../../protocol/telemetry.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
 import { CLEANED, type ResultPayload } from '../../protocol/encode.js'
 import { InputRequired } from '../../protocol/mrtr/inputs.js'
+import { takeFiniteVouch } from '../../protocol/finite-arguments.js'
 import { RelayedTask, StartTask } from '../../protocol/task-control.js'
 import { contentAnnotationProblem } from '../../wire/annotations.js'
 import {
@@ -148,7 +149,8 @@ function callTool(
 ): Payload {
   const tool = resolveTool(registry, options, ctx, name, args, outer)
   const taskable = taskDecision(tool, options.tasks, ctx)
-  const validated = tool.input.validateAsync(args ?? {})
+  // Arguments the input guard walked are known free of Infinity (protocol/finite-arguments.ts).
+  const validated = tool.input.validateAsync(args ?? {}, takeFiniteVouch(args))
   if (tool === options.search?.callTool) {
     // call_tool: its own arguments checked, the named tool runs through this same function, so visibility,
     // validation, limits, input rounds and tasks are exactly those of a direct call.
@@ -344,6 +346,9 @@ function refusal(tool: CompiledTool, options: ToolCallOptions, refuse: string, l
   return markRefused(errorResult(`Tool ${tool.name} ${refuse} (ref ${ref})`), 'output')
 }
 
+/** The bytes of a text block's JSON besides its text's own (quotes included there): `{"type":"text","text":}`. */
+export const TEXT_BLOCK_BYTES = '{"type":"text","text":}'.length
+
 /** Clean, check what will be sent, add the JSON text copy, cap. */
 function guardResult(tool: CompiledTool, options: ToolCallOptions, result: CallToolResult): CallToolResult {
   const guard = options.guardResult
@@ -373,7 +378,8 @@ function guardResult(tool: CompiledTool, options: ToolCallOptions, result: CallT
   if (structured !== undefined && sent.content.length === 0) {
     const copy = jsonText(structured)
     final = { ...sent, content: [copy] }
-    bytes += guard.size(copy)
+    // `{"type":"text","text":…}` around the text: the same count as measuring the block, without its walk.
+    bytes += TEXT_BLOCK_BYTES + guard.size(copy.text)
   }
   const fitted = guard.fit(final, bytes + addedBytes(final, options.serverInfo))
   return 'refuse' in fitted ? refusal(tool, options, fitted.refuse, fitted.log) : fitted.result

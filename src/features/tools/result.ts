@@ -1,5 +1,5 @@
 /** Turns what a handler returned into a CallToolResult, and checks it is well formed before it is sent. */
-import type { CallToolResult, ContentBlock } from '../../wire/types.js'
+import type { CallToolResult, ContentBlock, TextContent } from '../../wire/types.js'
 
 const RESULT = Symbol.for('toolwire.toolResult')
 
@@ -43,7 +43,7 @@ const isCallToolResult = (value: unknown): value is CallToolResult =>
 export const textContent = (text: string): ContentBlock => ({ type: 'text', text })
 
 /** Serialized JSON fallback for clients that read only `content` (server/tools §Structured Content). */
-export function jsonText(value: unknown): ContentBlock {
+export function jsonText(value: unknown): TextContent {
   return { type: 'text', text: JSON.stringify(value) ?? 'null' }
 }
 

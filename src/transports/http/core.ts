@@ -404,6 +404,7 @@ export class HttpCore {
       return undefined
     }
     const exchange = new HttpExchange(view, out, auth, eventStream, this.#maxBacklog)
+    exchange.checkedDepth = maxDepth
     // The exchange is also the transport check (standard headers against the body). A reply made
     // synchronously is written at once.
     const reply = this.server.answer

@@ -27,6 +27,8 @@ export class HttpExchange implements Exchange, TransportCheck, KeepAliveStream {
   /** Set once the first notification turned the answer into an SSE stream. */
   streaming = false
   readonly remoteAddress: string | undefined
+  /** Set by the core once the body's raw text passed the depth check (`Exchange.checkedDepth`). */
+  checkedDepth: number | undefined = undefined
 
   constructor(
     protected readonly view: HttpRequestView,
