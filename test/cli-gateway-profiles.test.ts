@@ -5,7 +5,7 @@
  * of a bad file before any member starts.
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -15,6 +15,11 @@ import {
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { serversIn } from '../src/cli/client/config.js'
+import { parseJsonc } from '../src/cli/client/jsonc.js'
+import { toolSearchSettings, type ToolSearchOptions } from '../src/features/tools/search.js'
+import { checkProfiles } from '../src/proxy/gateway-profiles.js'
+import { nameFilter } from '../src/proxy/name-filter.js'
 import { type RunningCli, startCli, stopCli } from './helpers/cli-process.js'
 import { CLI, ROOT, testServer } from './helpers/paths.js'
 
@@ -149,4 +154,30 @@ describe('toolwire gateway refuses a bad profiles config', () => {
       /profiles\.ops\.toolSearch\.pinned names "tw_pid", which the profile's include\/exclude leave out/,
     )
   }, 90_000)
+})
+
+describe('the configurations the docs show', () => {
+  it('pass the checks toolwire gateway makes, and their profiles keep what the comments say', () => {
+    const blocks = ['docs/bridge.md', 'docs/tool-search.md'].flatMap((page) =>
+      [...readFileSync(join(ROOT, page), 'utf8').matchAll(/```jsonc\n([\s\S]*?)```/g)]
+        .map((match) => match[1] as string)
+        .filter((block) => block.includes('"profiles"')),
+    )
+    expect(blocks).toHaveLength(2)
+    for (const block of blocks) {
+      const config = parseJsonc(block) as Record<string, unknown>
+      expect(serversIn(configFile(config)).length).toBeGreaterThan(0)
+      const profiles = checkProfiles(config.profiles)
+      toolSearchSettings(config.toolSearch as ToolSearchOptions)
+      for (const profile of Object.values(profiles)) {
+        const { pinned } = profile.toolSearch ? toolSearchSettings(profile.toolSearch) : { pinned: [] }
+        expect(pinned.every(nameFilter(profile))).toBe(true)
+      }
+    }
+    const triage = nameFilter(
+      checkProfiles((parseJsonc(blocks[0] as string) as { profiles: unknown }).profiles).triage!,
+    )
+    expect(['github_create_issue', 'github_search_code', 'docs_search'].every(triage)).toBe(true)
+    expect(['github_lock_issue', 'fs_read_file', 'github_merge_pull_request'].some(triage)).toBe(false)
+  })
 })
