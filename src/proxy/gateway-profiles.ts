@@ -19,6 +19,11 @@ export interface GatewayProfile {
 /**
  * Profiles one gateway may define: each keeps its own mirror of every member (a change stream on each
  * upstream, a listing after each change), so their number multiplies the load on the members.
+ *
+ * @example
+ * ```ts
+ * if (Object.keys(profiles).length > MAX_PROFILES) console.error(`at most ${MAX_PROFILES} profiles`)
+ * ```
  */
 export const MAX_PROFILES = 32
 

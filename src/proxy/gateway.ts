@@ -7,7 +7,7 @@
  */
 import { ToolDefinitionError } from '../features/tools/compile.js'
 import { toolSearchSettings } from '../features/tools/search.js'
-import { Server } from '../server.js'
+import { Server, type ServerOptions } from '../server.js'
 import type { ServerCapabilities } from '../wire/types.js'
 import { type DownstreamOptions, proxyOf, type ProxyServer } from './define.js'
 import { type GatewayParts, mergeMembers } from './gateway-merge.js'
@@ -40,7 +40,10 @@ export type GatewayOptions = DownstreamOptions & {
 
 const NAMESPACE = /^[A-Za-z0-9-]{1,64}$/
 
-/** What a gateway's member and profile servers are built from, besides their own options. */
+/**
+ * @internal What a gateway's member and profile servers are built from, besides their own options; reached
+ * through `GatewayServer`'s constructor, which only `defineGateway` calls.
+ */
 interface GatewaySetup extends GatewayParts {
   /** The downstream options every endpoint shares (without the merged endpoint's `toolSearch`). */
   readonly downstream: DownstreamOptions
@@ -48,8 +51,6 @@ interface GatewaySetup extends GatewayParts {
   /** Catalogs a merged server needs: prompts and resources when a member offers them, tasks likewise. */
   readonly lists: Pick<ServerOptions, 'prompts' | 'resources' | 'tasks'>
 }
-
-type ServerOptions = ConstructorParameters<typeof Server>[0]
 
 /**
  * A gateway: the merged server; `member(name)` serves one member alone over the same upstream, and
