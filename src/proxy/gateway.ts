@@ -5,15 +5,20 @@
  * warning, keeping the tool that was there first. Resources keep their URIs: a URI two members list is
  * served by the first. Every member is an untrusted upstream behind the gateway's guards, as in `defineProxy`.
  */
-import { Server } from '../server.js'
-import { stripControls } from '../security/sanitize.js'
+import { ToolDefinitionError } from '../features/tools/compile.js'
+import { toolSearchSettings } from '../features/tools/search.js'
+import { Server, type ServerOptions } from '../server.js'
 import type { ServerCapabilities } from '../wire/types.js'
 import { type DownstreamOptions, proxyOf, type ProxyServer } from './define.js'
+import { type GatewayParts, mergeMembers } from './gateway-merge.js'
+import { checkProfiles, type GatewayProfile, GatewayProfileServer } from './gateway-profiles.js'
 import { type OpenUpstream, openUpstream, type UpstreamSpec } from './link.js'
+import { nameFilter } from './name-filter.js'
 import type { Upstream } from './upstream.js'
 import { routedListing } from './routed-listing.js'
-import { UpstreamMirror } from './upstream-mirror.js'
-import { offersLegacyTasks, offersTasks, relayName, UpstreamTaskRelay } from './task-relay.js'
+import { offersTasks } from './task-relay.js'
+
+export { globMatcher } from './name-filter.js'
 
 export interface GatewayMember extends UpstreamSpec {
   /** Only tools and prompts whose upstream name matches one of these globs (`*`, `?`); default all. */
@@ -27,40 +32,30 @@ export type GatewayOptions = DownstreamOptions & {
   readonly members: Readonly<Record<string, GatewayMember>>
   /** Between namespace and name (default `_`: `fs_read_file`). */
   readonly separator?: string
+  /**
+   * Named subsets of the merged server's tools and prompts, each served by `gateway.profile(name)` with its
+   * own tool search (at most 32; names 1–64 characters of `A-Z a-z 0-9 _ -`).
+   */
+  readonly profiles?: Readonly<Record<string, GatewayProfile>>
 }
 
 const NAMESPACE = /^[A-Za-z0-9-]{1,64}$/
 
 /**
- * A glob over names: `*` any run of characters, `?` one character, everything else literal. The gateway's
- * `include`/`exclude` lists use it.
- *
- * @example
- * ```ts
- * const offered = globMatcher(['read_*', 'list_?'])
- * offered('read_file') // true
- * offered('write_file') // false
- * ```
+ * @internal What a gateway's member and profile servers are built from, besides their own options; reached
+ * through `GatewayServer`'s constructor, which only `defineGateway` calls.
  */
-export function globMatcher(globs: readonly string[]): (name: string) => boolean {
-  const patterns = globs.map(
-    (glob) =>
-      new RegExp(
-        `^${[...glob].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('')}$`,
-        's',
-      ),
-  )
-  return (name) => patterns.some((pattern) => pattern.test(name))
-}
-
-function offers(member: GatewayMember): (name: string) => boolean {
-  const included = member.include && member.include.length > 0 ? globMatcher(member.include) : () => true
-  const excluded = member.exclude && member.exclude.length > 0 ? globMatcher(member.exclude) : () => false
-  return (name) => included(name) && !excluded(name)
+interface GatewaySetup extends GatewayParts {
+  /** The downstream options every endpoint shares (without the merged endpoint's `toolSearch`). */
+  readonly downstream: DownstreamOptions
+  readonly profiles: Readonly<Record<string, GatewayProfile>>
+  /** Catalogs a merged server needs: prompts and resources when a member offers them, tasks likewise. */
+  readonly lists: Pick<ServerOptions, 'prompts' | 'resources' | 'tasks'>
 }
 
 /**
- * A gateway: the merged server; `member(name)` serves one member alone over the same upstream.
+ * A gateway: the merged server; `member(name)` serves one member alone over the same upstream, and
+ * `profile(name)` one of its profiles.
  *
  * @example
  * ```ts
@@ -72,23 +67,17 @@ function offers(member: GatewayMember): (name: string) => boolean {
  */
 export class GatewayServer extends Server {
   readonly members: ReadonlyMap<string, Upstream>
-  readonly #opened: ReadonlyMap<string, OpenUpstream>
-  readonly #specs: Readonly<Record<string, GatewayMember>>
-  readonly #downstream: DownstreamOptions
+  /** The names of the gateway's profiles. */
+  readonly profiles: readonly string[]
+  readonly #setup: GatewaySetup
   readonly #stop: () => Promise<void>
 
-  constructor(
-    options: ConstructorParameters<typeof Server>[0],
-    opened: ReadonlyMap<string, OpenUpstream>,
-    specs: Readonly<Record<string, GatewayMember>>,
-    downstream: DownstreamOptions,
-    stop: () => Promise<void>,
-  ) {
+  /** @internal Built by `defineGateway`. */
+  constructor(options: ServerOptions, setup: GatewaySetup, stop: () => Promise<void>) {
     super(options)
-    this.#opened = opened
-    this.#specs = specs
-    this.members = new Map([...opened].map(([name, open]) => [name, open.upstream]))
-    this.#downstream = downstream
+    this.#setup = setup
+    this.members = new Map([...setup.opened].map(([name, open]) => [name, open.upstream]))
+    this.profiles = Object.keys(setup.profiles)
     this.#stop = stop
   }
 
@@ -98,13 +87,54 @@ export class GatewayServer extends Server {
    * `security` with the auth of its own URL).
    */
   member(name: string, overrides: Partial<DownstreamOptions> = {}): Promise<ProxyServer> {
-    const opened = this.#opened.get(name)
-    const spec = this.#specs[name]
+    const opened = this.#setup.opened.get(name)
+    const spec = this.#setup.members[name]
     if (!opened || !spec) return Promise.reject(new TypeError(`no gateway member ${JSON.stringify(name)}`))
-    return proxyOf(opened, { ...this.#downstream, name, ...overrides }, false, {
-      offers: offers(spec),
+    return proxyOf(opened, { ...this.#setup.downstream, name, ...overrides }, false, {
+      offers: nameFilter(spec),
       via: name,
     })
+  }
+
+  /**
+   * One profile as a server of its own: the merged server's tools and prompts (namespaced alike) that the
+   * profile's globs let through, its resources, and the profile's tool search. It keeps its own mirrors of
+   * the members, so it announces a list change only when its own list changes. Closing it leaves the
+   * upstreams open; `overrides` replace the gateway's downstream options for it.
+   */
+  async profile(name: string, overrides: Partial<DownstreamOptions> = {}): Promise<GatewayProfileServer> {
+    const setup = this.#setup
+    const profile = Object.hasOwn(setup.profiles, name) ? setup.profiles[name] : undefined
+    if (!profile) throw new TypeError(`no gateway profile ${JSON.stringify(name)}`)
+    const search = profile.toolSearch ? toolSearchSettings(profile.toolSearch) : undefined
+    // Its own change bus: every instance's profile follows the upstreams itself, and a change the merged
+    // server announces need not concern this profile.
+    const { changes: _shared, ...downstream } = setup.downstream
+    const stops: (() => unknown)[] = []
+    const server = new GatewayProfileServer(
+      {
+        ...downstream,
+        name,
+        version: downstream.version ?? '0.0.0',
+        tools: [],
+        ...setup.lists,
+        ...(search && { toolSearch: { minTools: search.minTools } }),
+        ...overrides,
+      },
+      name,
+      async () => {
+        for (const stop of stops) await stop()
+      },
+    )
+    try {
+      await mergeMembers(server, setup, nameFilter(profile), stops)
+    } catch (error) {
+      await server.close()
+      throw error
+    }
+    // Checked against the first listing when the gateway was defined.
+    if (search && overrides.toolSearch === undefined) server.toolSearch?.pin(search.pinned)
+    return server
   }
 
   override async close(): Promise<void> {
@@ -115,6 +145,8 @@ export class GatewayServer extends Server {
 
 /**
  * Opens every member, checks that no two offer the same tool or prompt name, and returns the merged server.
+ * Profiles are checked here (names, globs, tool search, pinned tools against the first listing) and served by
+ * `gateway.profile(name)`.
  *
  * @example
  * ```ts
@@ -125,16 +157,27 @@ export class GatewayServer extends Server {
  *     fs: { target: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } },
  *     docs: { target: { url: 'https://docs.example.com/mcp' }, include: ['search*'] },
  *   },
+ *   toolSearch: true,
+ *   profiles: { research: { include: ['docs_*', 'fs_read_*'], toolSearch: { minTools: 10 } } },
  * })
  * ```
  */
 export async function defineGateway(options: GatewayOptions): Promise<GatewayServer> {
-  const { members, separator = '_', ...downstream } = options
+  const { members, separator = '_', profiles: profileOption, toolSearch, ...downstream } = options
   const names = Object.keys(members)
   if (names.length === 0) throw new TypeError('defineGateway needs at least one member')
   for (const name of names) {
     if (!NAMESPACE.test(name))
       throw new TypeError(`gateway member ${JSON.stringify(name)}: use 1-64 characters from A-Z a-z 0-9 -`)
+  }
+  // Option mistakes fail before any member is started.
+  let profiles: Readonly<Record<string, GatewayProfile>>
+  let search: ReturnType<typeof toolSearchSettings> | undefined
+  try {
+    profiles = checkProfiles(profileOption)
+    search = toolSearch ? toolSearchSettings(toolSearch) : undefined
+  } catch (error) {
+    throw new TypeError(`defineGateway: ${(error as Error).message}`)
   }
   const logger = downstream.logger
   const results = await Promise.allSettled(
@@ -163,7 +206,13 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
     if (open.discovered.capabilities.resources) capabilities.resources = {}
     tasks ||= offersTasks(open.discovered.capabilities)
   }
+  const lists = {
+    ...(capabilities.prompts && { prompts: [] }),
+    ...(capabilities.resources && { resources: [] }),
+    ...(downstream.tasks === undefined && tasks && { tasks: {} }),
+  }
   const stops: (() => unknown)[] = []
+  const setup: GatewaySetup = { opened, members, separator, downstream, profiles, lists }
   const server = new GatewayServer(
     {
       ...downstream,
@@ -174,57 +223,27 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
       name: downstream.name ?? 'gateway',
       version: downstream.version ?? '0.0.0',
       tools: [],
-      ...(capabilities.prompts && { prompts: [] }),
-      ...(capabilities.resources && { resources: [] }),
-      ...(downstream.tasks === undefined && tasks && { tasks: {} }),
+      ...lists,
+      // Pinned tools exist once the members are listed: pinned below.
+      ...(search && { toolSearch: { minTools: search.minTools } }),
     },
-    opened,
-    members,
-    downstream,
+    setup,
     async () => {
       for (const stop of stops) await stop()
       await closeAll()
     },
   )
-  const via = (name: string): string => {
-    const open = opened.get(name) as OpenUpstream
-    const heldHere = offersLegacyTasks(open.discovered.capabilities)
-    return relayName(open.upstream, name, (members[name] as GatewayMember).target, heldHere)
-  }
-  server.taskEngine?.relayTo(
-    new UpstreamTaskRelay(
-      new Map([...opened].map(([name, open]) => [via(name), open.upstream])),
-      new Map([...opened].map(([name, open]) => [via(name), open.spec])),
-    ),
-  )
   try {
-    const mirrors = new Map<string, UpstreamMirror>()
-    for (const [name, open] of opened) {
-      const member = members[name] as GatewayMember
-      mirrors.set(
-        name,
-        new UpstreamMirror(
-          server,
-          open.upstream,
-          open.discovered.capabilities,
-          `${name} (${open.label})`,
-          {
-            rename: (tool) => `${name}${separator}${tool}`,
-            offers: offers(member),
-            via: via(name),
-          },
-          open.spec,
-        ),
-      )
+    await mergeMembers(server, setup, () => true, stops)
+    const offered = server.tools.enabled().map((tool) => tool.name)
+    if (search) {
+      checkPinned(search.pinned, offered, () => true, 'toolSearch')
+      server.toolSearch?.pin(search.pinned)
     }
-    await refusingCollisions(mirrors)
-    for (const [name, mirror] of mirrors) {
-      const upstream = (opened.get(name) as OpenUpstream).upstream
-      stops.push(
-        upstream.onConnect((client) => mirror.connected(client)),
-        () => mirror.stop(),
-      )
-      mirror.connected(await upstream.client())
+    for (const [name, profile] of Object.entries(profiles)) {
+      if (!profile.toolSearch) continue
+      const { pinned } = toolSearchSettings(profile.toolSearch)
+      checkPinned(pinned, offered, nameFilter(profile), `profiles.${name}.toolSearch`)
     }
   } catch (error) {
     await server.close()
@@ -233,22 +252,21 @@ export async function defineGateway(options: GatewayOptions): Promise<GatewaySer
   return server
 }
 
-/**
- * Lists each member into the server one after the other; a name already taken by an earlier member fails
- * the definition, naming both (a silent winner would hide a tool from the model).
- */
-async function refusingCollisions(mirrors: ReadonlyMap<string, UpstreamMirror>): Promise<void> {
-  const owners = new Map<string, string>()
-  for (const [name, mirror] of mirrors) {
-    await mirror.refresh((kind, key) => {
-      const owner = owners.get(`${kind}:${key}`)
-      if (owner !== undefined) {
-        throw new TypeError(
-          `defineGateway: member ${name} collides with member ${owner}: both offer the ${kind} ${JSON.stringify(stripControls(key))}`,
-        )
-      }
-    })
-    for (const key of mirror.toolNames) owners.set(`tool:${key}`, name)
-    for (const key of mirror.promptNames) owners.set(`prompt:${key}`, name)
+/** Each pinned tool must be one the endpoint offers now, or the configuration names a tool it cannot list. */
+function checkPinned(
+  pinned: readonly string[],
+  offered: readonly string[],
+  kept: (name: string) => boolean,
+  where: string,
+): void {
+  for (const name of pinned) {
+    if (!offered.includes(name))
+      throw new ToolDefinitionError(
+        `defineGateway: ${where}.pinned names ${JSON.stringify(name)}, which no member offers (pin namespaced names such as ${JSON.stringify(offered[0] ?? 'fs_read_file')})`,
+      )
+    if (!kept(name))
+      throw new ToolDefinitionError(
+        `defineGateway: ${where}.pinned names ${JSON.stringify(name)}, which the profile's include/exclude leave out`,
+      )
   }
 }

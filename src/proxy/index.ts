@@ -8,6 +8,8 @@ export type { HttpUpstream, OpenTarget, ProxyTarget, StdioUpstream, UpstreamSpec
 export { RESTART_DEFAULTS, Upstream } from './upstream.js'
 export type { RestartOptions } from './upstream.js'
 export { defineGateway, GatewayServer, globMatcher } from './gateway.js'
+export { GatewayProfileServer, MAX_PROFILES } from './gateway-profiles.js'
+export type { GatewayProfile } from './gateway-profiles.js'
 export type { GatewayMember, GatewayOptions } from './gateway.js'
 export { ISOLATE_DEFAULTS } from './upstream-pool.js'
 export type { IsolateOptions } from './upstream-pool.js'

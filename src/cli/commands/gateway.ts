@@ -2,16 +2,20 @@
  * `toolwire gateway <config.json> --http HOST:PORT`: every server of an `mcpServers` file behind one
  * toolwire server. Each member is served alone at `/servers/<name>/mcp` and all of them together, each
  * under its namespace (`<name>_<tool>`), at `/mcp`; a member's `include` / `exclude` globs filter its tools
- * and prompts. One upstream process (or connection) per member serves every endpoint.
+ * and prompts. Each of the file's `profiles` is served at `/profiles/<name>/mcp`, and `toolSearch` (top level,
+ * or a profile's) turns tool search on. One upstream process (or connection) per member serves every endpoint.
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Command } from 'commander'
+import { toolSearchSettings, type ToolSearchOptions } from '../../features/tools/search.js'
 import type { ServerLogger } from '../../protocol/dispatcher.js'
-import { defineGateway, type GatewayMember } from '../../proxy/gateway.js'
-import type { ProxyServer } from '../../proxy/define.js'
 import type { IsolateOptions } from '../../proxy/upstream-pool.js'
+import { defineGateway, type GatewayMember, type GatewayOptions } from '../../proxy/gateway.js'
+import { checkProfiles } from '../../proxy/gateway-profiles.js'
+import type { Server } from '../../server.js'
 import { createNodeHandler, serveNode } from '../../transports/http/node.js'
 import { bindPolicy } from '../../transports/http/bind-hosts.js'
 import { commandAuth } from '../auth/options.js'
@@ -26,9 +30,9 @@ import { servedUrl } from './bridge.js'
 import { corsOrigins, type HttpExtras, httpExtras } from './http-extras.js'
 import { parseHostPort } from './serve.js'
 
-/** A member's endpoint beside the merged one: `…/mcp` → `…/servers/<name>/mcp`. */
-const memberUrl = (merged: string, name: string): string =>
-  new URL(`servers/${name}/mcp`, new URL('.', merged)).href
+/** An endpoint beside the merged one: `…/mcp` → `…/servers/<name>/mcp` or `…/profiles/<name>/mcp`. */
+const besideUrl = (merged: string, kind: 'servers' | 'profiles', name: string): string =>
+  new URL(`${kind}/${name}/mcp`, new URL('.', merged)).href
 
 interface GatewayFlags extends DownstreamAuthFlags, ClusterOptions, HttpExtras {
   readonly http?: string
@@ -126,13 +130,56 @@ function listenerSettings(file: string): HttpExtras {
   }
 }
 
+/** The file's `toolSearch` (for `/mcp`) and `profiles`, checked before any member starts. */
+function searchSettings(file: string): Pick<GatewayOptions, 'toolSearch' | 'profiles'> {
+  const document = parseJsonc(readFileSync(file, 'utf8'))
+  if (typeof document !== 'object' || document === null) return {}
+  const { toolSearch, profiles } = document as Record<string, unknown>
+  try {
+    const checked = checkProfiles(profiles)
+    const search = toolSearch === undefined || toolSearch === false ? undefined : toolSearch
+    if (search !== undefined) toolSearchSettings(search as true | ToolSearchOptions)
+    return {
+      ...(search !== undefined && { toolSearch: search as true | ToolSearchOptions }),
+      ...(profiles !== undefined && { profiles: checked }),
+    }
+  } catch (error) {
+    throw new UsageError(`${file}: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Answers what no endpoint serves: 404, naming the profile when the path asks for one this gateway does
+ * not have (plain text, as for any other unknown path: a client shows it in its error).
+ */
+function notFound(req: IncomingMessage, res: ServerResponse): void {
+  const path = new URL(req.url ?? '/', 'http://gateway').pathname
+  const profile = /^\/profiles\/([^/]*)\/(?:mcp|sse|messages)$/.exec(path)?.[1]
+  const body =
+    profile === undefined
+      ? 'Not found: the MCP endpoints are /mcp, /servers/<name>/mcp and /profiles/<name>/mcp\n'
+      : `Not found: this gateway has no profile ${JSON.stringify(decodedSegment(profile).slice(0, 64))}\n`
+  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(body)
+}
+
+const decodedSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 export function registerGateway(program: Command): void {
   const command = program
     .command('gateway')
     .description(
       'serve every server of an mcpServers file: each at /servers/<name>/mcp, all together (namespaced) at /mcp',
     )
-    .argument('<config>', 'a JSON file with mcpServers (or servers), as .mcp.json')
+    .argument(
+      '<config>',
+      'a JSON file with mcpServers (or servers), as .mcp.json; optional profiles and toolSearch (docs: Bridge and gateway)',
+    )
     .option('--http <host:port>', 'address to serve on (default 127.0.0.1:$PORT or 127.0.0.1:3000)')
     .option('--redis <url>', 'cluster member: share list changes and rate limits through Redis')
     .option('--secret-env <name>', 'environment variable holding the requestState secret all members share')
@@ -149,6 +196,7 @@ export function registerGateway(program: Command): void {
   withDownstreamAuth(command).action(async (file: string, flags: GatewayFlags) => {
     const auth = downstreamAuth(flags, servedUrl(flags.http))
     const members = membersOf(resolve(file))
+    const search = searchSettings(resolve(file))
     // Flags win over the file's top-level `sse`, `cors` and `health`.
     const fromFile = listenerSettings(resolve(file))
     const settings: HttpExtras = {
@@ -173,6 +221,7 @@ export function registerGateway(program: Command): void {
       name: 'toolwire-gateway',
       version: '0.1.0',
       members,
+      ...search,
       logger,
       requestState: { secret },
       ...(cluster.changes && { changes: cluster.changes }),
@@ -186,30 +235,37 @@ export function registerGateway(program: Command): void {
     const extras = httpExtras(settings, () => gateway.members)
     const origins = corsOrigins(settings.cors)
     const originPolicy = bindPolicy(host, origins ? { extraOrigins: origins } : {})
-    const alone: ProxyServer[] = []
-    let fallback: ReturnType<typeof createNodeHandler> | undefined
-    for (const name of Object.keys(members).reverse()) {
-      // Each member's endpoint is a resource of its own (RFC 8707): its own metadata and token audience.
-      const memberAuth = downstreamAuth(
-        { ...flags, ...(flags.resource !== undefined && { resource: memberUrl(flags.resource, name) }) },
-        memberUrl(servedUrl(flags.http), name),
+    const alone: Server[] = []
+    let fallback: (req: IncomingMessage, res: ServerResponse) => void = notFound
+    const endpoints = [
+      ...gateway.profiles.map((name) => ['profiles', name] as const),
+      ...Object.keys(members).map((name) => ['servers', name] as const),
+    ]
+    for (const [kind, name] of endpoints.reverse()) {
+      // Each endpoint is a resource of its own (RFC 8707): its own metadata and token audience.
+      const ownAuth = downstreamAuth(
+        {
+          ...flags,
+          ...(flags.resource !== undefined && { resource: besideUrl(flags.resource, kind, name) }),
+        },
+        besideUrl(servedUrl(flags.http), kind, name),
       )
-      const member = await gateway.member(
-        name,
-        memberAuth ? { security: { ...gatewaySecurity, auth: memberAuth } } : {},
-      )
-      alone.push(member)
-      fallback = createNodeHandler(member, {
-        path: `/servers/${name}/mcp`,
+      const overrides = ownAuth ? { security: { ...gatewaySecurity, auth: ownAuth } } : {}
+      const server = await (kind === 'servers'
+        ? gateway.member(name, overrides)
+        : gateway.profile(name, overrides))
+      alone.push(server)
+      fallback = createNodeHandler(server, {
+        path: `/${kind}/${name}/mcp`,
         originPolicy,
         ...(extras.sse && {
-          sse: { path: `/servers/${name}/sse`, messagesPath: `/servers/${name}/messages` },
+          sse: { path: `/${kind}/${name}/sse`, messagesPath: `/${kind}/${name}/messages` },
         }),
         ...(origins && { corsOrigins: origins }),
-        ...(fallback && { fallback }),
+        fallback,
       })
     }
-    const running = await serveNode(gateway, { ...extras, host, port, ...(fallback && { fallback }) })
+    const running = await serveNode(gateway, { ...extras, host, port, fallback })
     // The merged endpoint's URL alone on stdout, once listening: scripts wait for this line.
     console.log(running.url)
     const stop = (): void =>

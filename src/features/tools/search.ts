@@ -50,6 +50,29 @@ export interface ToolSearchOptions {
   pinned?: readonly string[]
 }
 
+/**
+ * The settings of a `toolSearch` option, checked: `true` takes the defaults. `where` names the option in
+ * messages (a gateway profile's `profiles.ops.toolSearch`).
+ */
+export function toolSearchSettings(
+  option: true | ToolSearchOptions,
+  where = 'toolSearch',
+): { minTools: number; pinned: string[] } {
+  if (option !== true && (typeof option !== 'object' || option === null || Array.isArray(option)))
+    throw new TypeError(`${where} must be true or an object { minTools, pinned }`)
+  const options = option === true ? {} : option
+  const unknown = Object.keys(options).filter((key) => key !== 'minTools' && key !== 'pinned')
+  if (unknown.length > 0)
+    throw new TypeError(`${where} has unknown keys ${unknown.join(', ')} (it takes minTools, pinned)`)
+  const minTools = options.minTools ?? DEFAULT_MIN_TOOLS
+  if (!Number.isInteger(minTools) || minTools < 0)
+    throw new TypeError(`${where}.minTools must be an integer >= 0`)
+  const pinned: unknown = options.pinned ?? []
+  if (!Array.isArray(pinned) || pinned.some((name) => typeof name !== 'string'))
+    throw new TypeError(`${where}.pinned must be an array of tool names`)
+  return { minTools, pinned: [...(pinned as string[])] }
+}
+
 /** What the server hands the search: who sees what, and how a 2025-era caller sees a tool. */
 export interface ToolSearchHost {
   readonly registry: ToolRegistry
@@ -69,35 +92,43 @@ interface BuiltIndex {
 /** @internal Reached through a public type, but not exported from the package entries: it may change in any release. */
 export class ToolSearch {
   readonly minTools: number
-  readonly pinned: readonly string[]
   readonly searchTool: CompiledTool
   readonly callTool: CompiledTool
   readonly #host: ToolSearchHost
+  #pinned: readonly string[]
   #built: BuiltIndex | undefined
   #builds = 0
   /** The unfiltered short list, serialized once per tool-set version. */
   #page: { version: number; page: RawJson } | undefined
 
   constructor(option: true | ToolSearchOptions, host: ToolSearchHost, definedNames: readonly string[]) {
-    const options = option === true ? {} : option
-    const minTools = options.minTools ?? DEFAULT_MIN_TOOLS
-    if (!Number.isInteger(minTools) || minTools < 0)
-      throw new TypeError('toolSearch.minTools must be an integer >= 0')
-    const pinned = options.pinned ?? []
-    if (!Array.isArray(pinned) || pinned.some((name) => typeof name !== 'string'))
-      throw new TypeError('toolSearch.pinned must be an array of tool names')
+    const { minTools, pinned } = toolSearchSettings(option)
     for (const name of pinned) {
       if (!definedNames.includes(name))
         throw new ToolDefinitionError(`toolSearch.pinned names ${name}, which is not a defined tool`)
     }
     this.minTools = minTools
-    this.pinned = [...pinned]
+    this.#pinned = pinned
     this.#host = host
     this.searchTool = compileTool(
       searchDefinition((args, ctx) => this.#answer(args, ctx)),
       host.compiler,
     )
     this.callTool = compileTool(callDefinition, host.compiler)
+  }
+
+  /** The tools always listed beside the two search tools. */
+  get pinned(): readonly string[] {
+    return this.#pinned
+  }
+
+  /**
+   * Pins tools that exist only once the server is defined (a gateway lists its members' tools afterwards);
+   * the caller has checked the names against what it lists. A pinned tool that goes away is not listed.
+   */
+  pin(names: readonly string[]): void {
+    this.#pinned = [...names]
+    this.#page = undefined
   }
 
   /** How many times the index was built: once per change of the tool set, however many searches ran. */
@@ -130,7 +161,7 @@ export class ToolSearch {
     const { registry, visible, list } = this.#host
     if (!visible && this.#page?.version === registry.version) return this.#page.page
     const tools: Tool[] = []
-    for (const name of this.pinned) {
+    for (const name of this.#pinned) {
       const tool = registry.get(name)
       if (tool && (!visible || visible(tool, ctx))) tools.push(tool.wire)
     }
