@@ -19,6 +19,8 @@
  *   120 tool calls a minute would refuse the load).
  * - listen: `--streams` open subscriptions/listen streams (10 per address); one tool-list change at a time
  *   (a tools/call of `touch`), each waited for on every stream: instructions per change delivered to them all.
+ *   Beside it, bytes per open stream: heap snapshots of both servers with 10 × `--streams` streams open and
+ *   with twice as many, not under callgrind (bench/listen-memory.mjs).
  *
  * Needs `npm run build && npm run build:bench` (the npm script does both) and valgrind.
  */
@@ -29,6 +31,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { callgrindControl, parseArgs, totalInstructions, USAGE, valgrindVersion } from './callgrind.mjs'
+import { listenMemory } from './listen-memory.mjs'
 
 const options = (() => {
   try {
@@ -390,6 +393,35 @@ for (const key of options.only) {
   })
 }
 
+/** Bytes per open listen stream, counted in heap snapshots, for toolwire and the floor. */
+const KINDS_SHOWN = 12
+const memory = []
+if (options.only.includes('listen')) {
+  const streams = options.streams * 10
+  let memoryAddresses = 0
+  const shape = {
+    listenBody: (id) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'subscriptions/listen',
+        params: { _meta: META, notifications: { toolsListChanged: true } },
+      }),
+    headers: (body) => headers('subscriptions/listen', undefined, body),
+    // 10 streams per loopback address, as the fan-out row opens them.
+    address: () => {
+      const n = Math.floor(memoryAddresses++ / 10)
+      return `127.5.${(n >> 8) & 255}.${n & 255}`
+    },
+  }
+  process.stderr.write(`bytes per listen stream (${streams} and ${streams * 2} open) … `)
+  const floor = await listenMemory(RAW_LISTEN, streams, shape)
+  const toolwire = await listenMemory(TOOLWIRE_LISTEN, streams, shape)
+  process.stderr.write(`${Math.round(toolwire.bytesPerStream)} / ${Math.round(floor.bytesPerStream)}\n`)
+  const ratio = toolwire.bytesPerStream / floor.bytesPerStream
+  memory.push({ streams, toolwire, floor, ratio, target: 1.15, met: ratio <= 1.15 })
+}
+
 const fmt = (n) => Math.round(n).toLocaleString('en')
 const table = [
   '| instructions per call (per change for the fan-out) | toolwire | raw node floor | ratio | target | met |',
@@ -398,6 +430,28 @@ const table = [
     (row) =>
       `| ${row.label} | ${fmt(row.toolwire)} | ${fmt(row.floor)} | ${row.ratio.toFixed(3)}x | ≤ ${row.target.toFixed(2)}x | ${row.met ? 'yes' : 'no'} |`,
   ),
+  ...(memory.length === 0
+    ? []
+    : [
+        '',
+        '| heap bytes per open listen stream (snapshots) | toolwire | raw node floor | ratio | target | met |',
+        '| --- | ---: | ---: | ---: | ---: | --- |',
+        ...memory.map(
+          (row) =>
+            `| listen stream, ${fmt(row.streams)} more open | ${fmt(row.toolwire.bytesPerStream)} | ${fmt(row.floor.bytesPerStream)} | ${row.ratio.toFixed(3)}x | ≤ ${row.target.toFixed(2)}x | ${row.met ? 'yes' : 'no'} |`,
+        ),
+        '',
+        'Where they differ most, bytes per stream by object kind (toolwire, floor):',
+        ...memory.flatMap((row) => {
+          const { kinds } = row.toolwire
+          const floorKinds = row.floor.kinds
+          return [...new Set([...kinds.keys(), ...floorKinds.keys()])]
+            .map((kind) => [kind, kinds.get(kind) ?? 0, floorKinds.get(kind) ?? 0])
+            .sort((a, b) => Math.abs(b[1] - b[2]) - Math.abs(a[1] - a[2]))
+            .slice(0, KINDS_SHOWN)
+            .map(([kind, ours, theirs]) => `  ${kind}: ${fmt(ours)}, ${fmt(theirs)}`)
+        }),
+      ]),
 ].join('\n')
 const note = `${options.calls.toLocaleString('en')} calls counted after ${options.warmup.toLocaleString('en')} uncounted, ${options.concurrency} in flight; fan-out: ${options.changes} changes counted after as many uncounted, ${options.streams} streams; ${valgrind}, node ${process.version}.`
 console.log(table)
@@ -405,7 +459,18 @@ console.log(`\n${note}`)
 
 mkdirSync(options.out, { recursive: true })
 const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-const result = { date: new Date().toISOString(), node: process.version, valgrind, options, rows }
+const result = {
+  date: new Date().toISOString(),
+  node: process.version,
+  valgrind,
+  options,
+  rows,
+  memory: memory.map((row) => ({
+    ...row,
+    toolwire: { ...row.toolwire, kinds: Object.fromEntries(row.toolwire.kinds) },
+    floor: { ...row.floor, kinds: Object.fromEntries(row.floor.kinds) },
+  })),
+}
 writeFileSync(join(options.out, `instructions-${stamp}.json`), JSON.stringify(result, null, 2) + '\n')
 writeFileSync(join(options.out, `instructions-${stamp}.md`), `${table}\n\n${note}\n`)
 console.log(`\nwritten to ${join(options.out, `instructions-${stamp}.json`)} and .md`)
