@@ -21,6 +21,9 @@
  *   (a tools/call of `touch`), each waited for on every stream: instructions per change delivered to them all.
  *   Beside it, bytes per open stream: heap snapshots of both servers with 10 × `--streams` streams open and
  *   with twice as many, not under callgrind (bench/listen-memory.mjs).
+ * - cold, cold1000: cold start, spawn to the first answered call, with 1 and 1,000 tools: the whole process
+ *   counted from its first instruction (node's own start-up included, as in the floor's), one tools/call over
+ *   stdio and then the end of input, on which both servers exit once they have answered; the median of 3.
  *
  * Needs `npm run build && npm run build:bench` (the npm script does both) and valgrind.
  */
@@ -330,6 +333,40 @@ const listenRow = (name, script) =>
     }
   }).then((ir) => ir / options.changes)
 
+/**
+ * Cold start counted: the server under callgrind from its first instruction, one tools/call written to its
+ * stdin and the input closed at once; it answers and exits. Median of `options.coldRuns` processes.
+ */
+async function coldRow(name, script, tools) {
+  const counts = []
+  for (let run = 0; run < options.coldRuns; run++) {
+    const dir = options.keep ?? mkdtempSync(join(tmpdir(), 'bench-instructions-'))
+    if (options.keep) mkdirSync(dir, { recursive: true })
+    const out = join(dir, `callgrind.out.${name}-${run}`)
+    try {
+      const child = spawn(
+        'valgrind',
+        ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, script, '--stdio'],
+        { env: { ...process.env, TOOLS: String(tools) }, stdio: ['pipe', 'pipe', 'pipe'] },
+      )
+      let stdout = ''
+      let stderr = ''
+      child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
+      child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)))
+      const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+      child.stdin.end(`${callMessage(1)}\n`)
+      const code = await exited
+      const answer = JSON.parse(stdout.split('\n')[0] || 'null')
+      if (code !== 0 || answer?.id !== 1 || answer?.result?.structuredContent?.sum !== 5)
+        throw new Error(`${name}: exit ${code}, answer ${stdout.slice(0, 300)} ${stderr}`)
+      counts.push(totalInstructions(readFileSync(out, 'utf8')))
+    } finally {
+      if (options.keep === undefined) rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  return counts.sort((a, b) => a - b)[Math.floor(counts.length / 2)]
+}
+
 const ROW_SPECS = {
   defaults: {
     label: 'HTTP tools/call, defaults (rate limits and concurrency cap on)',
@@ -361,12 +398,26 @@ const ROW_SPECS = {
     toolwire: () => listenRow('toolwire-listen', TOOLWIRE_LISTEN),
     floor: 'listen',
   },
+  cold: {
+    label: 'cold start to the first answer, 1 tool (whole process, over stdio)',
+    target: 1.3,
+    toolwire: () => coldRow('toolwire-cold-1', TOOLWIRE, 1),
+    floor: 'cold1',
+  },
+  cold1000: {
+    label: 'cold start to the first answer, 1,000 tools (whole process, over stdio)',
+    target: 1.3,
+    toolwire: () => coldRow('toolwire-cold-1000', TOOLWIRE, 1000),
+    floor: 'cold1000',
+  },
 }
 const FLOORS = {
   http1: () => httpRow('raw-1', RAW, { TOOLS: '1' }),
   http1000: () => httpRow('raw-1000', RAW, { TOOLS: '1000' }),
   stdio: () => stdioRow('raw-stdio', RAW),
   listen: () => listenRow('raw-listen', RAW_LISTEN),
+  cold1: () => coldRow('raw-cold-1', RAW, 1),
+  cold1000: () => coldRow('raw-cold-1000', RAW, 1000),
 }
 
 const floors = {}
@@ -424,7 +475,7 @@ if (options.only.includes('listen')) {
 
 const fmt = (n) => Math.round(n).toLocaleString('en')
 const table = [
-  '| instructions per call (per change for the fan-out) | toolwire | raw node floor | ratio | target | met |',
+  '| instructions per call (per change for the fan-out, per process for cold start) | toolwire | raw node floor | ratio | target | met |',
   '| --- | ---: | ---: | ---: | ---: | --- |',
   ...rows.map(
     (row) =>
@@ -453,7 +504,7 @@ const table = [
         }),
       ]),
 ].join('\n')
-const note = `${options.calls.toLocaleString('en')} calls counted after ${options.warmup.toLocaleString('en')} uncounted, ${options.concurrency} in flight; fan-out: ${options.changes} changes counted after as many uncounted, ${options.streams} streams; ${valgrind}, node ${process.version}.`
+const note = `${options.calls.toLocaleString('en')} calls counted after ${options.warmup.toLocaleString('en')} uncounted, ${options.concurrency} in flight; fan-out: ${options.changes} changes counted after as many uncounted, ${options.streams} streams; cold start: median of ${options.coldRuns}; ${valgrind}, node ${process.version}.`
 console.log(table)
 console.log(`\n${note}`)
 

@@ -67,7 +67,9 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
   const engine = server.legacy
   const maxDepth = server.maxParamsDepth ?? DEFAULT_MAX_DEPTH
   let legacy: LegacyConnection | undefined
-  const connectionKey = `stdio-${crypto.randomUUID()}`
+  // Only a 2025-era connection needs a key, and the first random UUID of a process sets up its generator.
+  let connectionKey: string | undefined
+  const keyOf = (): string => (connectionKey ??= `stdio-${crypto.randomUUID()}`)
   let resolveClosed!: () => void
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
 
@@ -137,7 +139,7 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
         return
       case 'response':
         // Only 2025-era connections get server-to-client requests; other responses answer nothing.
-        if (legacy && engine) engine.answer(connectionKey, inbound.message)
+        if (legacy && engine) engine.answer(keyOf(), inbound.message)
         return
       case 'notification': {
         const { method, params } = inbound.message
@@ -163,7 +165,7 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
     if (engine && (legacy || request.method === 'initialize') && !hasModernMeta(request.params)) {
       if (!legacy) return initialize(request)
       const exchange = new StdioExchange(send, backlog, (method, params, signal) =>
-        engine.ask(connectionKey, (message) => send(JSON.stringify(message)), method, params, signal),
+        engine.ask(keyOf(), (message) => send(JSON.stringify(message)), method, params, signal),
       )
       return track(request, exchange, engine.request(legacy.session, legacy.peer, request, exchange))
     }
