@@ -11,9 +11,6 @@ export const JSON_HEADERS = { 'content-type': 'application/json' }
 /** Unsent SSE bytes one response may pile up for a client that does not read (`HttpOptions.maxBacklogBytes`). */
 export const DEFAULT_MAX_BACKLOG = 256 * 1024
 
-const SSE_DATA = 'event: message\ndata: '
-const SSE_END = '\n\n'
-
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache',
@@ -75,10 +72,7 @@ export class HttpExchange implements Exchange, TransportCheck, KeepAliveStream {
 
   /** A notification serialised by the caller (once for many streams): see Exchange.notifyEncoded. */
   notifyEncoded(json: string): void {
-    // Joined rather than concatenated: the frame comes out as one flat string, which node measures and
-    // encodes on its fast path; a concatenation is a rope that node flattens on a slow one (a listen
-    // stream's change cost about 1,400 instructions more that way).
-    if (this.#ready()) this.out.write([SSE_DATA, json, SSE_END].join(''))
+    if (this.#ready()) this.out.write(`event: message\ndata: ${json}\n\n`)
   }
 
   /** Whether a message may be written now; the first one turns the answer into an SSE stream. */
