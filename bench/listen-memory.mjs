@@ -87,7 +87,14 @@ export async function listenMemory(script, streams, { listenBody, headers, addre
   }
 }
 
-const CONTENT_NAMED = new Set(['string', 'concatenated string', 'sliced string', 'number', 'regexp', 'bigint'])
+const CONTENT_NAMED = new Set([
+  'string',
+  'concatenated string',
+  'sliced string',
+  'number',
+  'regexp',
+  'bigint',
+])
 
 /** The total self size of a heap snapshot's objects, and the same by type and name. */
 export function heapObjects(text) {

@@ -64,8 +64,8 @@ const typescript = {
 const asciiOutput = {
   name: 'ascii-output',
   renderChunk(code) {
-    if (!/[^\x00-\x7f]/.test(code)) return null
-    return { code: code.replace(/[^\x00-\x7f]/g, '?'), map: null }
+    if (!/[\u0080-\uffff]/.test(code)) return null
+    return { code: code.replace(/[\u0080-\uffff]/g, '?'), map: null }
   },
 }
 
