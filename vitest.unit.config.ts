@@ -96,6 +96,7 @@ export const UNIT_TESTS = [
   'test/tools-call.test.ts',
   'test/tools-list.test.ts',
   'test/tool-search-units.test.ts',
+  'test/unicode-pattern.test.ts',
   'test/types.test.ts',
   'test/unit-list.test.ts',
   'test/x-mcp-header-secrets.test.ts',

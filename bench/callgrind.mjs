@@ -16,14 +16,14 @@ export const USAGE = `Instructions per call, counted under callgrind (valgrind),
   --concurrency=N     calls in flight (default 8)
   --streams=N         listen streams for the fan-out row (default 100)
   --changes=N         measured tool-list changes in the fan-out row (default 200; as many uncounted first)
-  --only=ROWS         comma-separated subset: defaults,off,tools1000,stdio,listen
+  --only=ROWS         comma-separated subset: defaults,off,tools1000,stdio,listen,cold,cold1000
   --keep=DIR          keep the callgrind outputs in DIR (for callgrind_annotate)
   --out=DIR           where the JSON and the table go (default results/)
   --help              this text
 
 Needs valgrind (callgrind_control comes with it); without it, prints why and exits 0.`
 
-export const ROWS = ['defaults', 'off', 'tools1000', 'stdio', 'listen']
+export const ROWS = ['defaults', 'off', 'tools1000', 'stdio', 'listen', 'cold', 'cold1000']
 
 const NUMBERS = ['calls', 'warmup', 'concurrency', 'streams', 'changes']
 const FLAGS = ['quick', 'help']
@@ -60,6 +60,7 @@ export function parseArgs(argv) {
     concurrency: number('concurrency', 8, 8),
     streams: number('streams', 100, 50),
     changes: number('changes', 200, 50),
+    coldRuns: quick ? 1 : 3,
     only,
     keep: given.get('keep'),
     out: given.get('out') ?? 'results',

@@ -19,6 +19,11 @@
  *   120 tool calls a minute would refuse the load).
  * - listen: `--streams` open subscriptions/listen streams (10 per address); one tool-list change at a time
  *   (a tools/call of `touch`), each waited for on every stream: instructions per change delivered to them all.
+ *   Beside it, bytes per open stream: heap snapshots of both servers with 10 × `--streams` streams open and
+ *   with twice as many, not under callgrind (bench/listen-memory.mjs).
+ * - cold, cold1000: cold start, spawn to the first answered call, with 1 and 1,000 tools: the whole process
+ *   counted from its first instruction (node's own start-up included, as in the floor's), one tools/call over
+ *   stdio and then the end of input, on which both servers exit once they have answered; the median of 3.
  *
  * Needs `npm run build && npm run build:bench` (the npm script does both) and valgrind.
  */
@@ -29,6 +34,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { callgrindControl, parseArgs, totalInstructions, USAGE, valgrindVersion } from './callgrind.mjs'
+import { listenMemory } from './listen-memory.mjs'
 
 const options = (() => {
   try {
@@ -327,6 +333,40 @@ const listenRow = (name, script) =>
     }
   }).then((ir) => ir / options.changes)
 
+/**
+ * Cold start counted: the server under callgrind from its first instruction, one tools/call written to its
+ * stdin and the input closed at once; it answers and exits. Median of `options.coldRuns` processes.
+ */
+async function coldRow(name, script, tools) {
+  const counts = []
+  for (let run = 0; run < options.coldRuns; run++) {
+    const dir = options.keep ?? mkdtempSync(join(tmpdir(), 'bench-instructions-'))
+    if (options.keep) mkdirSync(dir, { recursive: true })
+    const out = join(dir, `callgrind.out.${name}-${run}`)
+    try {
+      const child = spawn(
+        'valgrind',
+        ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, script, '--stdio'],
+        { env: { ...process.env, TOOLS: String(tools) }, stdio: ['pipe', 'pipe', 'pipe'] },
+      )
+      let stdout = ''
+      let stderr = ''
+      child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
+      child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)))
+      const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+      child.stdin.end(`${callMessage(1)}\n`)
+      const code = await exited
+      const answer = JSON.parse(stdout.split('\n')[0] || 'null')
+      if (code !== 0 || answer?.id !== 1 || answer?.result?.structuredContent?.sum !== 5)
+        throw new Error(`${name}: exit ${code}, answer ${stdout.slice(0, 300)} ${stderr}`)
+      counts.push(totalInstructions(readFileSync(out, 'utf8')))
+    } finally {
+      if (options.keep === undefined) rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  return counts.sort((a, b) => a - b)[Math.floor(counts.length / 2)]
+}
+
 const ROW_SPECS = {
   defaults: {
     label: 'HTTP tools/call, defaults (rate limits and concurrency cap on)',
@@ -358,12 +398,26 @@ const ROW_SPECS = {
     toolwire: () => listenRow('toolwire-listen', TOOLWIRE_LISTEN),
     floor: 'listen',
   },
+  cold: {
+    label: 'cold start to the first answer, 1 tool (whole process, over stdio)',
+    target: 1.3,
+    toolwire: () => coldRow('toolwire-cold-1', TOOLWIRE, 1),
+    floor: 'cold1',
+  },
+  cold1000: {
+    label: 'cold start to the first answer, 1,000 tools (whole process, over stdio)',
+    target: 1.3,
+    toolwire: () => coldRow('toolwire-cold-1000', TOOLWIRE, 1000),
+    floor: 'cold1000',
+  },
 }
 const FLOORS = {
   http1: () => httpRow('raw-1', RAW, { TOOLS: '1' }),
   http1000: () => httpRow('raw-1000', RAW, { TOOLS: '1000' }),
   stdio: () => stdioRow('raw-stdio', RAW),
   listen: () => listenRow('raw-listen', RAW_LISTEN),
+  cold1: () => coldRow('raw-cold-1', RAW, 1),
+  cold1000: () => coldRow('raw-cold-1000', RAW, 1000),
 }
 
 const floors = {}
@@ -390,22 +444,84 @@ for (const key of options.only) {
   })
 }
 
+/** Bytes per open listen stream, counted in heap snapshots, for toolwire and the floor. */
+const KINDS_SHOWN = 12
+const memory = []
+if (options.only.includes('listen')) {
+  const streams = options.streams * 10
+  let memoryAddresses = 0
+  const shape = {
+    listenBody: (id) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'subscriptions/listen',
+        params: { _meta: META, notifications: { toolsListChanged: true } },
+      }),
+    headers: (body) => headers('subscriptions/listen', undefined, body),
+    // 10 streams per loopback address, as the fan-out row opens them.
+    address: () => {
+      const n = Math.floor(memoryAddresses++ / 10)
+      return `127.5.${(n >> 8) & 255}.${n & 255}`
+    },
+  }
+  process.stderr.write(`bytes per listen stream (${streams} and ${streams * 2} open) … `)
+  const floor = await listenMemory(RAW_LISTEN, streams, shape)
+  const toolwire = await listenMemory(TOOLWIRE_LISTEN, streams, shape)
+  process.stderr.write(`${Math.round(toolwire.bytesPerStream)} / ${Math.round(floor.bytesPerStream)}\n`)
+  const ratio = toolwire.bytesPerStream / floor.bytesPerStream
+  memory.push({ streams, toolwire, floor, ratio, target: 1.15, met: ratio <= 1.15 })
+}
+
 const fmt = (n) => Math.round(n).toLocaleString('en')
 const table = [
-  '| instructions per call (per change for the fan-out) | toolwire | raw node floor | ratio | target | met |',
+  '| instructions per call (per change for the fan-out, per process for cold start) | toolwire | raw node floor | ratio | target | met |',
   '| --- | ---: | ---: | ---: | ---: | --- |',
   ...rows.map(
     (row) =>
       `| ${row.label} | ${fmt(row.toolwire)} | ${fmt(row.floor)} | ${row.ratio.toFixed(3)}x | ≤ ${row.target.toFixed(2)}x | ${row.met ? 'yes' : 'no'} |`,
   ),
+  ...(memory.length === 0
+    ? []
+    : [
+        '',
+        '| heap bytes per open listen stream (snapshots) | toolwire | raw node floor | ratio | target | met |',
+        '| --- | ---: | ---: | ---: | ---: | --- |',
+        ...memory.map(
+          (row) =>
+            `| listen stream, ${fmt(row.streams)} more open | ${fmt(row.toolwire.bytesPerStream)} | ${fmt(row.floor.bytesPerStream)} | ${row.ratio.toFixed(3)}x | ≤ ${row.target.toFixed(2)}x | ${row.met ? 'yes' : 'no'} |`,
+        ),
+        '',
+        'Where they differ most, bytes per stream by object kind (toolwire, floor):',
+        ...memory.flatMap((row) => {
+          const { kinds } = row.toolwire
+          const floorKinds = row.floor.kinds
+          return [...new Set([...kinds.keys(), ...floorKinds.keys()])]
+            .map((kind) => [kind, kinds.get(kind) ?? 0, floorKinds.get(kind) ?? 0])
+            .sort((a, b) => Math.abs(b[1] - b[2]) - Math.abs(a[1] - a[2]))
+            .slice(0, KINDS_SHOWN)
+            .map(([kind, ours, theirs]) => `  ${kind}: ${fmt(ours)}, ${fmt(theirs)}`)
+        }),
+      ]),
 ].join('\n')
-const note = `${options.calls.toLocaleString('en')} calls counted after ${options.warmup.toLocaleString('en')} uncounted, ${options.concurrency} in flight; fan-out: ${options.changes} changes counted after as many uncounted, ${options.streams} streams; ${valgrind}, node ${process.version}.`
+const note = `${options.calls.toLocaleString('en')} calls counted after ${options.warmup.toLocaleString('en')} uncounted, ${options.concurrency} in flight; fan-out: ${options.changes} changes counted after as many uncounted, ${options.streams} streams; cold start: median of ${options.coldRuns}; ${valgrind}, node ${process.version}.`
 console.log(table)
 console.log(`\n${note}`)
 
 mkdirSync(options.out, { recursive: true })
 const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-const result = { date: new Date().toISOString(), node: process.version, valgrind, options, rows }
+const result = {
+  date: new Date().toISOString(),
+  node: process.version,
+  valgrind,
+  options,
+  rows,
+  memory: memory.map((row) => ({
+    ...row,
+    toolwire: { ...row.toolwire, kinds: Object.fromEntries(row.toolwire.kinds) },
+    floor: { ...row.floor, kinds: Object.fromEntries(row.floor.kinds) },
+  })),
+}
 writeFileSync(join(options.out, `instructions-${stamp}.json`), JSON.stringify(result, null, 2) + '\n')
 writeFileSync(join(options.out, `instructions-${stamp}.md`), `${table}\n\n${note}\n`)
 console.log(`\nwritten to ${join(options.out, `instructions-${stamp}.json`)} and .md`)

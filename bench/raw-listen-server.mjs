@@ -29,7 +29,14 @@ server.listen(0, '127.0.0.1', () =>
   console.log(`raw listen floor on http://127.0.0.1:${server.address().port}/mcp`),
 )
 
-process.on('message', (message) => {
+process.on('message', async (message) => {
+  // bench/listen-memory.mjs: a heap snapshot (taken after a full collection) written where it asks.
+  if (typeof message === 'object' && typeof message.snapshot === 'string') {
+    const { writeHeapSnapshot } = await import('node:v8')
+    writeHeapSnapshot(message.snapshot)
+    process.send?.({ written: message.snapshot })
+    return
+  }
   if (message !== 'memory') return
   globalThis.gc?.()
   globalThis.gc?.()

@@ -54,6 +54,21 @@ const typescript = {
   },
 }
 
+/**
+ * Keeps the built files ASCII. Node decodes a module's file as UTF-8 and V8 scans it: a file that is all ASCII
+ * becomes a one-byte string at once, one with a single `§` in a comment is decoded into a two-byte one and
+ * scanned as such (about 10 million instructions more for the core chunk at every start). esbuild already
+ * writes code as ASCII (its `charset` default escapes strings, templates and patterns), so what is left is
+ * in comments: each such UTF-16 unit becomes `?`, one for one, so no source-map column moves.
+ */
+const asciiOutput = {
+  name: 'ascii-output',
+  renderChunk(code) {
+    if (!/[\u0080-\uffff]/.test(code)) return null
+    return { code: code.replace(/[\u0080-\uffff]/g, '?'), map: null }
+  },
+}
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true })
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
 execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--emitDeclarationOnly'], {
@@ -78,7 +93,7 @@ let core
 const bundle = await rollup({
   input,
   external: isExternal,
-  plugins: [typescript],
+  plugins: [typescript, asciiOutput],
   preserveEntrySignatures: 'exports-only',
   onwarn(warning, warn) {
     if (warning.code === 'CIRCULAR_DEPENDENCY') return // type-level cycles between modules; harmless in ESM

@@ -131,6 +131,41 @@ describe('subscriptions/listen over HTTP', () => {
     await until(() => server.listeners === 0)
   })
 
+  it('tags each change as its acknowledgment was tagged, however the id is spelt or guarded', async () => {
+    // A change is serialised once for every stream and each stream's id set into it; a stream whose tag
+    // the output guard changes (here a secret in the id) is sent through the guard instead. Either way the
+    // change carries exactly the tag its acknowledgment carried.
+    const secret = 'bench-secret-0123456789abcdef'
+    const server = defineServer({ name: 's', version: '1', tools: [], security: { secrets: [secret] } })
+    const fetcher = createFetchHandler(server, { maxListenStreamsPerAddress: 10 })
+    const ids = [
+      0,
+      -7,
+      12345678901,
+      'plain',
+      'quote " back \\ slash',
+      'tab\tand\u2028line ✓',
+      'escape \u001b[31m red',
+      `has ${secret}`,
+    ]
+    const streams = await Promise.all(ids.map((id) => openListen(fetcher, id, { toolsListChanged: true })))
+    const acks = await Promise.all(streams.map((stream) => stream.next()))
+    // The guard changed these two tags: a terminal escape, a secret.
+    expect(subId(acks[6])).toBe('escape  red')
+    expect(subId(acks[7])).toBe('has [redacted]')
+    server.tools.add(defineTool({ name: 'late', handler: () => 'hi' }))
+    const changes = await Promise.all(streams.map((stream) => stream.next()))
+    changes.forEach((change, i) => {
+      expect(change).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: (acks[i]?.params as { _meta: unknown })._meta },
+      })
+      if (i < 6) expect(subId(change)).toBe(ids[i])
+    })
+    await expectOnlyTheEnd(server, streams)
+  })
+
   it('survives listeners that disconnect mid-stream', async () => {
     const { fetcher, server } = setup()
     const leaving = await openListen(fetcher, 'leaving', { toolsListChanged: true })

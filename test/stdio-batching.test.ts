@@ -68,4 +68,53 @@ describe('stdio output batching', () => {
     expect(answers.find((m) => m.error)?.error?.code).toBe(-32700)
     for (const answer of answers) assertServerMessage(answer)
   })
+
+  it('reads the same lines however the input is cut: whole, byte by byte, or in uneven pieces', async () => {
+    // Each chunk of whole valid lines is decoded at once; any other goes byte-wise. The answers must not
+    // depend on which: multi-byte text, CRLF, a BOM, blank lines, invalid UTF-8 and a line past the bound.
+    const named = (id: string): string => call(1).replace('"id":1', `"id":${JSON.stringify(id)}`)
+    const text = [
+      call(1),
+      named('é✓ ünïcode 🚀'),
+      '',
+      `\uFEFF${call(2)}`,
+      `${call(3)}\r`,
+      `  ${named('spaced')}  `,
+      call(4).replace('"add"', '"add"'.padEnd(900, ' ')),
+      named('ok after the long one'),
+    ].join('\n')
+    const bytes = Buffer.concat([
+      Buffer.from(`${text}\n`),
+      Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]), // `{`, two bytes never valid in UTF-8, `}`
+      Buffer.from(`${call(5)}\n`),
+      Buffer.from(call(6)), // no final newline: answered at the end of input
+    ])
+    const answersFor = async (pieces: readonly Buffer[]) => {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      let written = ''
+      output.on('data', (chunk: Buffer) => (written += chunk.toString()))
+      const connection = serveStdio(createBenchServer(1), { input, output, maxLineBytes: 800 })
+      for (const piece of pieces) input.write(piece)
+      input.end()
+      await connection.closed
+      return written.split('\n').filter(Boolean).sort()
+    }
+    const whole = await answersFor([bytes])
+    expect(whole).toHaveLength(10)
+    const errors = whole.map((line) => JSON.parse(line) as { error?: { message: string } })
+    expect(
+      errors
+        .filter((m) => m.error)
+        .map((m) => m.error?.message)
+        .sort(),
+    ).toEqual(['Parse error: line exceeds 800 bytes', 'Parse error: line is not valid UTF-8'])
+    expect(whole.join('\n')).toContain('"id":"é✓ ünïcode 🚀"')
+    const byteByByte = Array.from(bytes, (byte) => Buffer.from([byte]))
+    const uneven: Buffer[] = []
+    for (let at = 0, size = 1; at < bytes.length; at += size, size = (size * 7) % 97 || 1)
+      uneven.push(bytes.subarray(at, at + size))
+    expect(await answersFor(byteByByte)).toEqual(whole)
+    expect(await answersFor(uneven)).toEqual(whole)
+  })
 })

@@ -1,7 +1,7 @@
 /**
  * The listen-stream benchmark's server (`bench/listen.ts` forks it with `--expose-gc`): a tool `touch` that
  * changes the tool list, and a memory report on request over IPC (after a full collection), so the driver can
- * count bytes per open stream. Guards stay at their defaults except the instance-wide connection cap, which an
+ * count bytes per open stream, or a heap snapshot (bench/listen-memory.mjs). Guards stay at their defaults except the instance-wide connection cap, which an
  * operator raises for this many listeners; the driver spreads its streams over many loopback addresses so the
  * per-address limits hold as shipped.
  */
@@ -34,6 +34,15 @@ const running = await serveNode(server, { host: '127.0.0.1', port: 0, maxConnect
 console.log(`listen bench server on ${running.url}`)
 
 process.on('message', (message) => {
+  // bench/listen-memory.mjs: a heap snapshot (taken after a full collection) written where it asks.
+  if (typeof message === 'object' && message !== null && 'snapshot' in message) {
+    const file = String(message.snapshot)
+    void import('node:v8').then(({ writeHeapSnapshot }) => {
+      writeHeapSnapshot(file)
+      process.send?.({ written: file })
+    })
+    return
+  }
   if (message !== 'memory') return
   const collect = (globalThis as { gc?: () => void }).gc
   collect?.()

@@ -32,6 +32,17 @@ export interface Exchange {
   onAbort?(listener: () => void): () => void
   /** Sends a notification scoped to this request, before its response (progress, log messages). */
   notify(message: JsonRpcNotification): void
+  /**
+   * What `notify` would send for `message` after this exchange's own filters (the output guard): `message`
+   * itself when they would change nothing. A sender that writes one message to many streams asks once per
+   * stream and then writes text it serialised once (`notifyEncoded`). Absent: nothing filters.
+   */
+  screen?(message: JsonRpcNotification): JsonRpcNotification
+  /**
+   * Sends a notification already serialised, which `screen` passed unchanged: the listen hub serialises a
+   * change once for all its streams instead of once per stream. Absent: the sender uses `notify`.
+   */
+  notifyEncoded?(json: string): void
   /** Bytes written for this request but not yet taken by the peer (bounds slow listen streams). */
   backlog?(): number
   /**
@@ -129,6 +140,15 @@ class FilteredExchange implements Exchange {
   /** A getter handing out a bound function, so `const { notify } = ctx.exchange` works as on transports. */
   get notify(): (message: JsonRpcNotification) => void {
     return (message) => this.inner.notify(this.filter(message))
+  }
+  screen(message: JsonRpcNotification): JsonRpcNotification {
+    const filtered = this.filter(message)
+    return this.inner.screen ? this.inner.screen(filtered) : filtered
+  }
+  /** Only for text `screen` passed (see Exchange.notifyEncoded), so it goes through unfiltered. */
+  notifyEncoded(json: string): void {
+    if (this.inner.notifyEncoded) this.inner.notifyEncoded(json)
+    else this.inner.notify(JSON.parse(json) as JsonRpcNotification)
   }
   backlog(): number {
     return this.inner.backlog?.() ?? 0

@@ -4,6 +4,7 @@
  * names of a server that does not: a bidi override (`evil\u202Etxt`), a full-width look-alike
  * (`ｒｅａｄ_file` for `read_file`), a path (`../etc`), spaces or control characters.
  */
+import { unicodePattern } from './unicode-pattern.js'
 import { escapeOf } from './visible-text.js'
 
 /** The tool-name rule (server/tools §Tool Names): 1-128 characters from A-Z a-z 0-9 _ - . */
@@ -16,8 +17,10 @@ const MAX_LISTED = 8
 /** How a character is named in a problem: `U+FF52 (ｒ)`, or only its code point when it is invisible. */
 const describe = (char: string): string => {
   const code = `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
-  return /^[\p{L}\p{N}\p{P}\p{S}]$/u.test(char) ? `${code} (${char})` : `${code} ${escapeOf(char)}`
+  return SHOWABLE().test(char) ? `${code} (${char})` : `${code} ${escapeOf(char)}`
 }
+/** Made on first use, not as a literal: see unicode-pattern.ts. */
+const SHOWABLE = unicodePattern('^[\\p{L}\\p{N}\\p{P}\\p{S}]$', 'u')
 
 /**
  * Why `name` breaks the tool-name rule, in words, or undefined when it follows it. The characters outside the

@@ -10,11 +10,14 @@
  * Such characters are shown, not dropped, so the user sees that the server sent something unusual.
  */
 
+import { unicodePattern } from './unicode-pattern.js'
+
 /** Zero-width (non-)joiners shape emoji and many scripts and cannot move or hide text: they stay as they are. */
 const JOINERS = new Set(['\u200c', '\u200d'])
 
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u
-const UNSAFE_ALL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu
+// Made on first use, not as literals: see unicode-pattern.ts (a server loads this file and rarely needs them).
+const UNSAFE = unicodePattern('[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]', 'u')
+const UNSAFE_ALL = unicodePattern('[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]', 'gu')
 
 /** `\x1b` for a code point up to U+00FF, `\u{202E}` above. */
 export const escapeOf = (char: string): string => {
@@ -38,9 +41,9 @@ export function hasHiddenCharacters(text: string): boolean {
  * lets later text overwrite earlier text on the same line.
  */
 export function visibleText(text: string, options: VisibleTextOptions = {}): string {
-  if (!UNSAFE.test(text)) return text
+  if (!UNSAFE().test(text)) return text
   const multiline = options.multiline === true
-  return text.replace(UNSAFE_ALL, (char) =>
+  return text.replace(UNSAFE_ALL(), (char) =>
     JOINERS.has(char) || (multiline && (char === '\n' || char === '\t')) ? char : escapeOf(char),
   )
 }
@@ -54,7 +57,7 @@ export function visibleJson(value: unknown, indent = 2): string {
   const json = JSON.stringify(value, null, indent) as string | undefined
   if (json === undefined) return 'null'
   // Outside strings JSON holds only ASCII punctuation and the indentation's line feeds.
-  return json.replace(UNSAFE_ALL, (char) =>
+  return json.replace(UNSAFE_ALL(), (char) =>
     char === '\n'
       ? char
       : Array.from(

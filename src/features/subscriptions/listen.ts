@@ -24,6 +24,11 @@ interface Listener {
   readonly filter: SubscriptionFilter
   readonly uris: ReadonlySet<string>
   readonly ctx: RequestContext
+  /**
+   * The subscription id as JSON, when the stream's exchange writes serialised text and its output guard
+   * leaves the tag alone: list changes then go out as text made once per change around it.
+   */
+  readonly idJson: string | undefined
   end(): void
 }
 
@@ -42,6 +47,7 @@ const closingResult = (tag: Readonly<Record<string, RequestId>>): Record<string,
  */
 class OpenStream implements Listener {
   readonly uris: ReadonlySet<string>
+  readonly idJson: string | undefined
   #ended = false
   #stopWatching: (() => void) | undefined
 
@@ -53,6 +59,7 @@ class OpenStream implements Listener {
     private readonly resolve: (result: Record<string, unknown>) => void,
   ) {
     this.uris = filter.resourceSubscriptions ? new Set(filter.resourceSubscriptions) : NO_URIS
+    this.idJson = encodedTag(ctx, tag)
   }
 
   /** Ends the stream when the client goes away: through onAbort, so it holds no AbortController of its own. */
@@ -71,6 +78,26 @@ class OpenStream implements Listener {
     this.resolve(closingResult(this.tag))
   }
 }
+
+/**
+ * A list change's `params` hold only the tag, so whether the exchange's guard (output sanitising, secret
+ * redaction) changes them is known when the stream opens: it sees the same params on every change.
+ */
+function encodedTag(ctx: RequestContext, tag: Readonly<Record<string, RequestId>>): string | undefined {
+  const exchange = ctx.exchange
+  if (!exchange.notifyEncoded) return undefined
+  const probe: JsonRpcNotification = {
+    jsonrpc: '2.0',
+    method: 'notifications/tools/list_changed',
+    params: { _meta: tag },
+  }
+  if (exchange.screen && exchange.screen(probe) !== probe) return undefined
+  return JSON.stringify(ctx.id)
+}
+
+/** `{"jsonrpc":"2.0","method":…,"params":{"_meta":{"…subscriptionId":` — then the id and `}}}`. */
+const encodedHead = (method: string): string =>
+  `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":{"_meta":{${JSON.stringify(META_SUBSCRIPTION_ID)}:`
 
 const BOOLEAN_FIELDS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const
 
@@ -172,12 +199,19 @@ export class ListenHub {
     // Once per change, not once per stream: with thousands of streams the loop is the fan-out's cost.
     const method = `notifications/${event.type}`
     const uri = event.type === 'resources/updated' ? event.uri : undefined
+    // A list change is serialised once: each stream's text differs only in its id (JSON.stringify of the
+    // whole notification per stream was about an eighth of the fan-out's instructions).
+    const head = uri === undefined ? encodedHead(method) : undefined
     for (const listener of this.#listeners) {
       if (!wants(listener, event)) continue
       const exchange = listener.ctx.exchange
       // A listener that cannot keep up is closed rather than buffered without bound.
       if ((exchange.backlog?.() ?? 0) > this.#maxBacklog) {
         listener.end()
+        continue
+      }
+      if (head !== undefined && listener.idJson !== undefined && exchange.notifyEncoded) {
+        exchange.notifyEncoded(`${head}${listener.idJson}}}}`)
         continue
       }
       const params = uri === undefined ? { _meta: listener.tag } : { _meta: listener.tag, uri }

@@ -4,6 +4,8 @@
  * tool search needs one field-weighted bag of words, no stemming service and no persistence.
  */
 
+import { unicodePattern } from '../../wire/unicode-pattern.js'
+
 /** The usual defaults: term-frequency saturation and length normalisation. */
 const K1 = 1.2
 const B = 0.75
@@ -19,16 +21,22 @@ const B = 0.75
  */
 export function tokenize(text: string): string[] {
   const spaced = text
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, (_m, l1?: string, n1?: string, n2?: string, l2?: string) =>
+    .replace(LOWER_THEN_UPPER(), '$1 $2')
+    .replace(UPPER_THEN_WORD(), '$1 $2')
+    .replace(LETTER_DIGIT(), (_m, l1?: string, n1?: string, n2?: string, l2?: string) =>
       l1 !== undefined ? `${l1} ${n1}` : `${n2} ${l2}`,
     )
   return spaced
     .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
+    .split(NOT_WORD())
     .filter((word) => word.length > 0)
 }
+
+// Made on first use, not as literals: see wire/unicode-pattern.ts (a server without tool search never needs them).
+const LOWER_THEN_UPPER = unicodePattern('([\\p{Ll}\\p{N}])(\\p{Lu})', 'gu')
+const UPPER_THEN_WORD = unicodePattern('(\\p{Lu})(\\p{Lu}\\p{Ll})', 'gu')
+const LETTER_DIGIT = unicodePattern('(\\p{L})(\\p{N})|(\\p{N})(\\p{L})', 'gu')
+const NOT_WORD = unicodePattern('[^\\p{L}\\p{N}]+', 'u')
 
 /** One document: its words, each field repeated `weight` times (a name word counts more than a description word). */
 export interface Bm25Field {

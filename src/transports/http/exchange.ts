@@ -69,18 +69,28 @@ export class HttpExchange implements Exchange, TransportCheck, KeepAliveStream {
 
   /** Writes a message on this request's stream, turning the answer into SSE on the first one. */
   send(message: object): void {
+    if (this.#ready()) this.out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+  }
+
+  /** A notification serialised by the caller (once for many streams): see Exchange.notifyEncoded. */
+  notifyEncoded(json: string): void {
+    if (this.#ready()) this.out.write(`event: message\ndata: ${json}\n\n`)
+  }
+
+  /** Whether a message may be written now; the first one turns the answer into an SSE stream. */
+  #ready(): boolean {
     // A client that accepts only JSON gets one JSON body (streamable-http §Sending Messages, item 6): its
     // progress and log notifications are dropped, as they are when it did not ask for them.
-    if (this.aborted || !this.eventStream) return
+    if (this.aborted || !this.eventStream) return false
     if (!this.streaming) {
       this.streaming = true
       this.out.startStream(SSE_HEADERS)
     } else if (this.backlog() > this.maxBacklog) {
       // A client that does not read must not grow the server without bound: cancel the request.
       this.out.abort?.()
-      return
+      return false
     }
-    this.out.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+    return true
   }
 
   get signal(): AbortSignal {

@@ -29,6 +29,11 @@ export class StdioExchange implements Exchange {
     }
   }
 
+  /** A notification serialised by the caller (once for many streams): see Exchange.notifyEncoded. */
+  notifyEncoded(json: string): void {
+    if (!this.controller.aborted) this.send(json)
+  }
+
   get signal(): AbortSignal {
     return this.controller.signal
   }

@@ -2,6 +2,7 @@
  * stdio transport: newline-delimited JSON-RPC on stdin/stdout, many requests in flight at once,
  * `notifications/cancelled` aborts a request (and then nothing is sent for it), logs only on stderr.
  */
+import { isUtf8 } from 'node:buffer'
 import type { Readable, Writable } from 'node:stream'
 import type { DualEraHandler } from '../dual-era.js'
 import type { LazyAbort } from '../../wire/lazy-abort.js'
@@ -67,7 +68,9 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
   const engine = server.legacy
   const maxDepth = server.maxParamsDepth ?? DEFAULT_MAX_DEPTH
   let legacy: LegacyConnection | undefined
-  const connectionKey = `stdio-${crypto.randomUUID()}`
+  // Only a 2025-era connection needs a key, and the first random UUID of a process sets up its generator.
+  let connectionKey: string | undefined
+  const keyOf = (): string => (connectionKey ??= `stdio-${crypto.randomUUID()}`)
   let resolveClosed!: () => void
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
 
@@ -112,11 +115,16 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
   const onLine = (bytes: Buffer): void => {
     let text: string
     try {
-      text = utf8.decode(bytes).trim()
+      text = utf8.decode(bytes)
     } catch {
       send(encodeError(undefined, parseError('line is not valid UTF-8')))
       return
     }
+    onText(text)
+  }
+
+  const onText = (line: string): void => {
+    const text = line.trim()
     if (text === '') return
     // Checked on the raw line: parsing a deeply nested message is itself the attack.
     if (nestedDeeperThan(text, maxDepth + 1)) {
@@ -137,7 +145,7 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
         return
       case 'response':
         // Only 2025-era connections get server-to-client requests; other responses answer nothing.
-        if (legacy && engine) engine.answer(connectionKey, inbound.message)
+        if (legacy && engine) engine.answer(keyOf(), inbound.message)
         return
       case 'notification': {
         const { method, params } = inbound.message
@@ -163,7 +171,7 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
     if (engine && (legacy || request.method === 'initialize') && !hasModernMeta(request.params)) {
       if (!legacy) return initialize(request)
       const exchange = new StdioExchange(send, backlog, (method, params, signal) =>
-        engine.ask(connectionKey, (message) => send(JSON.stringify(message)), method, params, signal),
+        engine.ask(keyOf(), (message) => send(JSON.stringify(message)), method, params, signal),
       )
       return track(request, exchange, engine.request(legacy.session, legacy.peer, request, exchange))
     }
@@ -247,6 +255,24 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
   }
 
   const readChunk = (chunk: Buffer): void => {
+    // The usual chunk: whole lines (and perhaps the start of the next), valid UTF-8, shorter than the line
+    // bound, nothing held over. It is decoded once and split as text, rather than viewed and decoded line by
+    // line; anything else takes the byte-wise path below, whose checks give the same answers.
+    const last = chunk.lastIndexOf(NEWLINE)
+    if (last !== -1 && pendingSize === 0 && !discarding && chunk.length <= maxLine && isUtf8(chunk)) {
+      const text = chunk.toString('utf8', 0, last)
+      let from = 0
+      for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', from)) {
+        onText(text.slice(from, index))
+        from = index + 1
+      }
+      onText(from === 0 ? text : text.slice(from))
+      if (last + 1 < chunk.length) {
+        pending.push(Buffer.from(chunk.subarray(last + 1)))
+        pendingSize = chunk.length - last - 1
+      }
+      return
+    }
     let start = 0
     for (let index = chunk.indexOf(NEWLINE); index !== -1; index = chunk.indexOf(NEWLINE, start)) {
       const piece = chunk.subarray(start, index)
