@@ -21,6 +21,7 @@ import {
 import type { Server } from '../src/server.js'
 import { type RunningServer, serveNode } from '../src/transports/http/node.js'
 import { recordingFetch } from './helpers/recording-fetch.js'
+import { MAX_SEARCHED } from '../src/client/tools.js'
 
 const NOUNS = ['invoice', 'customer', 'ticket', 'shipment', 'coupon', 'webhook', 'playlist', 'budget']
 const VERBS = ['create', 'archive', 'delete', 'export', 'share', 'import', 'update', 'list']
@@ -224,7 +225,11 @@ describe('a hostile search answer is checked like a hostile list', () => {
             'tools/call': {
               handler: (ctx) =>
                 (ctx.params as { name: string }).name === 'search_tools'
-                  ? { resultType: 'complete', content: [], structuredContent: answer }
+                  ? {
+                      resultType: 'complete',
+                      content: [],
+                      structuredContent: typeof answer === 'function' ? (answer as () => unknown)() : answer,
+                    }
                   : {
                       resultType: 'complete',
                       content: [{ type: 'text', text: 'bad' }],
@@ -276,6 +281,29 @@ describe('a hostile search answer is checked like a hostile list', () => {
       await expect(client.callTool('counted', {})).rejects.toBeInstanceOf(InvalidResponseError)
       await expect(client.callTool('bad_header', {})).rejects.toThrow(/dropped this tool/)
       await expect(client.callTool('extra_7', {})).rejects.toBeInstanceOf(UnknownToolError)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('remembers at most MAX_SEARCHED definitions found, the least recently used dropped', async () => {
+    let served = 0
+    const fresh = () => ({
+      tools: Array.from({ length: 50 }, () => ({
+        name: `found_${served++}`,
+        inputSchema: { type: 'object' },
+      })),
+    })
+    const client = connect({ url: 'http://127.0.0.1/mcp', fetch: createFetchHandler(hostile(fresh)) })
+    try {
+      for (let search = 0; search < MAX_SEARCHED / 50 + 1; search++)
+        await client.searchTools('x', { limit: 50 })
+      expect(served).toBe(MAX_SEARCHED + 50)
+      expect(client.tool('found_0')).toBeUndefined()
+      expect(client.tool('found_49')).toBeUndefined()
+      expect(client.tool('found_50')?.name).toBe('found_50')
+      expect(client.tool(`found_${served - 1}`)?.name).toBe(`found_${served - 1}`)
+      await expect(client.callTool('found_0', {})).rejects.toBeInstanceOf(UnknownToolError)
     } finally {
       await client.close()
     }

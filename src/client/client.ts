@@ -536,7 +536,12 @@ export class Client {
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     })
     const candidates = searchCandidates(result.structuredContent, limit)
-    return this.#book.accept(candidates, this.transport.kind === 'http' && !this.#era.legacy, this.#warn)
+    return this.#book.accept(
+      candidates,
+      this.transport.kind === 'http' && !this.#era.legacy,
+      this.#warn,
+      true,
+    )
   }
 
   /**
