@@ -122,6 +122,7 @@ describe('toolwire search', () => {
   it('escapes what the server names, and refuses usage errors with exit 2', async () => {
     const shown = await run(['search', hostile.url, 'anything'])
     expect(shown.code, shown.stderr).toBe(0)
+    // eslint-disable-next-line no-control-regex -- the test looks for exactly these
     expect(shown.stdout).not.toMatch(/[\u001b\u202e]/)
     expect(shown.stdout).toContain('evil\\u{202E}txt.exe\\x1b[2J')
     expect(shown.stdout).toContain('Reads \\x1b[31mred\\x1b[0m files')
