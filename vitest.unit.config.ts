@@ -95,6 +95,7 @@ export const UNIT_TESTS = [
   'test/telemetry-sessions.test.ts',
   'test/tools-call.test.ts',
   'test/tools-list.test.ts',
+  'test/tool-search-client.test.ts',
   'test/tool-search-units.test.ts',
   'test/unicode-pattern.test.ts',
   'test/types.test.ts',

@@ -52,5 +52,11 @@ const via = await client.callTool('call_tool', {
 assert.deepEqual(via.content, [{ type: 'text', text: 'Lisbon: sunny for 2 days' }])
 const bad = await client.callTool('call_tool', { name: 'weather_forecast', arguments: { city: 'Lisbon' } })
 assert.equal(bad.isError, true) // the same message a direct call with these arguments gets
+
+// toolwire's client: searchTools checks the definitions found, and callTool then calls one directly.
+const [best] = await client.searchTools('coupon archive', { limit: 3 })
+assert.equal(best?.name, 'coupon_archive')
+const archived = await client.callTool('coupon_archive', { id: 'SPRING' }) // no allowUnlisted needed
+assert.deepEqual(archived.content, [{ type: 'text', text: 'archived coupon SPRING' }])
 await client.close()
 console.log('tool-search: ok')

@@ -53,7 +53,7 @@ describe('mistakes are one line', () => {
 
 describe('help', () => {
   const commands = ['serve', 'demo', 'discover', 'list', 'call', 'resources', 'read', 'prompts', 'prompt']
-  const more = ['task', 'task get', 'task cancel', 'completion', 'login', 'logout', 'openapi']
+  const more = ['task', 'task get', 'task cancel', 'completion', 'login', 'logout', 'openapi', 'search']
   it.each([...commands, ...more])('toolwire %s --help ends with examples', async (command) => {
     const result = await cli(...command.split(' '), '--help')
     expect(result.code).toBe(0)

@@ -37,6 +37,11 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, readonly (readonly [strin
     [`toolwire call ${URL} arithmetic --json-args '{"op":"add","a":2,"b":3}'`, 'arguments as JSON'],
     ['toolwire call echo text=hi -- node server.js', 'a stdio server'],
   ],
+  search: [
+    [`toolwire search ${URL} weather forecast`, 'the tools best matching the words, as list prints them'],
+    [`toolwire search ${URL} create invoice --limit 3 --json`, 'the three best, as JSON definitions'],
+    ['toolwire search send email -- node server.js', 'a stdio server'],
+  ],
   inspect: [
     [`toolwire inspect ${URL}`, 'open the inspector page on a server'],
     ['toolwire inspect -- npx -y @modelcontextprotocol/server-everything', 'a stdio server'],

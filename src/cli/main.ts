@@ -11,6 +11,7 @@ import { registerCompletion } from './commands/completion.js'
 import { registerLogin } from './commands/login.js'
 import { registerOpenAPI } from './commands/openapi.js'
 import { registerRegistry } from './commands/registry.js'
+import { registerSearch } from './commands/search.js'
 import { registerServe } from './commands/serve.js'
 import { registerSkillCommands } from './commands/skills.js'
 import { addExamples } from './examples.js'
@@ -24,6 +25,7 @@ Examples:
   toolwire demo                                         serve the demo on http://127.0.0.1:3000/mcp
   toolwire list http://127.0.0.1:3000/mcp               tools with arguments, enums, defaults, output
   toolwire call http://127.0.0.1:3000/mcp arithmetic op=add a=2 b=3
+  toolwire search http://127.0.0.1:3000/mcp create invoice   a server with tool search: find tools
   toolwire resources http://127.0.0.1:3000/mcp          resources and templates
   toolwire read http://127.0.0.1:3000/mcp notes://all
   toolwire prompt http://127.0.0.1:3000/mcp summarize_notes tag=work
@@ -52,6 +54,7 @@ const program = new Command()
 
 registerServe(program)
 registerClientCommands(program)
+registerSearch(program)
 registerCatalogCommands(program)
 registerSkillCommands(program)
 registerCompletion(program)

@@ -43,6 +43,13 @@ import {
 import { type ToolCallAuditor, outcomeOf } from './audit.js'
 import { ToolBook } from './tools.js'
 import {
+  searchArguments,
+  searchCandidates,
+  searchLimit,
+  SEARCH_TOOLS,
+  type SearchToolsOptions,
+} from './tool-search.js'
+import {
   checkPromptResult,
   checkReadResult,
   pageItems,
@@ -176,7 +183,8 @@ export interface ToolCallOptions {
    */
   readonly task?: boolean
   /**
-   * Call a tool the server does not list (after a fresh `tools/list`), such as one hidden from the current
+   * Call a tool the server does not list (after a fresh `tools/list`) and no `searchTools` answer returned (a
+   * tool found by search needs no such option), such as one hidden from the current
    * token that a scope step-up will unlock. Its result is returned UNCHECKED unless the tool is listed once
    * the credential has changed: there is no `outputSchema` to check `structuredContent` against, and no
    * `Mcp-Param-*` headers are sent. Without it, such a call throws `UnknownToolError` before anything is sent.
@@ -500,6 +508,43 @@ export class Client {
   }
 
   /**
+   * Searches the server's tools with its `search_tools` tool (a server with `toolSearch` lists only a few
+   * tools and finds the rest by query): the best matches, best first, as full definitions. They are checked
+   * as a `tools/list` page is (a malformed one or, on HTTP, one with broken `x-mcp-header` annotations is
+   * dropped with a warning) and remembered as if listed, so `callTool` calls a found tool directly, with
+   * its `Mcp-Param-*` headers and its `outputSchema` checked; a tool neither listed nor found is still
+   * refused. Throws `UnknownToolError` when the server lists no `search_tools`.
+   *
+   * @example
+   * ```ts
+   * const [best] = await client.searchTools('weather forecast for a city', { limit: 3 })
+   * if (best) await client.callTool(best.name, { city: 'Lisbon', days: 2 })
+   * ```
+   */
+  async searchTools(query: string, options: SearchToolsOptions = {}): Promise<Tool[]> {
+    const limit = searchLimit(options.limit)
+    const signal = options.signal && { signal: options.signal }
+    let search = this.#book.known(SEARCH_TOOLS)?.tool
+    if (!search) {
+      await this.listTools({ fresh: true, ...signal })
+      search = this.#book.known(SEARCH_TOOLS)?.tool
+      if (!search) throw new UnknownToolError(SEARCH_TOOLS, undefined, 'the server offers no tool search')
+    }
+    const result = await this.callTool(SEARCH_TOOLS, searchArguments(search, query, limit), {
+      throwOnToolError: true,
+      ...signal,
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    })
+    const candidates = searchCandidates(result.structuredContent, limit)
+    return this.#book.accept(
+      candidates,
+      this.transport.kind === 'http' && !this.#era.legacy,
+      this.#warn,
+      true,
+    )
+  }
+
+  /**
    * Calls a tool: runs the input_required loop, checks `structuredContent` against the `outputSchema`. When
    * the server answers with a task, polls it to the end (or, with `task: true`, returns its handle).
    */
@@ -571,7 +616,8 @@ export class Client {
         options.onProgress?.(params as unknown as ProgressNotificationParams)
       } else options.onNotification?.(notification)
     }
-    // Results are only trusted against the tool's definition. A tool this client has no definition of may
+    // Results are only trusted against the tool's definition (from a list page or a searchTools answer,
+    // checked alike). A tool this client has no definition of may
     // have been added since the list was cached: list once more, past the cache; a tool still unknown is
     // refused before anything is sent (its structuredContent could not be checked), unless allowed. An
     // allowed call remembers its credential: a scope step-up on the way (a tool hidden from the token it

@@ -194,9 +194,10 @@ export class InvalidResponseError extends ToolwireError {
 }
 
 /**
- * A call of a tool the server does not list (even after a fresh `tools/list`), or lists in a form this client
- * drops: nothing was sent, since its result could not be checked against a definition. `allowUnlisted` in
- * the call's options sends it anyway, unchecked.
+ * A call of a tool the server does not list (even after a fresh `tools/list`) and no `searchTools` answer
+ * returned, or lists in a form this client drops: nothing was sent, since its result could not be checked
+ * against a definition. `allowUnlisted` in the call's options sends it anyway, unchecked. Also thrown by
+ * `searchTools` when the server lists no `search_tools`.
  *
  * @example
  * ```ts
@@ -215,11 +216,15 @@ export class UnknownToolError extends ToolwireError {
   constructor(
     readonly tool: string,
     reason?: string,
+    /** Why the call was wanted, when not by the caller (`searchTools`: the server offers no tool search). */
+    context?: string,
   ) {
     super(
       reason
         ? `tools/call ${tool}: not called, the client dropped this tool from the server's list (${reason})`
-        : `tools/call ${tool}: not called, the server does not list this tool (pass allowUnlisted to call it unchecked)`,
+        : context
+          ? `tools/call ${tool}: not called, the server does not list this tool: ${context}`
+          : `tools/call ${tool}: not called, the server does not list this tool (pass allowUnlisted to call it unchecked)`,
     )
   }
 }

@@ -3,6 +3,7 @@
  * Imports nothing from `node:*`; the stdio transport is `toolwire/client/stdio`. Every export is public API.
  */
 export type { Client, ClientOptions, ClientTarget, ListToolsResult, ToolCallOptions } from './client.js'
+export type { SearchToolsOptions } from './tool-search.js'
 export type { ToolCallAuditor, ToolCallOutcome, ToolCallRecord } from './audit.js'
 export { connect } from './connect.js'
 export { BudgetExceededError, DEFAULT_BUDGET } from './budget.js'

@@ -38,12 +38,20 @@ export type ToolWarning = (message: string) => void
 const pageKey = (owner: string, version: string, cursor: string | undefined): string =>
   JSON.stringify(['tools/list', version, cursor ?? null, owner])
 
+/** Definitions remembered from `searchTools` answers (docs/security.md). */
+export const MAX_SEARCHED = 1_000
+
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({})
 
 export class ToolBook {
   /** Pages by owner and cursor; lru-cache drops a page when its ttlMs is over (checked on read, no timer). */
   readonly #pages = new LRUCache<string, CachedPage>({ max: 1_000 })
   readonly #known = new Map<string, KnownTool>()
+  /**
+   * Definitions a `searchTools` answer returned, known as listed ones are. Bounded, least recently used
+   * dropped: a server could return new names on every search, where a list ends with its last page.
+   */
+  readonly #searched = new LRUCache<string, KnownTool>({ max: MAX_SEARCHED })
   /** Why a listed tool was dropped, by name: a call of it is refused with the reason. */
   readonly #dropped = new Map<string, string>()
   /** Names already warned about for breaking the naming rule (a list read again warns no more). */
@@ -86,7 +94,8 @@ export class ToolBook {
    * Keeps the tools that are well-formed and, on HTTP, whose `x-mcp-header` annotations obey the rules;
    * warns about every dropped tool with its reason. Remembers the kept ones for later calls.
    */
-  accept(raw: unknown, http: boolean, warn: ToolWarning): Tool[] {
+  accept(raw: unknown, http: boolean, warn: ToolWarning, searched = false): Tool[] {
+    const book = searched ? this.#searched : this.#known
     const kept: Tool[] = []
     if (!Array.isArray(raw)) return kept
     for (const candidate of raw) {
@@ -98,14 +107,14 @@ export class ToolBook {
       const { params, problems } = scanHeaderParams(tool.inputSchema)
       if (http && problems.length > 0) {
         warn(`Ignoring tool ${JSON.stringify(tool.name)}: ${problems.join('; ')}`)
-        this.#known.delete(tool.name)
+        book.delete(tool.name)
         this.#dropped.set(tool.name, problems.join('; '))
         continue
       }
       this.#checkName(tool.name, warn)
       kept.push(tool)
       this.#dropped.delete(tool.name)
-      this.#known.set(tool.name, { tool, headerParams: http ? params : [] })
+      book.set(tool.name, { tool, headerParams: http ? params : [] })
     }
     return kept
   }
@@ -124,8 +133,9 @@ export class ToolBook {
     )
   }
 
+  /** A tool's definition: from the latest list that named it, else from a `searchTools` answer. */
   known(name: string): KnownTool | undefined {
-    return this.#known.get(name)
+    return this.#known.get(name) ?? this.#searched.get(name)
   }
 
   /** Why the tool was dropped from the latest list that named it; undefined when it was not. */
@@ -138,7 +148,7 @@ export class ToolBook {
    * allows no other (basic/transports/streamable-http §Custom Headers from Tool Parameters).
    */
   checkParamValues(name: string, args: unknown): void {
-    for (const param of this.#known.get(name)?.headerParams ?? []) {
+    for (const param of this.known(name)?.headerParams ?? []) {
       const value = valueAt(args, param.path)
       if (typeof value === 'number' && !inHeaderRange(value)) {
         throw new RangeError(
@@ -150,7 +160,7 @@ export class ToolBook {
 
   /** `Mcp-Param-*` headers for a call, from the most recent schema of the tool; absent or null values are omitted. */
   paramHeaders(name: string, args: unknown): Readonly<Record<string, string>> {
-    const params = this.#known.get(name)?.headerParams
+    const params = this.known(name)?.headerParams
     if (!params || params.length === 0) return NO_HEADERS // most tools have none: nothing to build per call
     const headers: Record<string, string> = {}
     for (const param of params) {
@@ -165,7 +175,7 @@ export class ToolBook {
    * gets its own compiler, so `$id`s of different tools never collide, and network `$ref`s are never fetched.
    */
   checkOutput(name: string, structured: unknown): string[] {
-    const known = this.#known.get(name)
+    const known = this.known(name)
     const schema = known?.tool.outputSchema
     if (!known || !isRecord(schema)) return []
     if (known.output === undefined) {
@@ -199,7 +209,7 @@ export class ToolBook {
       if (throwOnToolError) throw new ToolExecutionError(name, call)
       return call
     }
-    if (this.#known.get(name)?.tool.outputSchema !== undefined) {
+    if (this.known(name)?.tool.outputSchema !== undefined) {
       if (!('structuredContent' in result)) {
         throw new InvalidResponseError(
           `tools/call ${name}: the tool has an outputSchema but returned no structuredContent`,

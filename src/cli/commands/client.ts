@@ -147,7 +147,8 @@ function closeOnSignal(client: Client): { unhook: () => void; status: () => numb
 
 const display = (tool: Tool): string => tool.title ?? tool.annotations?.title ?? tool.name
 
-function printTools(tools: Tool[]): void {
+/** Tools as `list` and `search` print them: name, title, marks, description, arguments and output. */
+export function printTools(tools: Tool[]): void {
   if (tools.length === 0) return console.log('(no tools)')
   for (const tool of tools) {
     const readOnly = tool.annotations?.readOnlyHint === true ? ' [read-only, per the server]' : ''
@@ -204,7 +205,12 @@ async function call(client: Client, target: Target, flags: CallFlags): Promise<n
   const [name, ...pairs] = target.rest
   if (!name) throw new UsageError('give the name of the tool to call')
   const { tools } = await client.listTools()
-  const tool = tools.find((candidate) => candidate.name === name)
+  let tool = tools.find((candidate) => candidate.name === name)
+  // A server with tool search lists only a few tools: the others are found by searching for the name.
+  if (!tool && tools.some((candidate) => candidate.name === 'search_tools')) {
+    const found = await client.searchTools(name, { limit: 50 })
+    tool = found.find((candidate) => candidate.name === name)
+  }
   if (!tool) {
     throw new UsageError(
       `${target.describe} has no tool ${jsonForTerminal(name)}; it has: ${tools.map((t) => forTerminal(t.name)).join(', ') || 'none'}${hiddenToolHint(flags)}`,

@@ -26,6 +26,14 @@ const strings = (value: unknown, what: string): Record<string, string> => {
   return Object.fromEntries(entries) as Record<string, string>
 }
 
+/** Results the page asks for; a limit the server's search refuses (toolwire's allows 50) is its answer. */
+const searchLimit = (value: unknown): number => {
+  if (value === undefined) return 20
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new TypeError('limit must be a whole number >= 1')
+  return value
+}
+
 /** What the local server knows and the session does not. */
 export interface ApiContext {
   /** The origin of the sandbox proxy's listener, where tool views are rendered. */
@@ -48,6 +56,7 @@ const OPERATIONS: Record<string, Operation> = {
     await session.open(parseTarget([text(body.target, 'target')], [], [], []))
     return { ok: true }
   },
+  search: (session, body) => session.search(text(body.query, 'query'), searchLimit(body.limit)),
   validate: (session, body) => ({ issues: session.validate(text(body.tool, 'tool'), body.args ?? {}) }),
   call: (session, body) =>
     session.call(text(body.callId, 'callId'), text(body.tool, 'tool'), record(body.args, 'args')),

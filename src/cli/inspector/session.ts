@@ -158,6 +158,15 @@ export class InspectorSession {
     return { tools, resources, templates, prompts }
   }
 
+  /**
+   * The server's own tool search (`search_tools`), for a server that lists only a few of its tools: the
+   * client checks each definition found as it checks a listed one and remembers it, so the page can show,
+   * validate and call it like a listed tool.
+   */
+  async search(query: string, limit: number): Promise<{ tools: Tool[] }> {
+    return { tools: await this.client.searchTools(query, { limit }) }
+  }
+
   #tool(name: string): Tool | undefined {
     return this.#client?.tool(name)
   }

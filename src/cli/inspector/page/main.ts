@@ -9,7 +9,14 @@ import { Markdown } from './markdown.js'
 import { shown } from './names.js'
 import { History, Messages, type LoggedMessage } from './messages.js'
 import { JsonTree, type CallOutcome } from './result-view.js'
-import { ToolDetail, ToolList, type HistoryEntry, type Running, type Tool } from './tools.js'
+import {
+  ToolDetail,
+  ToolList,
+  type HistoryEntry,
+  type Running,
+  type ServerSearch,
+  type Tool,
+} from './tools.js'
 
 const TABS = ['Tools', 'Resources', 'Prompts', 'Messages', 'History', 'Server'] as const
 type Tab = (typeof TABS)[number]
@@ -107,6 +114,9 @@ function App(): VNode {
       localStorage.getItem('toolwire-theme') ??
       (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'),
   )
+  const [found, setFound] = useState<ServerSearch | undefined>(undefined)
+  /** The words of the latest search sent: an older answer arriving late is dropped. */
+  const latestSearch = useRef('')
   const callIds = useRef<Record<string, string>>({})
   /** A notice once, however often a server repeats it (some announce list changes in bursts). */
   const notice = useCallback(
@@ -166,7 +176,20 @@ function App(): VNode {
   const tools = (Array.isArray(lists.tools) ? lists.tools : []).filter(
     (t): t is Tool => isObject(t) && typeof t.name === 'string',
   )
-  const tool = tools.find((t) => t.name === selected)
+  const offersSearch = tools.some((t) => t.name === 'search_tools')
+  const serverSearch = useCallback((query: string) => {
+    latestSearch.current = query
+    void api('search', { query }).then((answer) => {
+      if (latestSearch.current !== query) return
+      const error = errorOf(answer)
+      const tools = (Array.isArray(answer.tools) ? answer.tools : []).filter(
+        (t): t is Tool => isObject(t) && typeof t.name === 'string',
+      )
+      setFound(error === undefined ? { query, tools } : { query, error })
+    })
+  }, [])
+  // A tool found by search is shown and called as a listed one (the CLI's client remembers its definition).
+  const tool = tools.find((t) => t.name === selected) ?? found?.tools?.find((t) => t.name === selected)
   const read = (uri: string): void => {
     setTab('Resources')
     void api('read', { uri }).then(setContents)
@@ -236,7 +259,13 @@ function App(): VNode {
       ${
         tab === 'Tools'
           ? html`<div class="split">
-              <${ToolList} tools=${tools} selected=${selected} onSelect=${setSelected} />
+              <${ToolList}
+                tools=${tools}
+                selected=${selected}
+                onSelect=${setSelected}
+                onServerSearch=${offersSearch ? serverSearch : undefined}
+                found=${found}
+              />
               ${errorOf(lists.tools) ? html`<p class="error">${errorOf(lists.tools)}</p>` : ''}
               ${
                 tool

@@ -1,6 +1,6 @@
-/** The tools tab: search, the list (each tool a button named by the tool), its form, Call, Cancel, the result. */
+/** The tools tab: search (the list's filter and the server's search_tools), the list (each tool a button named by the tool), its form, Call, Cancel, the result. */
 import { html } from 'htm/preact'
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import type { VNode } from 'preact'
 import { api, isObject, type JsonObject } from './api.js'
 import { Markdown } from './markdown.js'
@@ -209,42 +209,83 @@ ${raw}</textarea>
   </article>`
 }
 
+/** What the server's own search found for the words in the box (undefined before any search). */
+export interface ServerSearch {
+  readonly query: string
+  readonly tools?: readonly Tool[]
+  readonly error?: string
+}
+
+/** How long the box waits after the last key before asking the server (one search per pause, not per key). */
+const SEARCH_PAUSE_MS = 250
+
+function ToolButton(props: {
+  tool: Tool
+  selected: string | undefined
+  onSelect: (name: string) => void
+}): VNode {
+  const { tool } = props
+  return html`<li key=${tool.name}>
+    <button
+      type="button"
+      class=${tool.name === props.selected ? 'item selected' : 'item'}
+      aria-current=${tool.name === props.selected}
+      onClick=${() => props.onSelect(tool.name)}
+    >
+      <${Name}
+        name=${tool.name}
+        kind="tool"
+      />${str(tool.title) && str(tool.title) !== tool.name ? html`<span class="sub"> — ${shown(str(tool.title))}</span>` : ''}
+    </button>
+  </li>`
+}
+
+/**
+ * The listed tools, filtered by the box as one types. When the server offers `search_tools` (tool search: it
+ * lists a few tools and finds the rest), the same words are also sent to it after a pause, and what it finds
+ * is shown below, selectable and callable like a listed tool.
+ */
 export function ToolList(props: {
   tools: Tool[]
   selected: string | undefined
   onSelect: (name: string) => void
+  /** Present when the server offers `search_tools`: asks it for these words. */
+  onServerSearch?: ((query: string) => void) | undefined
+  found?: ServerSearch | undefined
 }): VNode {
   const [query, setQuery] = useState('')
   const needle = query.toLowerCase()
   const listed = props.tools.filter((tool) =>
     [tool.name, str(tool.title), str(tool.description)].some((text) => text.toLowerCase().includes(needle)),
   )
+  const { onServerSearch, found } = props
+  useEffect(() => {
+    if (!onServerSearch || query.trim() === '') return
+    const timer = setTimeout(() => onServerSearch(query.trim()), SEARCH_PAUSE_MS)
+    return () => clearTimeout(timer)
+  }, [query, onServerSearch])
+  const current = onServerSearch && query.trim() !== '' && found?.query === query.trim() ? found : undefined
   return html`<nav class="list" aria-label="Tools">
     <label class="search"
-      >Search tools
+      >${onServerSearch ? 'Search tools (the server’s search_tools too)' : 'Search tools'}
       <input
         type="search"
         value=${query}
         onInput=${(e: Event) => setQuery((e.target as HTMLInputElement).value)}
     /></label>
     <ul>
-      ${listed.map(
-        (tool) =>
-          html`<li key=${tool.name}>
-            <button
-              type="button"
-              class=${tool.name === props.selected ? 'item selected' : 'item'}
-              aria-current=${tool.name === props.selected}
-              onClick=${() => props.onSelect(tool.name)}
-            >
-              <${Name}
-                name=${tool.name}
-                kind="tool"
-              />${str(tool.title) && str(tool.title) !== tool.name ? html`<span class="sub"> — ${shown(str(tool.title))}</span>` : ''}
-            </button>
-          </li>`,
-      )}
+      ${listed.map((tool) => html`<${ToolButton} key=${tool.name} tool=${tool} selected=${props.selected} onSelect=${props.onSelect} />`)}
     </ul>
-    ${listed.length === 0 ? html`<p class="hint">No tools.</p>` : ''}
+    ${listed.length === 0 ? html`<p class="hint">${onServerSearch ? 'No listed tool matches.' : 'No tools.'}</p>` : ''}
+    ${
+      current
+        ? html`<h3 class="found-title">Found by the server’s search_tools</h3>
+            ${current.error ? html`<p class="error" role="alert">${current.error}</p>` : ''}
+            <ul aria-label="Found by search_tools">
+              ${(current.tools ?? []).map((tool) => html`<${ToolButton} key=${tool.name} tool=${tool} selected=${props.selected} onSelect=${props.onSelect} />`)}
+            </ul>
+            ${current.tools?.length === 0 ? html`<p class="hint">The server found no tools.</p>` : ''}`
+        : ''
+    }
   </nav>`
 }
