@@ -68,12 +68,20 @@ const target = (seen: SeenRequest): { path: string; query: [string, string][] } 
   return { path: url.pathname, query: [...url.searchParams] }
 }
 
+/** One property's schema in a listed tool's input schema. */
+const propertyOf = (schema: object | undefined, name: string): unknown =>
+  ((schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {})[name]
+
 /** A multipart body as fetch's parser reads it: each field's name and text, in order. */
 async function multipartFields(seen: SeenRequest): Promise<[string, string][]> {
   const type = seen.headers['content-type'] ?? ''
   expect(type).toMatch(/^multipart\/form-data; boundary=/)
   const form = await new Response(seen.body, { headers: { 'content-type': type } }).formData()
-  return [...form].map(([name, value]) => [name, typeof value === 'string' ? value : `(file ${value.name})`])
+  const fields: [string, string][] = []
+  form.forEach((value, name) =>
+    fields.push([name, typeof value === 'string' ? value : `(file ${value.name})`]),
+  )
+  return fields
 }
 
 describe("GitHub's REST API (@octokit/openapi 23.0.2, OpenAPI 3.0, 13 MB)", () => {
@@ -192,7 +200,7 @@ describe("Scalar's Galaxy (@scalar/galaxy, OpenAPI 3.1)", () => {
     expect(warnings).toEqual([])
     const client = await servers.connect(build.tools.map((entry) => entry.tool))
     const listed = (await client.listTools()).tools.find((tool) => tool.name === 'uploadImage')
-    expect(listed?.inputSchema.properties?.body).toEqual({
+    expect(propertyOf(listed?.inputSchema, 'body')).toEqual({
       type: 'object',
       properties: { image: { type: 'string', description: 'The image file to upload' } },
       description: 'Image to upload',
@@ -392,7 +400,7 @@ describe('allOf, oneOf and anyOf bodies (@readme/oas-examples 8.2.2, polymorphis
     // Cat and Dog are open objects: a cat matches both, so a plain oneOf would refuse every pet. The
     // discriminator (pet_type) picks the branch (OpenAPI 3.1 §Discriminator Object): published as anyOf.
     const listed = (await loaded.client.listTools()).tools.find((tool) => tool.name === 'patch_pets')
-    expect(listed?.inputSchema.properties?.body).toEqual({
+    expect(propertyOf(listed?.inputSchema, 'body')).toEqual({
       anyOf: [{ $ref: '#/$defs/Cat' }, { $ref: '#/$defs/Dog' }],
     })
     const seen = await api.sent(loaded.client, 'patch_pets', {
