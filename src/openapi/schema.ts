@@ -5,7 +5,8 @@
  * A `$ref` to a component stays a reference: each tool carries the components it reaches under `$defs`, so
  * a recursive schema (a tree, a linked list) stays finite. OpenAPI 3.0 and Swagger 2.0 spellings become
  * 2020-12 ones (`nullable`, boolean `exclusiveMinimum`, `type: file`); keywords JSON Schema does not have
- * (`discriminator`, `xml`, `example`, `x-…`) are left out, and so are formats a validator would not know.
+ * (`discriminator`, `xml`, `example`, `x-…`) are left out, and so are formats a validator would not know; a
+ * `oneOf` with a `discriminator` becomes `anyOf` (the discriminator, not a single match, picks the branch).
  */
 import { isNode, type Node, type OpenAPIVersion } from './document.js'
 
@@ -257,6 +258,14 @@ export class SchemaConverter {
     if (Array.isArray(out.required) && isNode(node.properties)) {
       const properties = node.properties
       out.required = out.required.filter((name: string) => !this.#hidden(properties[name]))
+    }
+    // OpenAPI 3.1 §Discriminator Object: with a discriminator, the property's value picks the `oneOf` branch.
+    // JSON Schema's `oneOf` asks instead that exactly one branch match, which open branches (every property
+    // optional or extra allowed, the usual Cat/Dog) never give: every argument would be refused. `anyOf`
+    // keeps what any branch takes; the API judges the rest.
+    if (isNode(node.discriminator) && Array.isArray(out.oneOf) && out.anyOf === undefined) {
+      out.anyOf = out.oneOf
+      delete out.oneOf
     }
     this.#legacySpellings(node, out)
     return out
