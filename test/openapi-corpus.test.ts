@@ -84,6 +84,14 @@ async function multipartFields(seen: SeenRequest): Promise<[string, string][]> {
   return fields
 }
 
+/** The document at `file` has `count` operations, and every one became a tool with no warning. */
+function expectEveryOperationATool(loaded: Loaded, file: string, count: number): void {
+  expect(operationCount(readJson(file))).toBe(count)
+  expect(loaded.build.tools).toHaveLength(count)
+  expect(loaded.build.skipped).toEqual([])
+  expect(loaded.warnings).toEqual([])
+}
+
 describe("GitHub's REST API (@octokit/openapi 23.0.2, OpenAPI 3.0, 13 MB)", () => {
   let loaded: Loaded
   let operations: number
@@ -261,10 +269,7 @@ describe('Swagger 2.0 Petstore (@readme/oas-examples 8.2.2)', () => {
   })
 
   it('makes 20 tools and skips none', () => {
-    expect(operationCount(readJson(file))).toBe(20)
-    expect(loaded.build.tools).toHaveLength(20)
-    expect(loaded.build.skipped).toEqual([])
-    expect(loaded.warnings).toEqual([])
+    expectEveryOperationATool(loaded, file, 20)
   })
 
   it('path parameter, under the base URL path', async () => {
@@ -331,10 +336,7 @@ describe('OpenAPI 3.0 Petstore (@readme/oas-examples 8.2.2): form and multipart 
   })
 
   it('makes 20 tools and skips none', () => {
-    expect(operationCount(readJson(file))).toBe(20)
-    expect(loaded.build.tools).toHaveLength(20)
-    expect(loaded.build.skipped).toEqual([])
-    expect(loaded.warnings).toEqual([])
+    expectEveryOperationATool(loaded, file, 20)
   })
 
   it('an exploded array query parameter', async () => {
@@ -380,10 +382,7 @@ describe('allOf, oneOf and anyOf bodies (@readme/oas-examples 8.2.2, polymorphis
   })
 
   it('makes 13 tools and skips none', () => {
-    expect(operationCount(readJson(file))).toBe(13)
-    expect(loaded.build.tools).toHaveLength(13)
-    expect(loaded.build.skipped).toEqual([])
-    expect(loaded.warnings).toEqual([])
+    expectEveryOperationATool(loaded, file, 13)
   })
 
   it('an allOf of objects is flat arguments, merged back into one JSON body', async () => {
@@ -437,10 +436,7 @@ describe("Netlify's API (@netlify/open-api 2.60.0, Swagger 2.0)", () => {
   })
 
   it('makes 181 tools and skips none', () => {
-    expect(operationCount(readJson(file))).toBe(181)
-    expect(loaded.build.tools).toHaveLength(181)
-    expect(loaded.build.skipped).toEqual([])
-    expect(loaded.warnings).toEqual([])
+    expectEveryOperationATool(loaded, file, 181)
   })
 
   it('path parameter, with the bearer token', async () => {
