@@ -5,6 +5,8 @@
  * server. The upstream's tools, prompts, resources and resource templates are listed once at start and
  * again whenever the upstream announces a change; the downstream then publishes the change itself.
  */
+import { ToolDefinitionError } from '../features/tools/compile.js'
+import { toolSearchSettings } from '../features/tools/search.js'
 import { Server, type ServerOptions } from '../server.js'
 import { stripControls } from '../security/sanitize.js'
 import { META_SERVER_INFO } from '../wire/meta.js'
@@ -114,6 +116,8 @@ export async function proxyOf(
 ): Promise<ProxyServer> {
   const { upstream, discovered, label } = opened
   const capabilities = discovered.capabilities
+  // Pinned tools exist once the upstream's tools are listed: the search starts unpinned and is pinned below.
+  const search = downstream.toolSearch ? toolSearchSettings(downstream.toolSearch) : undefined
   const info = discovered._meta?.[META_SERVER_INFO]
   const upstreamInfo = isRecord(info) ? (cleanStrings(info) as unknown as Partial<Implementation>) : {}
   const instructions =
@@ -137,6 +141,7 @@ export async function proxyOf(
       ...(capabilities.resources && { resources: [] }),
       // A task store only when the upstream may answer with tasks (or the options bring one).
       ...(downstream.tasks === undefined && offersTasks(capabilities) && { tasks: {} }),
+      ...(search && { toolSearch: { minTools: search.minTools } }),
     },
     upstream,
     async () => {
@@ -149,6 +154,15 @@ export async function proxyOf(
   const mirror = new UpstreamMirror(server, upstream, capabilities, label, { ...scope, via }, opened.spec)
   try {
     await mirror.refresh()
+    if (search) {
+      const offered = server.tools.enabled().map((tool) => tool.name)
+      const missing = search.pinned.find((name) => !offered.includes(name))
+      if (missing !== undefined)
+        throw new ToolDefinitionError(
+          `defineProxy: toolSearch.pinned names ${JSON.stringify(missing)}, which the upstream does not offer`,
+        )
+      server.toolSearch?.pin(search.pinned)
+    }
   } catch (error) {
     await server.close()
     throw error
