@@ -57,6 +57,7 @@ export const UNIT_TESTS = [
   'test/prompts-resources.test.ts',
   'test/proto-keys.test.ts',
   'test/proxy-meta-keys.test.ts',
+  'test/proxy-tool-search.test.ts',
   'test/schema-agreement.test.ts',
   'test/schema-interpreted.test.ts',
   'test/schema-suite-fixes.test.ts',
