@@ -144,7 +144,7 @@ describe('a public MCP server cannot point the OAuth client at private addresses
     [
       'link-local (cloud metadata)',
       () => 'https://169.254.169.254/latest/meta-data/',
-      /linkLocal/,
+      /a link-local address/,
       { fetch: loopbackOnly },
     ],
     [

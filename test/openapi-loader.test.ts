@@ -175,7 +175,7 @@ describe('addresses', () => {
       const before = peer.seen.length
       const error = await refusal(url)
       expect(error.problems[0]?.reason, name).toMatch(
-        /is a (loopback|unspecified|linkLocal) address; refusing/,
+        /is (a loopback|an unspecified|a link-local) address; refusing/,
       )
       expect(peer.seen.length, `${name} reached the server`).toBe(before)
     }

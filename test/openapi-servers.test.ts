@@ -154,7 +154,7 @@ function hostile(): { url: string; refused: Record<string, RegExp> } {
       `^server http://127\\.0\\.0\\.1:${port} is a loopback address ${lift.source}`,
     ),
     'GET /metadata (metadata)': new RegExp(
-      `^server http://169\\.254\\.169\\.254 is a linkLocal address ${lift.source}`,
+      `^server http://169\\.254\\.169\\.254 is a link-local address ${lift.source}`,
     ),
     'GET /variable (variable)': new RegExp(
       `^server http://localhost:${port} is a loopback address ${lift.source}`,
