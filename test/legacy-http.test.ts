@@ -122,7 +122,11 @@ describe('2025-era sessions over Streamable HTTP', () => {
     const { sid } = await initialize(first)
     expect((await rpc(second, sid, 'tools/call', { name: 'echo', arguments: {} })).body.result).toBeDefined()
     expect((await rpc(foreign, sid, 'ping')).status).toBe(404)
-    const tampered = `${sid.slice(0, -2)}${sid.endsWith('A') ? 'B' : 'A'}A`
+    // A character in the middle: all six of its bits are data. (The last characters of base64url may carry
+    // unused bits, so changing them can decode to the same bytes; and 'BA' for an id ending in 'BA' is no change.)
+    const middle = Math.floor(sid.length / 2)
+    const tampered = `${sid.slice(0, middle)}${sid[middle] === 'A' ? 'B' : 'A'}${sid.slice(middle + 1)}`
+    expect(tampered).not.toBe(sid)
     expect((await rpc(first, tampered, 'ping')).status).toBe(404)
   })
 
