@@ -28,6 +28,7 @@ import {
 import { AUTH_KINDS, type AuthKind, authRounds } from './auth.js'
 import { clientBench } from './client.js'
 import { gatewayBench } from './gateway.js'
+import { DOCUMENTS, openAPILoads, openAPILoadTable } from './openapi-load.js'
 import { listenTable } from './listen.js'
 import { legacyCallMessage, legacyCallProblem, openLegacySession, parseAnswer } from './legacy.js'
 import { telemetryRounds } from './telemetry.js'
@@ -35,7 +36,7 @@ import { guardRounds, guardTable } from './guards.js'
 
 const quick = process.argv.includes('--quick')
 /**
- * `--only=cold,http,legacy,stdio,auth,telemetry,guards,client,listen,gateway` runs a subset (for tuning); the
+ * `--only=cold,http,legacy,stdio,auth,telemetry,guards,client,listen,gateway,openapi` runs a subset (for tuning); the
  * table then shows what was measured. `--no-pin` leaves the servers and the load generator unpinned (harness).
  */
 const only = process.argv
@@ -319,7 +320,7 @@ async function main(): Promise<void> {
     for (const running of pipes.values()) await running.stop()
   }
 
-  const apart = new Set(['client', 'gateway', 'listen', 'guards'])
+  const apart = new Set(['client', 'gateway', 'listen', 'guards', 'openapi'])
   if (!only || only.some((part) => !apart.has(part))) report(samples, get)
   // What each guard costs: one guard changed per row, server CPU per call beside calls/s (bench/guards.ts).
   if (runs('guards')) {
@@ -354,6 +355,19 @@ async function main(): Promise<void> {
     console.log(`\n${table}\n`)
     mkdirSync('results', { recursive: true })
     writeFileSync(`results/bench-gateway-${new Date().toISOString().replace(/[:.]/g, '-')}.md`, `${table}\n`)
+  }
+  // Loading OpenAPI documents (bench/openapi-load.ts): GitHub's, the largest, every round; Figma's and
+  // Netlify's once, for comparison. Each load in a fresh process.
+  if (runs('openapi')) {
+    const documents = DOCUMENTS.filter((document) => document.key !== 'petstore')
+    const results = await openAPILoads(documents, (document) => (document.key === 'github' ? ROUNDS : 1))
+    const table = openAPILoadTable(results)
+    console.log(`\n${table}\n`)
+    mkdirSync('results', { recursive: true })
+    writeFileSync(
+      `results/bench-openapi-load-${new Date().toISOString().replace(/[:.]/g, '-')}.md`,
+      `${table}\n`,
+    )
   }
 }
 

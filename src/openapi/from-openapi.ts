@@ -5,6 +5,7 @@
 import type { ToolDefinition } from '../features/tools/define.js'
 import { compileTool } from '../features/tools/compile.js'
 import { SchemaCompiler } from '../schema/json-schema.js'
+import { prepareSchema } from '../schema/standard.js'
 import { isPrivateAddress } from '../wire/private-address.js'
 import { documentBaseUrl, operationBaseUrl } from './base-url.js'
 import type { CallSettings, OutputCheck } from './call.js'
@@ -119,6 +120,11 @@ export async function openAPITools(
     response: new SchemaConverter(document, version, 'response'),
   }
   const compiler = new SchemaCompiler()
+  // Without strictResponses an answer's schema only decides, per answer, whether it is sent as
+  // structuredContent: it is checked now (an operation whose schema is invalid or expands too far is
+  // skipped), and its validator is built on the tool's first answer. With strictResponses it is published,
+  // and compiled now like every published schema.
+  const answers = settings.strictResponses ? undefined : new SchemaCompiler({ deferReferences: true })
   const tools: OpenAPITool[] = []
   for (const { operation, name } of named) {
     const refused = refusals.get(servers.get(operation) ?? '')
@@ -130,11 +136,16 @@ export async function openAPITools(
       const output: { check?: OutputCheck } = {}
       const server = options.baseUrl ?? servers.get(operation) ?? baseUrl
       const tool = makeTool(loaded, operation, name, converters, settings, server, options, output)
-      const compiled = compileTool(tool, compiler)
-      const validator = compiled.output
+      const published = answers === undefined ? tool : withoutOutputSchema(tool)
+      const compiled = compileTool(published, compiler)
+      const schema = tool.config.outputSchema
+      const validator =
+        answers === undefined || schema === undefined
+          ? compiled.output
+          : prepareSchema(schema, 'output', `Tool ${name} outputSchema`, answers)
       if (validator) output.check = (value) => validator.validateAsync(value)
       tools.push({
-        tool: settings.strictResponses ? tool : withoutOutputSchema(tool),
+        tool: published,
         method: operation.method,
         path: operation.path,
         operationId: operation.operationId,

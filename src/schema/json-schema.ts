@@ -226,6 +226,15 @@ export interface SchemaCompilerOptions {
   readonly validator?: SchemaValidatorChoice
   /** ajv imported up front; without it ajv is loaded when first needed (engines.ts). */
   readonly ajv?: AjvModules
+  /**
+   * A 2020-12 schema with `$ref`s is not compiled by ajv at definition only to prove its references resolve:
+   * its validator is built on first use, like a schema without references (the bounds, the `$ref`
+   * expansion, the meta-schema and the patterns are still checked now). For schemas whose references the
+   * caller wrote itself and whose validator may never run: `fromOpenAPI`'s answer schemas, where compiling
+   * GitHub's 605 at definition took 3 of the 5 seconds of its load. A validator ajv then cannot compile falls
+   * back to the interpreting one (schema-validator.ts).
+   */
+  readonly deferReferences?: boolean
 }
 
 /**
@@ -236,6 +245,7 @@ export interface SchemaCompilerOptions {
 export class SchemaCompiler {
   readonly #choice: SchemaValidatorChoice
   readonly #untrusted: boolean
+  readonly #deferReferences: boolean
   readonly #ajv: AjvModules | undefined
   /** Identical schemas (a thousand tools taking `{ text }`) share one validator, built once. */
   readonly #compiled = new Map<string, CompiledSchema>()
@@ -243,6 +253,7 @@ export class SchemaCompiler {
 
   constructor(options: SchemaCompilerOptions = {}) {
     this.#untrusted = options.untrusted === true
+    this.#deferReferences = options.deferReferences === true
     this.#choice = options.validator ?? 'auto'
     this.#ajv = options.ajv
   }
@@ -319,7 +330,11 @@ export class SchemaCompiler {
       const effective = dialect === 'draft-07' ? withoutRefSiblings(schema) : schema
       const scan = scanSchema(effective, this.#untrusted)
       // What only ajv can judge is judged now, so a bad schema fails when the server is defined.
-      const eager = this.#choice === 'ajv' || this.#untrusted || dialect !== '2020-12' || scan.references
+      const eager =
+        this.#choice === 'ajv' ||
+        this.#untrusted ||
+        dialect !== '2020-12' ||
+        (scan.references && !this.#deferReferences)
       const chosen = this.#engineFor(scan, effective, dialect, eager)
       // ajv skips a property named "__proto__" in `properties` (it neither checks the value nor counts the
       // key as declared); the interpreting validator treats it like any name. Such a schema is interpreted,
