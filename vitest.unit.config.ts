@@ -78,6 +78,7 @@ export const UNIT_TESTS = [
   'test/security/output-cap.test.ts',
   'test/security/output-pipeline.test.ts',
   'test/security/output.test.ts',
+  'test/security/output-key-cache.test.ts',
   'test/security/principal.test.ts',
   'test/security/rebinding.test.ts',
   'test/security/redaction-protocol.test.ts',

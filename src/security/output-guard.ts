@@ -146,6 +146,31 @@ export function cleanEncodedLength(text: string): number {
   return bytes
 }
 
+/** Keys longer than this are scanned every time: the cache holds only short keys, so it stays small. */
+const KEY_CACHE_LENGTH = 64
+/** Entries the key cache grows to; after that, keys it does not hold are scanned every time (no eviction). */
+const KEY_CACHE_SIZE = 1024
+/**
+ * `cleanEncodedLength` of object keys already seen, for clean keys only (a key with something to strip is
+ * never cached and always takes the full path). Scanning a key costs about 45 instructions per character,
+ * a lookup about 130 whatever its length, and nearly every key of every result is one of a few names
+ * (`content`, `type`, `text`, `structuredContent`, the tool's own fields). The cached number is the scan's
+ * own answer for that exact string (strings are immutable and a `Map` compares them by content), so the
+ * guard's verdict and its byte count are those of the scan. Bounded in entries and key length: a result
+ * with thousands of distinct keys fills it once and is then scanned as before.
+ */
+const keyBytesCache = new Map<string, number>()
+
+/** `cleanEncodedLength(key)` through the key cache. */
+export function cleanKeyLength(key: string): number {
+  const known = keyBytesCache.get(key)
+  if (known !== undefined) return known
+  const bytes = cleanEncodedLength(key)
+  if (bytes >= 0 && key.length <= KEY_CACHE_LENGTH && keyBytesCache.size < KEY_CACHE_SIZE)
+    keyBytesCache.set(key, bytes)
+  return bytes
+}
+
 /** The longest prefix of `text` whose JSON string (quotes included) fits in `budget` bytes. */
 function prefixWithin(text: string, budget: number): string {
   let bytes = 2
@@ -216,7 +241,7 @@ export function cleanValue(value: unknown, tally: Tally = { n: 0 }, redact?: Red
     if (item === undefined) continue
     members++
     let cleanKey = key
-    let keyBytes = cleanEncodedLength(key)
+    let keyBytes = cleanKeyLength(key)
     if (keyBytes < 0) {
       cleanKey = stripControls(key)
       keyBytes = encodedLength(cleanKey)
