@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { UNIT_TESTS } from '../vitest.unit.config.js'
+import { UNIT_TESTS } from '../vitest.unit-files.js'
 import { ROOT } from './helpers/paths.js'
 
 describe('the unit test list', () => {
