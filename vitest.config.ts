@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 import { UNIT_TESTS } from './vitest.unit-files.js'
 
 /** What every test run shares (`npm test` here, `npm run test:unit` in vitest.unit.config.ts). */
@@ -24,8 +24,16 @@ export default defineConfig({
       // The unit files share one module graph per worker: starting a fork and loading toolwire's sources
       // once per file cost about 1 s of CPU a file, half of what those 95 files cost in all.
       { extends: true, test: { name: 'unit', include: UNIT_TESTS, isolate: false } },
-      // Everything else runs isolated, each file in a fresh fork, as before.
-      { extends: true, test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: UNIT_TESTS } },
+      // Everything else runs isolated, each file in a fresh fork, as before (an `exclude` replaces the
+      // default one, which keeps out node_modules, test peers' included).
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...UNIT_TESTS],
+        },
+      },
     ],
   },
 })
