@@ -33,7 +33,14 @@ import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { callgrindControl, parseArgs, totalInstructions, USAGE, valgrindVersion } from './callgrind.mjs'
+import {
+  callgrindControl,
+  compileInstructions,
+  parseArgs,
+  totalInstructions,
+  USAGE,
+  valgrindVersion,
+} from './callgrind.mjs'
 import { listenMemory } from './listen-memory.mjs'
 
 const options = (() => {
@@ -178,7 +185,10 @@ async function startServer(script, scriptArgs, env, out, stdio) {
   return { child, url, ended }
 }
 
-/** Runs one server under callgrind: warm-up, then `measure()` counted; returns the instructions counted. */
+/**
+ * Runs one server under callgrind: warm-up, then `measure()` counted; returns the instructions counted and,
+ * of those, the ones an optimising compile that fell inside the count spent (`compileInstructions`).
+ */
 async function counted(name, script, scriptArgs, env, stdio, drive) {
   const dir = options.keep ?? mkdtempSync(join(tmpdir(), 'bench-instructions-'))
   if (options.keep) mkdirSync(dir, { recursive: true })
@@ -196,17 +206,22 @@ async function counted(name, script, scriptArgs, env, stdio, drive) {
       else server.child.kill('SIGTERM')
     }
     await server.ended()
-    return totalInstructions(readFileSync(out, 'utf8'))
+    return { counted: totalInstructions(readFileSync(out, 'utf8')), compile: compileInstructions(out) }
   } finally {
     if (options.keep === undefined) rmSync(dir, { recursive: true, force: true })
   }
 }
 
+/** A count per call (or per change): everything counted, and that without the compile that fell inside it. */
+const per =
+  (units) =>
+  ({ counted, compile }) => ({ counted: counted / units, steady: (counted - compile) / units })
+
 const httpRow = (name, script, env) =>
   counted(name, script, [], { PORT: '0', ...env }, false, async ({ url }, count) => {
     await httpCalls(url, options.warmup)
     await count(() => httpCalls(url, options.calls))
-  }).then((ir) => ir / options.calls)
+  }).then(per(options.calls))
 
 /** tools/call over stdio, `concurrency` in flight, every answer matched to its id and checked. */
 const stdioRow = (name, script) =>
@@ -244,7 +259,7 @@ const stdioRow = (name, script) =>
     }
     await calls(options.warmup)
     await count(() => calls(options.calls))
-  }).then((ir) => ir / options.calls)
+  }).then(per(options.calls))
 
 /** Opens `streams` listen streams (10 per address), then makes changes one at a time, each seen by all. */
 const listenRow = (name, script) =>
@@ -331,7 +346,7 @@ const listenRow = (name, script) =>
       for (const req of requests) req.destroy()
       agent.destroy()
     }
-  }).then((ir) => ir / options.changes)
+  }).then(per(options.changes))
 
 /**
  * Cold start counted: the server under callgrind from its first instruction, one tools/call written to its
@@ -364,7 +379,9 @@ async function coldRow(name, script, tools) {
       if (options.keep === undefined) rmSync(dir, { recursive: true, force: true })
     }
   }
-  return counts.sort((a, b) => a - b)[Math.floor(counts.length / 2)]
+  // Cold start is the whole process, and its compiles are part of starting: nothing is left out.
+  const median = counts.sort((a, b) => a - b)[Math.floor(counts.length / 2)]
+  return { counted: median, steady: median }
 }
 
 const ROW_SPECS = {
@@ -427,18 +444,21 @@ for (const key of options.only) {
   if (floors[spec.floor] === undefined) {
     process.stderr.write(`floor for ${key} … `)
     floors[spec.floor] = await FLOORS[spec.floor]()
-    process.stderr.write(`${Math.round(floors[spec.floor])}\n`)
+    process.stderr.write(`${Math.round(floors[spec.floor].counted)}\n`)
   }
   process.stderr.write(`toolwire ${key} … `)
   const toolwire = await spec.toolwire()
-  process.stderr.write(`${Math.round(toolwire)}\n`)
-  const ratio = toolwire / floors[spec.floor]
+  process.stderr.write(`${Math.round(toolwire.counted)}\n`)
+  const floor = floors[spec.floor]
+  // The target is judged without the compile: it is a one-off of warming up that lands in some counts.
+  const ratio = toolwire.steady / floor.steady
   rows.push({
     key,
     label: spec.label,
-    toolwire,
-    floor: floors[spec.floor],
+    toolwire: toolwire.steady,
+    floor: floor.steady,
     ratio,
+    counted: { toolwire: toolwire.counted, floor: floor.counted, ratio: toolwire.counted / floor.counted },
     target: spec.target,
     met: ratio <= spec.target,
   })
@@ -475,11 +495,11 @@ if (options.only.includes('listen')) {
 
 const fmt = (n) => Math.round(n).toLocaleString('en')
 const table = [
-  '| instructions per call (per change for the fan-out, per process for cold start) | toolwire | raw node floor | ratio | target | met |',
-  '| --- | ---: | ---: | ---: | ---: | --- |',
+  '| instructions per call (per change for the fan-out, per process for cold start), an optimising compile in the count left out | toolwire | raw node floor | ratio | target | met | as counted: toolwire / floor / ratio |',
+  '| --- | ---: | ---: | ---: | ---: | --- | ---: |',
   ...rows.map(
     (row) =>
-      `| ${row.label} | ${fmt(row.toolwire)} | ${fmt(row.floor)} | ${row.ratio.toFixed(3)}x | ≤ ${row.target.toFixed(2)}x | ${row.met ? 'yes' : 'no'} |`,
+      `| ${row.label} | ${fmt(row.toolwire)} | ${fmt(row.floor)} | ${row.ratio.toFixed(3)}x | ≤ ${row.target.toFixed(2)}x | ${row.met ? 'yes' : 'no'} | ${fmt(row.counted.toolwire)} / ${fmt(row.counted.floor)} / ${row.counted.ratio.toFixed(3)}x |`,
   ),
   ...(memory.length === 0
     ? []

@@ -3,7 +3,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseArgs, ROWS, totalInstructions, USAGE, valgrindVersion } from '../bench/callgrind.mjs'
+import {
+  COMPILE_FUNCTION,
+  compileInstructionsIn,
+  parseArgs,
+  ROWS,
+  totalInstructions,
+  USAGE,
+  valgrindVersion,
+} from '../bench/callgrind.mjs'
 
 const run = (command: string, args: readonly string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -52,6 +60,23 @@ describe('reading a callgrind output', () => {
     expect(() => totalInstructions('events: Ir\nsummary: 9\n')).toThrow(/no totals/)
     expect(() => totalInstructions('totals: 9\n')).toThrow(/no events line/)
     expect(() => totalInstructions('events: Dr\ntotals: 9\n')).toThrow(/no Ir/)
+  })
+
+  it("finds the optimising compile's inclusive instructions in callgrind_annotate's output", () => {
+    const annotated = [
+      '--------------------------------------------------------------------------------',
+      'Ir                    file:function',
+      '--------------------------------------------------------------------------------',
+      '42,316,542 (100.0%)  ???:0x0000000000001000 [/usr/bin/node]',
+      ` 12,978,547 (30.67%)  ???:${COMPILE_FUNCTION}() [/usr/bin/node]`,
+      // The function it calls, and one whose name only starts the same, are not counted again.
+      ' 12,976,196 (30.66%)  ???:v8::internal::OptimizingCompileDispatcher::CompileNext(v8::internal::TurbofanCompilationJob*) [/usr/bin/node]',
+      `     1,000  ???:${COMPILE_FUNCTION}Helper() [/usr/bin/node]`,
+    ].join('\n')
+    expect(compileInstructionsIn(annotated)).toBe(12_978_547)
+    // callgrind_annotate without percentages (a single event) reads the same.
+    expect(compileInstructionsIn(`7,000  ???:${COMPILE_FUNCTION}() [/usr/bin/node]`)).toBe(7000)
+    expect(compileInstructionsIn('5,000  ???:main [/usr/bin/node]\n')).toBe(0)
   })
 
   it.skipIf(valgrindVersion() === undefined)(
