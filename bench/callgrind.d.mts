@@ -17,3 +17,6 @@ export declare function parseArgs(argv: readonly string[]): InstructionsOptions
 export declare function totalInstructions(text: string): number
 export declare function valgrindVersion(): string | undefined
 export declare function callgrindControl(pid: number, ...command: string[]): Promise<void>
+export declare const COMPILE_FUNCTION: string
+export declare function compileInstructionsIn(annotated: string): number
+export declare function compileInstructions(file: string): number
