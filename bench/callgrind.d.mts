@@ -20,3 +20,12 @@ export declare function callgrindControl(pid: number, ...command: string[]): Pro
 export declare const COMPILE_FUNCTION: string
 export declare function compileInstructionsIn(annotated: string): number
 export declare function compileInstructions(file: string): number
+export declare const HASH_SEED_FUNCTION: string
+export declare const COLD_PARTS: Readonly<Record<'parse' | 'lazyCompile' | 'regExpCompile', string>>
+export declare function inclusiveIn(annotated: string, name: string): number
+export declare function annotateInclusive(file: string): string
+export declare const START_NOISE: readonly string[]
+export declare function serverEnvironment(
+  base: Readonly<Record<string, string | undefined>>,
+  extra: Readonly<Record<string, string>>,
+): Record<string, string | undefined>

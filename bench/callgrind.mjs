@@ -60,7 +60,7 @@ export function parseArgs(argv) {
     concurrency: number('concurrency', 8, 8),
     streams: number('streams', 100, 50),
     changes: number('changes', 200, 50),
-    coldRuns: quick ? 1 : 3,
+    coldRuns: quick ? 1 : 5,
     only,
     keep: given.get('keep'),
     out: given.get('out') ?? 'results',
@@ -94,27 +94,67 @@ export function totalInstructions(text) {
 export const COMPILE_FUNCTION = 'v8::internal::OptimizingCompileDispatcher::CompileTask::RunInternal'
 
 /**
- * The instructions spent inside `COMPILE_FUNCTION` (inclusive), read from `callgrind_annotate --inclusive=yes`
- * output: `  12,978,547 (30.67%)  ???:v8::internal::…::RunInternal() [/usr/bin/node]`. 0 when no compile ran.
+ * At every start V8 picks a random hash seed and searches for primes from it (`detail::sprp`), so this step
+ * costs a process anything from 4 to 16 million instructions by chance (seen here). Both servers pay it, it
+ * does nothing either of them asked for, and it would scatter a cold start by more than the gap being
+ * measured: the cold rows leave it out.
  */
-export function compileInstructionsIn(annotated) {
+export const HASH_SEED_FUNCTION = 'v8::internal::HashSeed::InitializeRoots'
+
+/**
+ * Where a cold start's instructions go, by the V8 entry point that spends them (inclusive; they do not
+ * overlap): the first parse of each module's whole text, the compiles of functions on their first call, and
+ * the compiles of regular expressions on their first run.
+ */
+export const COLD_PARTS = {
+  parse: 'v8::ScriptCompiler::CompileModule',
+  lazyCompile: 'v8::internal::Runtime_CompileLazy',
+  regExpCompile: 'v8::internal::RegExpImpl::CompileIrregexp',
+}
+
+/**
+ * The instructions spent inside `name` (inclusive, every overload), read from `callgrind_annotate
+ * --inclusive=yes` output: `  12,978,547 (30.67%)  ???:v8::internal::…::RunInternal() [/usr/bin/node]`. 0 when
+ * the function never ran. A function that calls itself appears once more as `name'2`, which is not counted
+ * again.
+ */
+export function inclusiveIn(annotated, name) {
   let total = 0
   for (const line of annotated.split('\n')) {
     const match = /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?\S*?:(.+?)\(/.exec(line)
-    if (match && match[2] === COMPILE_FUNCTION) total += Number(match[1].replaceAll(',', ''))
+    if (match && match[2] === name && !RECURSION.test(line)) total += Number(match[1].replaceAll(',', ''))
   }
   return total
 }
+/** callgrind_annotate's mark of a function's recursive call: `f(int)'2 [/usr/bin/node]`. */
+const RECURSION = /\)'\d+\s*(?:\[|$)/
 
-/** `compileInstructionsIn` of a callgrind output file (runs callgrind_annotate, which comes with valgrind). */
-export const compileInstructions = (file) =>
-  compileInstructionsIn(
-    execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], {
-      encoding: 'utf8',
-      maxBuffer: 256 << 20,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }),
-  )
+/** The optimising compile's inclusive instructions (see `COMPILE_FUNCTION`). */
+export const compileInstructionsIn = (annotated) => inclusiveIn(annotated, COMPILE_FUNCTION)
+
+/** `callgrind_annotate --inclusive=yes` of a callgrind output file (callgrind_annotate comes with valgrind). */
+export const annotateInclusive = (file) =>
+  execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], {
+    encoding: 'utf8',
+    maxBuffer: 256 << 20,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
+
+/** `compileInstructionsIn` of a callgrind output file. */
+export const compileInstructions = (file) => compileInstructionsIn(annotateInclusive(file))
+
+/**
+ * The environment the servers under test start in: this one without what makes Node do work at start-up that
+ * neither server asked for. `NODE_EXTRA_CA_CERTS` alone (set on some machines, this one among them) makes
+ * Node load every root certificate before it runs a line: about 400 million instructions, three times a bare
+ * server's whole start, which would hide the difference a cold start is measured for.
+ */
+export const START_NOISE = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NODE_V8_COVERAGE']
+export function serverEnvironment(base, extra) {
+  const env = { ...base, ...extra }
+  for (const name of START_NOISE) delete env[name]
+  return env
+}
 
 /** Whether valgrind can be run here (and which), without throwing. */
 export function valgrindVersion() {

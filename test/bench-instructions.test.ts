@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest'
 import {
   COMPILE_FUNCTION,
   compileInstructionsIn,
+  HASH_SEED_FUNCTION,
+  inclusiveIn,
   parseArgs,
+  serverEnvironment,
   ROWS,
   totalInstructions,
   USAGE,
@@ -77,6 +80,26 @@ describe('reading a callgrind output', () => {
     // callgrind_annotate without percentages (a single event) reads the same.
     expect(compileInstructionsIn(`7,000  ???:${COMPILE_FUNCTION}() [/usr/bin/node]`)).toBe(7000)
     expect(compileInstructionsIn('5,000  ???:main [/usr/bin/node]\n')).toBe(0)
+  })
+
+  it('sums every overload of a function once, not its recursive calls again', () => {
+    const annotated = [
+      ` 9,761,852 ( 7.53%)  ???:${HASH_SEED_FUNCTION}(v8::internal::Isolate*) [/usr/bin/node]`,
+      ` 9,000,000 ( 7.00%)  ???:${HASH_SEED_FUNCTION}(v8::internal::Isolate*)'2 [/usr/bin/node]`,
+      ' 2,000 ( 0.01%)  ???:v8::internal::Compiler::Compile(v8::internal::Isolate*, int) [/usr/bin/node]',
+      ' 3,000 ( 0.01%)  ???:v8::internal::Compiler::Compile(v8::internal::Isolate*, bool) [/usr/bin/node]',
+    ].join('\n')
+    expect(inclusiveIn(annotated, HASH_SEED_FUNCTION)).toBe(9_761_852)
+    expect(inclusiveIn(annotated, 'v8::internal::Compiler::Compile')).toBe(5000)
+    expect(inclusiveIn(annotated, 'v8::internal::Compiler')).toBe(0)
+  })
+
+  it('starts the servers without the variables that make Node work at start-up for neither', () => {
+    const env = serverEnvironment(
+      { PATH: '/bin', NODE_EXTRA_CA_CERTS: '/etc/ca.pem', NODE_OPTIONS: '--require x' },
+      { TOOLS: '1' },
+    )
+    expect(env).toEqual({ PATH: '/bin', TOOLS: '1' })
   })
 
   it.skipIf(valgrindVersion() === undefined)(

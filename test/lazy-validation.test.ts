@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { SchemaCompiler, SchemaError } from '../src/schema/json-schema.js'
 import { defineServer, defineTool, jsonSchema } from '../src/index.js'
 import { ROOT } from './helpers/paths.js'
+import { commonJs } from '../src/wire/lazy-modules.js'
 
 const TEXT = {
   type: 'object',
@@ -145,6 +146,23 @@ function runFresh(source: string): Promise<string> {
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))))
   })
 }
+
+describe('a CommonJS dependency loaded on demand', () => {
+  it('comes through require where require reaches it, without importing it', async () => {
+    let imported = false
+    const formats = (await commonJs('ajv-formats/dist/formats.js', () => {
+      imported = true
+      return Promise.resolve(undefined)
+    })) as { fullFormats?: Record<string, unknown> }
+    expect(imported).toBe(false)
+    expect(Object.keys(formats.fullFormats ?? {})).toContain('email')
+  })
+
+  it('is imported where require cannot reach it', async () => {
+    const stand = { imported: true }
+    expect(await commonJs('no-such-package-anywhere/x.js', () => Promise.resolve(stand))).toBe(stand)
+  })
+})
 
 describe('a fresh server process', () => {
   it('answers before ajv loads, words rejections as ajv does, and moves to ajv afterwards', async () => {

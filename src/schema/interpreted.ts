@@ -6,7 +6,7 @@
  */
 import type { OutputUnit, Schema, Validator } from '@cfworker/json-schema'
 import type { Format } from 'ajv'
-import { exportsOf, LazyModules } from '../wire/lazy-modules.js'
+import { commonJs, exportsOf, LazyModules } from '../wire/lazy-modules.js'
 import type { Dialect, ValidationOutcome } from './json-schema.js'
 import type { RegExpLike } from './regexp.js'
 
@@ -53,7 +53,7 @@ export const lazyInterpreter = new LazyModules<ValidatorClass>(
   async () => {
     const [interpreter, formats] = await Promise.all([
       import('@cfworker/json-schema'),
-      import('ajv-formats/dist/formats.js'),
+      commonJs('ajv-formats/dist/formats.js', () => import('ajv-formats/dist/formats.js')),
     ])
     return sharedFormats(interpreter, exportsOf<FormatsModule>(formats).fullFormats)
   },

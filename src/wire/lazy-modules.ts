@@ -76,6 +76,24 @@ export function exportsOf<T>(module: unknown): T {
   return (loaded.default ?? loaded) as T
 }
 
+/**
+ * A CommonJS module for a loader that imports: through `require` where it reaches (Node, Bun), else through
+ * `viaImport`. An ES module that `import()`s a CommonJS file makes Node scan the file for its export names
+ * with its lexer, whose hot loops V8 then optimises: on a cold start that costs more than the file itself.
+ * `viaImport` must name the module literally, so that bundlers see it.
+ */
+export function commonJs(id: string, viaImport: () => Promise<unknown>): Promise<unknown> {
+  const require = nodeRequire()
+  if (require) {
+    try {
+      return Promise.resolve(require(id))
+    } catch {
+      // not reachable through require (bundled): import it instead
+    }
+  }
+  return viaImport()
+}
+
 function nodeRequire(): Require | undefined {
   const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
   const nodeModule = host?.getBuiltinModule?.('node:module') as

@@ -78,6 +78,14 @@ describe('secret redaction works on the structure', () => {
     expect(isSecretVariable('API_KEY', 'sk-live-4f9a8b7c6d5e')).toBe(true)
     expect(isSecretVariable('DB_PASSWORD', 'correcthorsebatterystaple')).toBe(true)
   })
+
+  it('reads names and values in any case', () => {
+    expect(isSecretVariable('github_token', 'ghp_4f9a8b7c6d5e4f3a')).toBe(true)
+    expect(isSecretVariable('Db_Password', 'correcthorsebatterystaple')).toBe(true)
+    expect(isSecretVariable('access_token_lifetime_ms', 'eighty-six-thousand')).toBe(false)
+    expect(isSecretVariable('Service_Secret', '   DISABLED   ')).toBe(false)
+    expect(isSecretVariable('SERVICE_SECRET', '  Enabled    ')).toBe(false)
+  })
 })
 
 describe('what is sent matches what is published', () => {
