@@ -41,7 +41,10 @@ export class LazyAbort {
       listener()
       return () => undefined
     }
-    ;(this.#listeners ??= []).push(listener)
+    // A literal of one: an array that starts empty and is pushed to reserves room for 17, and a listen
+    // stream keeps its one listener for as long as it is open.
+    if (this.#listeners) this.#listeners.push(listener)
+    else this.#listeners = [listener]
     return () => {
       const index = this.#listeners?.indexOf(listener) ?? -1
       if (index >= 0) this.#listeners?.splice(index, 1)

@@ -50,16 +50,24 @@ class OpenStream implements Listener {
   readonly idJson: string | undefined
   #ended = false
   #stopWatching: (() => void) | undefined
+  #tag: Readonly<Record<string, RequestId>> | undefined
 
   constructor(
-    readonly tag: Readonly<Record<string, RequestId>>,
     readonly filter: SubscriptionFilter,
     readonly ctx: RequestContext,
     private readonly registered: Set<Listener>,
     private readonly resolve: (result: Record<string, unknown>) => void,
   ) {
     this.uris = filter.resourceSubscriptions ? new Set(filter.resourceSubscriptions) : NO_URIS
-    this.idJson = encodedTag(ctx, tag)
+    this.idJson = encodedTag(ctx, tagOf(ctx.id))
+  }
+
+  /**
+   * Made when first needed, then kept: a stream whose list changes go out as encoded text (`idJson`) needs
+   * it only for a resource update or its closing result, and most streams hold it for nothing otherwise.
+   */
+  get tag(): Readonly<Record<string, RequestId>> {
+    return (this.#tag ??= tagOf(this.ctx.id))
   }
 
   /** Ends the stream when the client goes away: through onAbort, so it holds no AbortController of its own. */
@@ -78,6 +86,10 @@ class OpenStream implements Listener {
     this.resolve(closingResult(this.tag))
   }
 }
+
+/** A stream's `_meta`: its subscription id. Frozen, so every notification that carries it carries it as made. */
+const tagOf = (id: RequestId): Readonly<Record<string, RequestId>> =>
+  Object.freeze({ [META_SUBSCRIPTION_ID]: id })
 
 /**
  * A list change's `params` hold only the tag, so whether the exchange's guard (output sanitising, secret
@@ -180,8 +192,7 @@ export class ListenHub {
 
   #listen(ctx: RequestContext): Promise<Record<string, unknown>> {
     const filter = honouredFilter(ctx.params.notifications, this.#capabilities)
-    // Frozen: every notification on the stream carries this same object as its `_meta`.
-    const tag = Object.freeze({ [META_SUBSCRIPTION_ID]: ctx.id })
+    const tag = tagOf(ctx.id)
     ctx.exchange.notify({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
@@ -189,7 +200,7 @@ export class ListenHub {
     })
     if (this.#closed) return Promise.resolve(closingResult(tag))
     return new Promise((resolve) => {
-      const stream = new OpenStream(tag, filter, ctx, this.#listeners, resolve)
+      const stream = new OpenStream(filter, ctx, this.#listeners, resolve)
       this.#listeners.add(stream)
       stream.watch()
     })

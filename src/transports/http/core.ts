@@ -434,16 +434,14 @@ export class HttpCore {
     // §Receiving Messages).
     this.#keepAlives.add(exchange)
     // Callbacks, not an `await`: a suspended async function keeps its whole frame (the request, the view,
-    // every local) for as long as the stream is open, about a fifth of what a stream held beyond the floor.
-    const ended = (): void => {
-      this.#keepAlives.remove(exchange)
-      this.#listens.give(slot)
-    }
+    // every local) for as long as the stream is open. Two closures, each ending the stream itself: every
+    // closure more is held for the stream's life too.
     const failed = (error: unknown): void => {
       try {
         this.fail(out, error)
       } finally {
-        ended()
+        this.#keepAlives.remove(exchange)
+        this.#listens.give(slot)
       }
     }
     let reply: ReturnType<DualEraHandler['handle']>
@@ -458,7 +456,8 @@ export class HttpCore {
       } catch (error) {
         this.fail(out, error)
       } finally {
-        ended()
+        this.#keepAlives.remove(exchange)
+        this.#listens.give(slot)
       }
     }, failed)
   }

@@ -86,7 +86,8 @@ class NodeSink implements HttpResponseSink {
 class NodeRequest extends LazyAbort implements HttpRequestView {
   readonly method: string
   readonly remoteAddress: string | undefined
-  chunks: Buffer[] = []
+  /** The body so far; let go once it is handed on (see onBodyEnd). */
+  chunks: Buffer[] | undefined
   size = 0
   refused = false
 
@@ -127,21 +128,23 @@ function onBodyChunk(this: Tagged, chunk: Buffer): void {
   request.size += chunk.length
   if (request.size > request.core.maxBodyBytes) {
     request.refused = true
-    request.chunks.length = 0
+    request.chunks = undefined
     request.core.refuseTooLarge(request.sink)
     return
   }
-  request.chunks.push(chunk)
+  // A literal of one: an array that starts empty and is pushed to reserves room for 17.
+  if (request.chunks) request.chunks.push(chunk)
+  else request.chunks = [chunk]
 }
 
 function onBodyEnd(this: Tagged): void {
   const request = this[REQUEST]
   if (request.refused) return
-  const chunks = request.chunks
+  const chunks = request.chunks ?? []
   const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
   // The request stays reachable as long as its response is open, and a listen stream's response stays open
-  // for hours: let go of the body bytes once they are handed on.
-  chunks.length = 0
+  // for hours: let go of the body bytes, and of the array that held them, once they are handed on.
+  request.chunks = undefined
   request.core.handle(request, body, request.sink)
 }
 
