@@ -90,11 +90,47 @@ const alive = (pid: number): boolean => {
   }
 }
 
+/**
+ * What keeps a CLI that should have exited alive: the active handles of its diagnostic report (written on
+ * SIGUSR2, see the spawn) and which of the sampling processes still run. Read only when the test fails.
+ */
+async function whatHolds(child: ChildProcess): Promise<string> {
+  type Report = { libuv?: { type: string; is_active?: boolean; is_referenced?: boolean }[] }
+  const readReport = (): Report | undefined => {
+    const name = readdirSync(work).find((file) => file.startsWith('report.'))
+    try {
+      return name === undefined ? undefined : (JSON.parse(readFileSync(join(work, name), 'utf8')) as Report)
+    } catch {
+      return undefined // still being written
+    }
+  }
+  child.kill('SIGUSR2')
+  const deadline = Date.now() + 10_000
+  let report = readReport()
+  while (report === undefined && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    report = readReport()
+  }
+  const processes = `sampling processes alive: ${JSON.stringify([...pidsOf('shell'), ...pidsOf('node')].filter(alive))}`
+  if (report === undefined) return `${processes}; no diagnostic report`
+  const handles = (report.libuv ?? [])
+    .filter((handle) => handle.is_active && handle.is_referenced)
+    .map(
+      ({ type, is_active: _active, is_referenced: _referenced, ...rest }) =>
+        `${type} ${JSON.stringify(rest)}`,
+    )
+  return `${processes}; active handles: ${handles.join(', ')}`
+}
+
 describe('toolwire call with a slow --sampling-command', () => {
   it('exits when the call ends and leaves no sampling process behind', async () => {
     const child: ChildProcess = spawn(
       process.execPath,
       [
+        // On a hang, SIGUSR2 makes the CLI write a diagnostic report naming what keeps it alive.
+        '--report-on-signal',
+        '--report-signal=SIGUSR2',
+        `--report-directory=${work}`,
         CLI,
         'call',
         running.url,
@@ -131,8 +167,12 @@ describe('toolwire call with a slow --sampling-command', () => {
     expect(shown, `no result printed; stderr: ${stderr}`).not.toBe('late')
     expect(stdout).toContain('fired')
     const outcome = await within(exited, EXIT_DEADLINE_MS)
+    const held = outcome === 'late' ? await whatHolds(child) : ''
     if (outcome === 'late') child.kill('SIGKILL')
-    expect(outcome, `the CLI was still running ${EXIT_DEADLINE_MS} ms after its result`).toBe(0)
+    expect(
+      outcome,
+      `the CLI was still running ${EXIT_DEADLINE_MS} ms after its result; ${held}; stderr: ${stderr}`,
+    ).toBe(0)
     expect(asked).toBe(REQUESTS)
     // The first sampling command was running when the call ended (the test is not vacuous); every
     // process it started, the shell and the node process under it, is gone.

@@ -40,6 +40,17 @@ describe('against a toolwire server', () => {
     await expect.poll(() => open, { timeout: 10_000 }).toBe(0)
   })
 
+  it('sends nothing once closed, so no new connection outlives the client', async () => {
+    const transport = new HttpTransport({ url: running.url })
+    const before = connections
+    await transport.close()
+    // An answer to a server request that settles after close (a cancelled sampling command) is refused.
+    const late = { jsonrpc: '2.0' as const, id: 7, error: { code: -32603, message: 'cancelled' } }
+    await expect(transport.send(late)).rejects.toThrow(TransportError)
+    await expect(transport.send(late)).rejects.toThrow(/the client is closed/)
+    expect(connections).toBe(before)
+  })
+
   it('opens one connection per call in flight, no more', async () => {
     const before = connections
     const client = connect({ url: running.url })

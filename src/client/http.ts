@@ -205,6 +205,10 @@ export class HttpTransport implements ClientTransport {
     const outgoing: { -readonly [K in keyof Outgoing]: Outgoing[K] } = { method, url, headers }
     if (body !== undefined) outgoing.body = body
     if (cancel) outgoing.cancel = cancel
+    // After close only the session's DELETE goes out: an answer to a server request that settles after the
+    // client closed (a cancelled sampling command) would open a new connection nobody ends, and keep an
+    // application that waits for its event loop to empty (the CLI) running.
+    if (this.#closed && method !== 'DELETE') throw new TransportError(`${url.href}: the client is closed`)
     try {
       return await this.#stack.send(outgoing)
     } catch (error) {
@@ -406,7 +410,10 @@ export class HttpTransport implements ClientTransport {
     if (this.legacy) this.legacy = { version: this.legacy.version }
   }
 
+  #closed = false
+
   async close(): Promise<void> {
+    this.#closed = true
     this.#oldSse?.close()
     this.#oldSse = undefined
     this.#sessionStream?.controller.abort()
