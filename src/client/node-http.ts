@@ -72,10 +72,7 @@ export function nodeHttpStack(options: NodeStackOptions = {}): HttpStack | undef
     }
     return target
   }
-  let closed = false
   const send = async (outgoing: Outgoing): Promise<Incoming> => {
-    // A closed pool stays closed: a request after close would make a new Agent whose sockets nobody ends.
-    if (closed) throw new TransportError('the connection pool is closed')
     let current = outgoing
     for (let redirects = 0; ; redirects++) {
       const target = targetOf(current.url)
@@ -101,7 +98,6 @@ export function nodeHttpStack(options: NodeStackOptions = {}): HttpStack | undef
   return {
     send,
     close: () => {
-      closed = true
       for (const agent of agents.values()) agent.destroy()
       agents.clear()
       targets = new WeakMap()

@@ -53,19 +53,20 @@ class OpenStream implements Listener {
   #tag: Readonly<Record<string, RequestId>> | undefined
 
   constructor(
+    tag: Readonly<Record<string, RequestId>>,
     readonly filter: SubscriptionFilter,
     readonly ctx: RequestContext,
     private readonly registered: Set<Listener>,
     private readonly resolve: (result: Record<string, unknown>) => void,
   ) {
     this.uris = filter.resourceSubscriptions ? new Set(filter.resourceSubscriptions) : NO_URIS
-    this.idJson = encodedTag(ctx, tagOf(ctx.id))
+    this.idJson = encodedTag(ctx, tag)
+    // A stream whose list changes go out as encoded text needs its tag only for a resource update or its
+    // closing result: it is made again then, and most streams never hold one.
+    if (this.idJson === undefined) this.#tag = tag
   }
 
-  /**
-   * Made when first needed, then kept: a stream whose list changes go out as encoded text (`idJson`) needs
-   * it only for a resource update or its closing result, and most streams hold it for nothing otherwise.
-   */
+  /** The stream's `_meta`, kept where every notification carries it, made on demand where few do. */
   get tag(): Readonly<Record<string, RequestId>> {
     return (this.#tag ??= tagOf(this.ctx.id))
   }
@@ -200,7 +201,7 @@ export class ListenHub {
     })
     if (this.#closed) return Promise.resolve(closingResult(tag))
     return new Promise((resolve) => {
-      const stream = new OpenStream(filter, ctx, this.#listeners, resolve)
+      const stream = new OpenStream(tag, filter, ctx, this.#listeners, resolve)
       this.#listeners.add(stream)
       stream.watch()
     })
