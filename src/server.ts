@@ -8,6 +8,7 @@ import {
   consoleLogger,
   Dispatcher,
   type Reply,
+  type ReplyTarget,
   type ServerLogger,
   type TransportCheck,
 } from './protocol/dispatcher.js'
@@ -529,6 +530,17 @@ export class Server implements RequestHandler {
   ): Reply | null | Promise<Reply | null> {
     const guard = this.#guardExchange
     return this.#dispatcher.answer(request, guard ? guard(exchange) : exchange, check)
+  }
+
+  /** `answer`, with the reply handed to `target` rather than returned (see `RequestHandler.answerTo`). */
+  answerTo(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    check: TransportCheck | undefined,
+    target: ReplyTarget,
+  ): void {
+    const guard = this.#guardExchange
+    this.#dispatcher.answerTo(request, guard ? guard(exchange) : exchange, check, target)
   }
 
   /** Warns once per server, at the first embedded resource a tool returns while no resources are offered. */

@@ -85,7 +85,8 @@ export class RequestContext {
   #state: Record<string, unknown> | undefined
   #signal: AbortSignal | undefined
   #extraSignals: (AbortSignal | (() => AbortSignal) | AbortSource)[] | undefined
-  #lastProgress = -Infinity
+  /** Undefined until the first progress: a number field would hold a boxed -Infinity on every request. */
+  #lastProgress: number | undefined = undefined
   #finished = false
   #log: RequestLogger | undefined
   readonly #stateCodec: RequestStateCodec | undefined
@@ -246,7 +247,7 @@ export class RequestContext {
    */
   progress(progress: number, total?: number, message?: string): void {
     const token = this.meta.progressToken
-    if (token === undefined || this.finished || !(progress > this.#lastProgress)) return
+    if (token === undefined || this.finished || !(progress > (this.#lastProgress ?? -Infinity))) return
     this.#lastProgress = progress
     const params: Record<string, unknown> = { progressToken: token, progress }
     if (total !== undefined) params.total = total

@@ -10,6 +10,7 @@ import { RequestContext } from './context.js'
 import { CLEANED, encodeError, encodeResult, isRawJson, type ResultPayload } from './encode.js'
 import { type Exchange, isAborted } from './exchange.js'
 import { type AroundSteps, composeAround, type MethodHandler, type Middleware } from './middleware.js'
+import { LaterResult, type LaterReceiver } from './later-result.js'
 import { InputRequired } from './mrtr/inputs.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 import { parseRequestMeta } from './request-meta.js'
@@ -54,6 +55,21 @@ export interface Reply {
   readonly headers?: Readonly<Record<string, string>>
 }
 
+/**
+ * @internal Reached through a public type, but not exported from the package entries: it may change in any
+ * release.
+ *
+ * Where a reply made later goes, for a transport that would rather not hold a promise per request: a
+ * long-lived request (`subscriptions/listen`) then costs its transport one object, not a chain of promises,
+ * reactions and closures for as long as it is open.
+ */
+export interface ReplyTarget {
+  /** The reply (null: the request was cancelled, nothing may be sent). */
+  reply(reply: Reply | null): void
+  /** Making the reply failed (the transport answers with its own internal error). */
+  fail(error: unknown): void
+}
+
 export interface DispatcherOptions {
   readonly methods: ReadonlyMap<string, MethodSpec>
   readonly middleware: readonly Middleware[]
@@ -94,8 +110,11 @@ function legacyInitialize(params: Record<string, unknown>): McpError {
 /** Methods of the current revision that 2025-era sessions do not have. */
 const LEGACY_HIDDEN: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen'])
 
-const isThenable = (value: unknown): value is PromiseLike<ResultPayload> =>
+const isThenable = <T>(value: unknown): value is PromiseLike<T> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function'
+
+/** `#answer`'s word that the reply will reach its target later. */
+const PENDING: unique symbol = Symbol('pending')
 
 let correlationCounter = 0
 const correlationId = (): string =>
@@ -115,6 +134,10 @@ export class Dispatcher {
   readonly #around: AroundSteps | undefined
   readonly #middleware: readonly Middleware[]
   readonly #telemetry: RequestObserver | undefined
+  /** Told the result of a handler that answers later without a promise (see LaterResult). */
+  readonly #later: LaterReceiver<RequestContext, ReplyTarget> = {
+    settled: (ctx, target, result) => this.#deliver(target, ctx, result, false),
+  }
 
   constructor(options: DispatcherOptions) {
     this.#telemetry = options.telemetry
@@ -157,18 +180,54 @@ export class Dispatcher {
     check?: TransportCheck,
   ): Reply | null | Promise<Reply | null> {
     const telemetry = this.#telemetry
-    if (telemetry === undefined) return this.#answer(request, exchange, check, undefined)
-    return telemetry.serve(request, exchange, undefined, (probe) =>
-      this.#answer(request, exchange, check, probe),
+    // Without a target, `#answer` never answers PENDING.
+    if (telemetry === undefined)
+      return this.#answer(request, exchange, check, undefined, undefined) as
+        Reply | null | Promise<Reply | null>
+    return telemetry.serve(
+      request,
+      exchange,
+      undefined,
+      (probe) =>
+        this.#answer(request, exchange, check, probe, undefined) as Reply | null | Promise<Reply | null>,
     )
   }
 
+  /**
+   * `answer`, with the reply handed to `target` (at once when the handler answered synchronously). A request
+   * that stays open holds only the handler's own promise and the two reactions that answer it.
+   */
+  answerTo(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    check: TransportCheck | undefined,
+    target: ReplyTarget,
+  ): void {
+    let reply: Reply | null | Promise<Reply | null> | typeof PENDING
+    try {
+      reply =
+        this.#telemetry === undefined
+          ? this.#answer(request, exchange, check, undefined, target)
+          : this.answer(request, exchange, check)
+    } catch (error) {
+      return target.fail(error)
+    }
+    if (reply === PENDING) return
+    if (!isThenable<Reply | null>(reply)) return target.reply(reply)
+    reply.then(
+      (settled) => target.reply(settled),
+      (error: unknown) => target.fail(error),
+    )
+  }
+
+  /** Answers `request`; a target given gets a reply made later, and PENDING is returned instead of a promise. */
   #answer(
     request: JsonRpcRequest,
     exchange: Exchange,
     check: TransportCheck | undefined,
     probe: OperationProbe | undefined,
-  ): Reply | null | Promise<Reply | null> {
+    target: ReplyTarget | undefined,
+  ): Reply | null | Promise<Reply | null> | typeof PENDING {
     let ctx: RequestContext | undefined
     try {
       const params = request.params ?? {}
@@ -185,50 +244,73 @@ export class Dispatcher {
       ctx = new RequestContext(request.id, request.method, params, meta, exchange, this.#stateCodec)
       if (probe) ctx.probe = probe
       const result = handler(ctx)
-      if (!isThenable(result)) return this.#answered(ctx, request, exchange, result, probe)
+      if (!isThenable<ResultPayload>(result)) return this.#answered(ctx, result)
+      // The reactions hold the context alone (it has the id, method, exchange and probe): a request that
+      // stays open does not keep the parsed message as well.
       const running = ctx
-      return Promise.resolve(result).then(
-        (settled) => this.#answered(running, request, exchange, settled, probe),
-        (thrown: unknown) => this.#failed(running, request, exchange, thrown, probe),
+      if (target !== undefined && result instanceof LaterResult) {
+        result.deliverTo(this.#later, running, target)
+        return PENDING
+      }
+      const pending = Promise.resolve(result)
+      if (target === undefined)
+        return pending.then(
+          (settled) => this.#answered(running, settled),
+          (thrown: unknown) => this.#finishedWith(running, thrown),
+        )
+      void pending.then(
+        (settled) => this.#deliver(target, running, settled, false),
+        (thrown: unknown) => this.#deliver(target, running, thrown, true),
       )
+      return PENDING
     } catch (thrown) {
-      return this.#failed(ctx, request, exchange, thrown, probe)
+      if (ctx) return this.#finishedWith(ctx, thrown)
+      return this.#failed(request.id, request.method, exchange, thrown, probe)
     }
   }
 
-  #answered(
-    ctx: RequestContext,
-    request: JsonRpcRequest,
-    exchange: Exchange,
-    result: ResultPayload,
-    probe: OperationProbe | undefined,
-  ): Reply | null {
+  /** A reply made later, handed to its target; never throws, so the reaction that calls it cannot reject. */
+  #deliver(target: ReplyTarget, ctx: RequestContext, outcome: unknown, thrown: boolean): void {
+    let reply: Reply | null
+    try {
+      reply = thrown ? this.#finishedWith(ctx, outcome) : this.#answered(ctx, outcome as ResultPayload)
+    } catch (error) {
+      return target.fail(error)
+    }
+    target.reply(reply)
+  }
+
+  #answered(ctx: RequestContext, result: ResultPayload): Reply | null {
     try {
       ctx.finish()
-      if (isAborted(exchange)) return null
-      probe?.result(result)
-      return { status: 200, body: this.#encode(request.id, result) }
+      if (isAborted(ctx.exchange)) return null
+      ctx.probe?.result(result)
+      return { status: 200, body: this.#encode(ctx.id, result) }
     } catch (thrown) {
-      return this.#failed(ctx, request, exchange, thrown, probe)
+      return this.#finishedWith(ctx, thrown)
     }
+  }
+
+  #finishedWith(ctx: RequestContext, thrown: unknown): Reply | null {
+    ctx.finish()
+    return this.#failed(ctx.id, ctx.method, ctx.exchange, thrown, ctx.probe)
   }
 
   #failed(
-    ctx: RequestContext | undefined,
-    request: JsonRpcRequest,
+    id: RequestId,
+    method: string,
     exchange: Exchange,
     thrown: unknown,
     probe: OperationProbe | undefined,
   ): Reply | null {
-    ctx?.finish()
     if (isAborted(exchange)) return null
     if (thrown instanceof InputRequired) {
       probe?.result(thrown.result)
-      return { status: 200, body: this.#encode(request.id, thrown.result) }
+      return { status: 200, body: this.#encode(id, thrown.result) }
     }
-    const error = this.#toProtocolError(thrown, request.method)
+    const error = this.#toProtocolError(thrown, method)
     probe?.error(error)
-    const body = encodeError(request.id, error, this.#redact)
+    const body = encodeError(id, error, this.#redact)
     return error.headers
       ? { status: error.status, body, headers: error.headers }
       : { status: error.status, body }

@@ -3,7 +3,7 @@
  * everything else (methods, features, security) sits behind `handle`. `Server` implements it.
  */
 import type { JsonRpcRequest } from '../wire/jsonrpc.js'
-import type { Reply, ServerLogger, TransportCheck } from './dispatcher.js'
+import type { Reply, ReplyTarget, ServerLogger, TransportCheck } from './dispatcher.js'
 import type { AuthInfo, Exchange } from './exchange.js'
 
 /** The parts of an HTTP request an authenticator reads. */
@@ -63,6 +63,17 @@ export interface RequestHandler {
     exchange: Exchange,
     check?: TransportCheck,
   ): Reply | null | Promise<Reply | null>
+  /**
+   * `answer`, with the reply handed to `target` (at once, or when the handler settles), so a transport
+   * holds one object of its own per open request rather than a promise chain. Optional: transports fall
+   * back to `answer` or `handle`. `target` must not throw.
+   */
+  answerTo?(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    check: TransportCheck | undefined,
+    target: ReplyTarget,
+  ): void
   readonly logger: ServerLogger
   /** Present when HTTP requests must authenticate. */
   readonly authenticator?: HttpAuthenticator | undefined

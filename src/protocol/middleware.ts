@@ -17,7 +17,7 @@ export type Next = () => Promise<ResultPayload>
  * ```
  */
 export type Middleware = (ctx: RequestContext, next: Next) => Promise<ResultPayload>
-export type MethodHandler = (ctx: RequestContext) => Promise<ResultPayload> | ResultPayload
+export type MethodHandler = (ctx: RequestContext) => PromiseLike<ResultPayload> | ResultPayload
 
 /**
  * Steps run around every handler, outside the middleware: the security layer's input check, request limit

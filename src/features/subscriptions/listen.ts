@@ -7,6 +7,7 @@
  */
 import type { RequestContext } from '../../protocol/context.js'
 import type { MethodSpec } from '../../protocol/dispatcher.js'
+import { LaterResult } from '../../protocol/later-result.js'
 import { invalidParams } from '../../wire/errors.js'
 import { isRecord, type JsonRpcNotification, type RequestId } from '../../wire/jsonrpc.js'
 import { META_SUBSCRIPTION_ID } from '../../wire/meta.js'
@@ -49,7 +50,6 @@ class OpenStream implements Listener {
   readonly uris: ReadonlySet<string>
   readonly idJson: string | undefined
   #ended = false
-  #stopWatching: (() => void) | undefined
   #tag: Readonly<Record<string, RequestId>> | undefined
 
   constructor(
@@ -57,7 +57,8 @@ class OpenStream implements Listener {
     readonly filter: SubscriptionFilter,
     readonly ctx: RequestContext,
     private readonly registered: Set<Listener>,
-    private readonly resolve: (result: Record<string, unknown>) => void,
+    /** What the request answers when the stream ends. */
+    readonly result: LaterResult,
   ) {
     this.uris = filter.resourceSubscriptions ? new Set(filter.resourceSubscriptions) : NO_URIS
     this.idJson = encodedTag(ctx, tag)
@@ -71,20 +72,21 @@ class OpenStream implements Listener {
     return (this.#tag ??= tagOf(this.ctx.id))
   }
 
-  /** Ends the stream when the client goes away: through onAbort, so it holds no AbortController of its own. */
+  /**
+   * Ends the stream when the client goes away: through onAbort, so it holds no AbortController of its own.
+   * The listener is not taken off when the stream ends otherwise: it lives on the request's own exchange,
+   * which goes with the stream, and `end` is then a no-op (keeping what unregisters it would cost every open
+   * stream a closure).
+   */
   watch(): void {
-    const stop = this.ctx.onAbort(() => this.end())
-    if (this.#ended) stop()
-    else this.#stopWatching = stop
+    this.ctx.onAbort(() => this.end())
   }
 
   end(): void {
     if (this.#ended) return
     this.#ended = true
     this.registered.delete(this)
-    this.#stopWatching?.()
-    this.#stopWatching = undefined
-    this.resolve(closingResult(this.tag))
+    this.result.settle(closingResult(this.tag))
   }
 }
 
@@ -191,7 +193,7 @@ export class ListenHub {
     for (const listener of [...this.#listeners]) listener.end()
   }
 
-  #listen(ctx: RequestContext): Promise<Record<string, unknown>> {
+  #listen(ctx: RequestContext): LaterResult | Record<string, unknown> {
     const filter = honouredFilter(ctx.params.notifications, this.#capabilities)
     const tag = tagOf(ctx.id)
     ctx.exchange.notify({
@@ -199,12 +201,12 @@ export class ListenHub {
       method: 'notifications/subscriptions/acknowledged',
       params: { _meta: tag, notifications: filter },
     })
-    if (this.#closed) return Promise.resolve(closingResult(tag))
-    return new Promise((resolve) => {
-      const stream = new OpenStream(tag, filter, ctx, this.#listeners, resolve)
-      this.#listeners.add(stream)
-      stream.watch()
-    })
+    if (this.#closed) return closingResult(tag)
+    // A result given later, not a promise: an open stream holds no promise chain (see LaterResult).
+    const stream = new OpenStream(tag, filter, ctx, this.#listeners, new LaterResult())
+    this.#listeners.add(stream)
+    stream.watch()
+    return stream.result
   }
 
   #deliver(event: ChangeEvent): void {

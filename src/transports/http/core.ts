@@ -32,6 +32,7 @@ import {
 import { HEADER_SESSION_ID, LegacyHttp } from './legacy.js'
 import { DEFAULT_MAX_BACKLOG, HttpExchange, JSON_HEADERS, writeReply } from './exchange.js'
 import { ListenSlots } from './listen-slots.js'
+import { ListenExchange, type ListenStreams } from './listen-exchange.js'
 import { ALLOWS_EVENT_STREAM, allows } from './accept.js'
 
 export interface HttpOptions {
@@ -145,6 +146,8 @@ export class HttpCore {
   readonly #maxBacklog: number
   /** Open listen streams (and 2025-era GET streams) per client network. */
   readonly #listens: ListenSlots
+  /** What every open listen stream ends through (see ListenExchange). */
+  readonly #listenStreams: ListenStreams
   /** 2025-era sessions; undefined when the server serves 2026-07-28 only. */
   readonly #legacy: LegacyHttp | undefined
   /** The default policies plus `extraOrigins`, made once (the origin check remembers by policy). */
@@ -168,6 +171,11 @@ export class HttpCore {
     this.#keepAlives = new KeepAlives(this.#keepAliveMs)
     this.#maxBacklog = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG
     this.#listens = new ListenSlots(options.maxListenStreamsPerAddress ?? 16)
+    this.#listenStreams = {
+      keepAlives: this.#keepAlives,
+      slots: this.#listens,
+      fail: (out, error) => this.fail(out, error),
+    }
     if (server.legacy && server.sessions)
       this.#legacy = new LegacyHttp(
         server.legacy,
@@ -429,36 +437,18 @@ export class HttpCore {
     // Listen streams stay open indefinitely: one address may not hold an unbounded number of them.
     const slot = this.#listens.take(view.remoteAddress, auth)
     if (typeof slot !== 'string') return sendError(out, slot, request.id)
-    const exchange = new HttpExchange(view, out, auth, eventStream, this.#maxBacklog)
-    // Long-lived listen streams get periodic SSE comments so proxies keep them open (streamable-http
-    // §Receiving Messages).
-    this.#keepAlives.add(exchange)
-    // Callbacks, not an `await`: a suspended async function keeps its whole frame (the request, the view,
-    // every local) for as long as the stream is open. Two closures, each ending the stream itself: every
-    // closure more is held for the stream's life too.
-    const failed = (error: unknown): void => {
-      try {
-        this.fail(out, error)
-      } finally {
-        this.#keepAlives.remove(exchange)
-        this.#listens.give(slot)
-      }
-    }
+    const exchange = new ListenExchange(view, out, auth, this.#maxBacklog, this.#listenStreams, slot)
+    // The exchange is where the reply goes: an open stream holds no promise or closure of the core's.
     let reply: ReturnType<DualEraHandler['handle']>
     try {
+      if (this.server.answerTo) return this.server.answerTo(request, exchange, exchange, exchange)
       reply = this.server.handle(request, exchange, exchange)
     } catch (error) {
-      return failed(error)
+      return exchange.fail(error)
     }
-    void Promise.resolve(reply).then((settled) => {
-      try {
-        writeReply(exchange, settled, out)
-      } catch (error) {
-        this.fail(out, error)
-      } finally {
-        this.#keepAlives.remove(exchange)
-        this.#listens.give(slot)
-      }
-    }, failed)
+    reply.then(
+      (settled) => exchange.reply(settled),
+      (error: unknown) => exchange.fail(error),
+    )
   }
 }
