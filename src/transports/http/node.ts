@@ -1,6 +1,7 @@
 /** node:http adapter: the fast path. `createNodeHandler` for any node server, `serveNode` to listen. */
 import {
   createServer,
+  type IncomingHttpHeaders,
   type IncomingMessage,
   type Server as NodeHttpServer,
   type ServerResponse,
@@ -91,6 +92,9 @@ class NodeRequest extends LazyAbort implements HttpRequestView {
   size = 0
   refused = false
 
+  /** `req.headers`, read once: node's getter runs again on every read. */
+  readonly #headers: IncomingHttpHeaders
+
   constructor(
     private readonly req: IncomingMessage,
     readonly sink: NodeSink,
@@ -99,6 +103,7 @@ class NodeRequest extends LazyAbort implements HttpRequestView {
     super()
     this.method = req.method ?? 'GET'
     this.remoteAddress = req.socket.remoteAddress
+    this.#headers = req.headers
   }
 
   get localAddress(): string | undefined {
@@ -114,8 +119,34 @@ class NodeRequest extends LazyAbort implements HttpRequestView {
   }
 
   header(name: string): string | undefined {
-    const value = this.req.headers[name]
+    const value = headerOf(this.#headers, name)
     return Array.isArray(value) ? value.join(', ') : value
+  }
+}
+
+/**
+ * One request header. The names the core reads on every request are read as named properties: a single
+ * keyed read that sees many names goes megamorphic in V8, about 140 instructions a read under callgrind,
+ * against a few for a named one.
+ */
+function headerOf(headers: IncomingHttpHeaders, name: string): string | string[] | undefined {
+  switch (name) {
+    case 'host':
+      return headers.host
+    case 'origin':
+      return headers.origin
+    case 'content-type':
+      return headers['content-type']
+    case 'accept':
+      return headers.accept
+    case 'mcp-protocol-version':
+      return headers['mcp-protocol-version']
+    case 'mcp-method':
+      return headers['mcp-method']
+    case 'mcp-name':
+      return headers['mcp-name']
+    default:
+      return headers[name]
   }
 }
 
