@@ -8,6 +8,7 @@ import type { CompiledTool } from '../features/tools/compile.js'
 import { ToolError } from '../features/tools/errors.js'
 import type { OwnerOf } from './principal.js'
 import type { OwnerKey } from '../protocol/principal.js'
+import { InFlightCounts } from './in-flight.js'
 import type { Bucket, Consumed, RateLimitStore } from './rate-limit.js'
 import { Deadlines } from '../wire/deadlines.js'
 
@@ -57,13 +58,9 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
   // no bookkeeping and no extra async hop.
   if (maxConcurrent === undefined && bucketFor === undefined) return timed
 
-  // One entry per principal with calls in flight; removed at zero, so it never outgrows the traffic.
-  const inFlight = new Map<OwnerKey, number>()
-  const release = (principal: OwnerKey): void => {
-    const count = (inFlight.get(principal) ?? 1) - 1
-    if (count <= 0) inFlight.delete(principal)
-    else inFlight.set(principal, count)
-  }
+  // Calls in flight per principal, bounded (see InFlightCounts).
+  const inFlight = new InFlightCounts()
+  const release = (principal: OwnerKey): void => inFlight.end(principal)
 
   const refusal = (
     tool: CompiledTool,
@@ -116,14 +113,14 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
   if (maxConcurrent === undefined) return limitedOnly
   return (tool, ctx, run) => {
     const principal = options.principal(ctx)
-    const running = inFlight.get(principal) ?? 0
+    const running = inFlight.get(principal)
     if (running >= maxConcurrent) {
       ctx.refused('rate_limit')
       throw new ToolError(
         `Too many tool calls in progress (at most ${maxConcurrent} at once per caller); retry when one has finished.`,
       )
     }
-    inFlight.set(principal, running + 1)
+    inFlight.start(principal, running)
     // The call counts as in flight until its value, or its promise, settles.
     let settlesLater = false
     try {
