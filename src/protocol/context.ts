@@ -7,7 +7,7 @@ import { LOG_LEVELS, type LogLevel } from '../wire/meta.js'
 import type { RequestMeta } from '../wire/types.js'
 import { type AuthInfo, type Exchange, isAborted, onAbortOf, onSignalAbort } from './exchange.js'
 import { RequestInputs } from './mrtr/inputs.js'
-import { type OwnerKey, ownerKey, type Principal, principalOf } from './principal.js'
+import { keyedPrincipalOf, type OwnerKey, ownerKey, type Principal, principalOf } from './principal.js'
 import type { RequestStateCodec } from './mrtr/state.js'
 import { NO_TASK, type TaskControl } from './task-control.js'
 import type { OperationProbe, RefusalGuard } from './telemetry.js'
@@ -225,7 +225,14 @@ export class RequestContext {
    * ```
    */
   get ownerKey(): OwnerKey {
-    return (this.#ownerKey ??= ownerKey(this.principal))
+    if (this.#ownerKey !== undefined) return this.#ownerKey
+    const exchange = this.exchange
+    if (this.#principal !== undefined || exchange.principal !== undefined)
+      return (this.#ownerKey = ownerKey(this.principal))
+    // The principal and its key come together: no second lookup for the key.
+    const keyed = keyedPrincipalOf(exchange.auth, exchange.remoteAddress, exchange.transport)
+    this.#principal = keyed.principal
+    return (this.#ownerKey = keyed.key)
   }
 
   /**

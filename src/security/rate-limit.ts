@@ -59,6 +59,8 @@ export interface MemoryRateLimitOptions {
 export class MemoryRateLimitStore implements RateLimitStore {
   /** Each bucket's name with its budget, made once per bucket object (buckets are defined once, used per call). */
   readonly #names = new WeakMap<Bucket, string>()
+  readonly #recent: [Bucket | undefined, Bucket | undefined] = [undefined, undefined]
+  readonly #recentNames: [string, string] = ['', '']
   /**
    * Windows by owner, then by bucket. The owner key of a request's principal is the same string every
    * request (protocol/principal.ts), so both lookups hash nothing new: no key is built per call.
@@ -83,11 +85,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   /** A fixed window per key: it starts with the key's first count and ends `durationMs` later. */
   consume(bucket: Bucket, key: OwnerKey, points = 1): Consumed {
-    let name = this.#names.get(bucket)
-    if (name === undefined) {
-      name = `${bucket.name}/${bucket.points}/${bucket.durationMs}`
-      this.#names.set(bucket, name)
-    }
+    const name = this.#nameOf(bucket)
     let windows = this.#owners.get(key)
     let window = windows?.get(name)
     if (window === undefined) {
@@ -109,6 +107,25 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (window.used + points > bucket.points) return { allowed: false, retryAfterMs: window.endsAt - now }
     window.used += points
     return ALLOWED
+  }
+
+  /**
+   * A bucket's name with its budget. A tool call consumes from two buckets (the request limit, then the
+   * tool's), so the last two are kept beside the WeakMap: it costs more to ask than the two comparisons.
+   */
+  #nameOf(bucket: Bucket): string {
+    if (bucket === this.#recent[0]) return this.#recentNames[0]
+    if (bucket === this.#recent[1]) return this.#recentNames[1]
+    let name = this.#names.get(bucket)
+    if (name === undefined) {
+      name = `${bucket.name}/${bucket.points}/${bucket.durationMs}`
+      this.#names.set(bucket, name)
+    }
+    this.#recent[1] = this.#recent[0]
+    this.#recentNames[1] = this.#recentNames[0]
+    this.#recent[0] = bucket
+    this.#recentNames[0] = name
+    return name
   }
 
   /** Makes `window` the most recently used. */

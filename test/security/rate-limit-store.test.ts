@@ -57,6 +57,16 @@ describe.each(Object.keys(factories))('%s rate-limit store', (name) => {
     expect(await store.consume({ ...bucket, name: 'other' }, ann)).toEqual({ allowed: true })
   })
 
+  it('keeps each bucket apart when many are used in turn, however the store remembers their names', async () => {
+    const store = await make()
+    const buckets = [3, 1, 2, 4].map((points, index) => ({ name: `b${index}`, points, durationMs: 60_000 }))
+    const allowed = buckets.map(() => 0)
+    for (let round = 0; round < 5; round++)
+      for (const [index, bucket] of buckets.entries())
+        if ((await store.consume(bucket, ann)).allowed) allowed[index] = (allowed[index] ?? 0) + 1
+    expect(allowed).toEqual([3, 1, 2, 4])
+  })
+
   it('weighs calls by points and starts again after the window', async () => {
     const store = await make()
     // A 3 s window: the refusal fits in it even on a busy machine.

@@ -11,12 +11,19 @@ const RESULT_TYPE_BYTES = '"resultType":"complete",'.length
 /** Bytes of `{"<serverInfo key>":<server info>}` as the dispatcher encodes it, per server info (computed once). */
 const serverInfoBytes = new WeakMap<Implementation, number>()
 
+/** The last server info asked about, and its size: a process nearly always serves one server. */
+let lastInfo: Implementation | undefined
+let lastInfoBytes = 0
+
 function metaJsonBytes(info: Implementation): number {
+  if (info === lastInfo) return lastInfoBytes
   let bytes = serverInfoBytes.get(info)
   if (bytes === undefined) {
     bytes = new TextEncoder().encode(JSON.stringify({ [META_SERVER_INFO]: info })).length
     serverInfoBytes.set(info, bytes)
   }
+  lastInfo = info
+  lastInfoBytes = bytes
   return bytes
 }
 
