@@ -10,6 +10,8 @@ import type { JsonRpcNotification } from '../../wire/jsonrpc.js'
 export class StdioExchange implements Exchange {
   readonly transport = 'stdio' as const
   readonly controller = new LazyAbort()
+  /** Set by the transport once the line's raw text passed the depth check (`Exchange.checkedDepth`). */
+  checkedDepth: number | undefined = undefined
 
   constructor(
     private readonly send: (line: string) => void,

@@ -173,9 +173,12 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
       const exchange = new StdioExchange(send, backlog, (method, params, signal) =>
         engine.ask(keyOf(), (message) => send(JSON.stringify(message)), method, params, signal),
       )
+      exchange.checkedDepth = maxDepth
       return track(request, exchange, engine.request(legacy.session, legacy.peer, request, exchange))
     }
     const exchange = new StdioExchange(send, backlog)
+    // The line passed the depth check above: the input guard walks only `arguments`, as over HTTP.
+    exchange.checkedDepth = maxDepth
     if (request.method === 'subscriptions/listen') listens.add(request.id)
     if (!server.answer) return track(request, exchange, server.handle(request, exchange))
     // A request answered synchronously is written with the rest of its chunk: no promise, no bookkeeping.
