@@ -16,6 +16,9 @@ import { hasModernMeta } from '../../legacy/versions.js'
 import { classify, isRecord, isRequestId, type JsonRpcRequest, type RequestId } from '../../wire/jsonrpc.js'
 import type { ClientCapabilities, Implementation } from '../../wire/types.js'
 
+/** A printable ASCII character other than space: nothing `trim` would take off. NaN (an empty line) is not. */
+const isVisibleAscii = (code: number): boolean => code > 0x20 && code < 0x7f
+
 export interface StdioOptions {
   readonly input?: Readable
   readonly output?: Writable
@@ -124,7 +127,11 @@ export function serveStdio(server: DualEraHandler, options: StdioOptions = {}): 
   }
 
   const onText = (line: string): void => {
-    const text = line.trim()
+    // Most lines have nothing to trim: a visible character at each end needs no copy and no scan.
+    const text =
+      isVisibleAscii(line.charCodeAt(0)) && isVisibleAscii(line.charCodeAt(line.length - 1))
+        ? line
+        : line.trim()
     if (text === '') return
     // Checked on the raw line: parsing a deeply nested message is itself the attack.
     if (nestedDeeperThan(text, maxDepth + 1)) {
