@@ -4,6 +4,7 @@ export declare const ROWS: readonly string[]
 export interface InstructionsOptions {
   readonly help: boolean
   readonly quick: boolean
+  readonly profile: boolean
   readonly calls: number
   readonly warmup: number
   readonly concurrency: number

@@ -19,6 +19,10 @@ export const USAGE = `Instructions per call, counted under callgrind (valgrind),
   --only=ROWS         comma-separated subset: defaults,off,tools1000,stdio,listen,cold,cold1000
   --keep=DIR          keep the callgrind outputs in DIR (for callgrind_annotate)
   --out=DIR           where the JSON and the table go (default results/)
+  --profile           also say where a call's instructions go: each server runs with node's
+                      --perf-basic-prof, its JIT code is named from that map, and each row lists the
+                      functions whose self instructions per call differ most from the floor's
+                      (writing the map adds to the counts: take figures from a run without it)
   --help              this text
 
 Needs valgrind (callgrind_control comes with it); without it, prints why and exits 0.`
@@ -26,7 +30,7 @@ Needs valgrind (callgrind_control comes with it); without it, prints why and exi
 export const ROWS = ['defaults', 'off', 'tools1000', 'stdio', 'listen', 'cold', 'cold1000']
 
 const NUMBERS = ['calls', 'warmup', 'concurrency', 'streams', 'changes']
-const FLAGS = ['quick', 'help']
+const FLAGS = ['quick', 'help', 'profile']
 const STRINGS = ['only', 'keep', 'out']
 
 /** `--key=value` and `--flag` arguments into options; anything unknown or malformed throws. */
@@ -55,6 +59,7 @@ export function parseArgs(argv) {
   return {
     help: given.has('help'),
     quick,
+    profile: given.has('profile'),
     calls: number('calls', 2000, 500),
     warmup: number('warmup', 10_000, 2000),
     concurrency: number('concurrency', 8, 8),

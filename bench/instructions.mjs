@@ -50,6 +50,7 @@ import {
   USAGE,
   valgrindVersion,
 } from './callgrind.mjs'
+import { parsePerfMap, profileDifference, selfInstructions } from './jit-profile.mjs'
 import { listenMemory } from './listen-memory.mjs'
 
 const options = (() => {
@@ -167,6 +168,7 @@ async function startServer(script, scriptArgs, env, out, stdio) {
       '--instr-atstart=no',
       `--callgrind-out-file=${out}`,
       process.execPath,
+      ...(options.profile ? ['--perf-basic-prof'] : []),
       script,
       ...scriptArgs,
     ],
@@ -215,16 +217,36 @@ async function counted(name, script, scriptArgs, env, stdio, drive) {
       else server.child.kill('SIGTERM')
     }
     await server.ended()
-    return { counted: totalInstructions(readFileSync(out, 'utf8')), compile: compileInstructions(out) }
+    const text = readFileSync(out, 'utf8')
+    return {
+      counted: totalInstructions(text),
+      compile: compileInstructions(out),
+      ...(options.profile && { profile: profileOf(text, server.child.pid) }),
+    }
   } finally {
     if (options.keep === undefined) rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Self instructions by function, JIT code named from the map node wrote for the process (then removed). */
+function profileOf(text, pid) {
+  // V8 writes the map to /tmp whatever TMPDIR says.
+  const map = `/tmp/perf-${pid}.map`
+  try {
+    return selfInstructions(text, parsePerfMap(readFileSync(map, 'utf8')))
+  } finally {
+    rmSync(map, { force: true })
   }
 }
 
 /** A count per call (or per change): everything counted, and that without the compile that fell inside it. */
 const per =
   (units) =>
-  ({ counted, compile }) => ({ counted: counted / units, steady: (counted - compile) / units })
+  ({ counted, compile, profile }) => ({
+    counted: counted / units,
+    steady: (counted - compile) / units,
+    ...(profile && { profile, units }),
+  })
 
 const httpRow = (name, script, env) =>
   counted(name, script, [], { PORT: '0', ...env }, false, async ({ url }, count) => {
@@ -475,6 +497,15 @@ for (const key of options.only) {
     ratio,
     counted: { toolwire: toolwire.counted, floor: floor.counted, ratio: toolwire.counted / floor.counted },
     ...(toolwire.parts && { parts: { toolwire: toolwire.parts, floor: floor.parts } }),
+    ...(toolwire.profile &&
+      floor.profile && {
+        profile: profileDifference(toolwire.profile, floor.profile, 1).map(([name, difference, a, b]) => ({
+          name,
+          difference: difference / toolwire.units,
+          toolwire: a / toolwire.units,
+          floor: b / floor.units,
+        })),
+      }),
     target: spec.target,
     met: ratio <= spec.target,
   })
@@ -563,6 +594,16 @@ const table = [
             .map(([kind, ours, theirs]) => `  ${kind}: ${fmt(ours)}, ${fmt(theirs)}`)
         }),
       ]),
+  ...rows
+    .filter((row) => row.profile)
+    .flatMap((row) => [
+      '',
+      `Where a ${row.key} call's instructions differ most from the floor's (self, per call; toolwire − floor = difference):`,
+      ...row.profile.map(
+        (entry) =>
+          `  ${fmt(entry.difference).padStart(7)}  ${fmt(entry.toolwire).padStart(7)} − ${fmt(entry.floor).padStart(7)}  ${entry.name.slice(0, 110)}`,
+      ),
+    ]),
 ].join('\n')
 const note = `${options.calls.toLocaleString('en')} calls counted after ${options.warmup.toLocaleString('en')} uncounted, ${options.concurrency} in flight; fan-out: ${options.changes} changes counted after as many uncounted, ${options.streams} streams; cold start: median of ${options.coldRuns}, without NODE_EXTRA_CA_CERTS; ${valgrind}, node ${process.version}.`
 console.log(table)
