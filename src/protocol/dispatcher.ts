@@ -194,8 +194,9 @@ export class Dispatcher {
   }
 
   /**
-   * `answer`, with the reply handed to `target` (at once when the handler answered synchronously). A request
-   * that stays open holds only the handler's own promise and the two reactions that answer it.
+   * `answer`, with the reply handed to `target` (at once when the handler answered synchronously). A handler
+   * that answers with a `LaterResult` costs the open request no promise at all; any other promise gets the
+   * two reactions that answer it.
    */
   answerTo(
     request: JsonRpcRequest,
