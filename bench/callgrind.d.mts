@@ -5,6 +5,7 @@ export interface InstructionsOptions {
   readonly help: boolean
   readonly quick: boolean
   readonly profile: boolean
+  readonly guards: boolean
   readonly calls: number
   readonly warmup: number
   readonly concurrency: number

@@ -23,6 +23,9 @@ export const USAGE = `Instructions per call, counted under callgrind (valgrind),
                       --perf-basic-prof, its JIT code is named from that map, and each row lists the
                       functions whose self instructions per call differ most from the floor's
                       (writing the map adds to the counts: take figures from a run without it)
+  --guards            also count what each default guard costs a call: the HTTP server with the rate
+                      limits and concurrency cap, the tool timeout and the output guard switched off one
+                      by one and all together, and stdio with and without the timeout and output guard
   --help              this text
 
 Needs valgrind (callgrind_control comes with it); without it, prints why and exits 0.`
@@ -30,7 +33,7 @@ Needs valgrind (callgrind_control comes with it); without it, prints why and exi
 export const ROWS = ['defaults', 'off', 'tools1000', 'stdio', 'listen', 'cold', 'cold1000']
 
 const NUMBERS = ['calls', 'warmup', 'concurrency', 'streams', 'changes']
-const FLAGS = ['quick', 'help', 'profile']
+const FLAGS = ['quick', 'help', 'profile', 'guards']
 const STRINGS = ['only', 'keep', 'out']
 
 /** `--key=value` and `--flag` arguments into options; anything unknown or malformed throws. */
@@ -60,6 +63,7 @@ export function parseArgs(argv) {
     help: given.has('help'),
     quick,
     profile: given.has('profile'),
+    guards: given.has('guards'),
     calls: number('calls', 2000, 500),
     warmup: number('warmup', 10_000, 2000),
     concurrency: number('concurrency', 8, 8),

@@ -50,6 +50,7 @@ import {
   USAGE,
   valgrindVersion,
 } from './callgrind.mjs'
+import { guardCostLines } from './guard-costs.mjs'
 import { parsePerfMap, profileDifference, selfInstructions } from './jit-profile.mjs'
 import { listenMemory } from './listen-memory.mjs'
 
@@ -255,8 +256,8 @@ const httpRow = (name, script, env) =>
   }).then(per(options.calls))
 
 /** tools/call over stdio, `concurrency` in flight, every answer matched to its id and checked. */
-const stdioRow = (name, script) =>
-  counted(name, script, ['--stdio'], { TOOLS: '1' }, true, async ({ child }, count) => {
+const stdioRow = (name, script, env = {}) =>
+  counted(name, script, ['--stdio'], { TOOLS: '1', ...env }, true, async ({ child }, count) => {
     const waiting = new Map()
     let rest = ''
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -511,6 +512,59 @@ for (const key of options.only) {
   })
 }
 
+/**
+ * What each default guard costs (`--guards`): the 1-tool servers again with the guards switched off one by one
+ * (bench/guard-costs.mjs). The floors and the defaults, off and stdio counts of this run are reused.
+ */
+let guardLines = []
+let guardCounts
+if (options.guards) {
+  const steady = async (label, make) => {
+    process.stderr.write(`${label} … `)
+    const { steady: n } = await make()
+    process.stderr.write(`${Math.round(n)}\n`)
+    return n
+  }
+  const rowOf = (key) => rows.find((row) => row.key === key)?.toolwire
+  const variant =
+    (name, GUARD_VARIANT, env = {}) =>
+    () =>
+      httpRow(name, TOOLWIRE, { TOOLS: '1', ...(GUARD_VARIANT && { GUARD_VARIANT }), ...env })
+  const ALL_OFF = 'timeout and output guard off+depth check unreachable'
+  floors.http1 ??= await FLOORS.http1()
+  floors.stdio ??= await FLOORS.stdio()
+  const counts = {
+    http: {
+      floor: floors.http1.steady,
+      defaults: rowOf('defaults') ?? (await steady('toolwire defaults', ROW_SPECS.defaults.toolwire)),
+      off: rowOf('off') ?? (await steady('toolwire off', ROW_SPECS.off.toolwire)),
+      timeoutOff: await steady('toolwire, timeout off', variant('toolwire-timeout-off', 'timeout off')),
+      outputOff: await steady(
+        'toolwire, output guard off',
+        variant('toolwire-output-off', 'output guard off'),
+      ),
+      depthOff: await steady(
+        'toolwire, depth pre-check off',
+        variant('toolwire-depth-off', 'depth check unreachable'),
+      ),
+      schemasOff: await steady(
+        'toolwire, schemas off',
+        variant('toolwire-schemas-off', undefined, { SCHEMAS: 'open' }),
+      ),
+      bare: await steady('toolwire, all four off', variant('toolwire-bare', ALL_OFF, { SCHEMAS: 'open' })),
+    },
+    stdio: {
+      floor: floors.stdio.steady,
+      off: rowOf('stdio') ?? (await steady('toolwire stdio', ROW_SPECS.stdio.toolwire)),
+      bare: await steady('toolwire stdio, all four off', () =>
+        stdioRow('toolwire-stdio-bare', TOOLWIRE, { GUARD_VARIANT: ALL_OFF, SCHEMAS: 'open' }),
+      ),
+    },
+  }
+  guardCounts = counts
+  guardLines = ['', ...guardCostLines(counts, ROW_SPECS.defaults.target)]
+}
+
 /** Bytes per open listen stream, counted in heap snapshots, for toolwire and the floor. */
 const KINDS_SHOWN = 12
 const memory = []
@@ -572,6 +626,7 @@ const table = [
       `| ${row.label} | ${fmt(row.toolwire)} | ${fmt(row.floor)} | ${row.ratio.toFixed(3)}x | ≤ ${row.target.toFixed(2)}x | ${row.met ? 'yes' : 'no'} | ${fmt(row.counted.toolwire)} / ${fmt(row.counted.floor)} / ${row.counted.ratio.toFixed(3)}x |`,
   ),
   ...coldParts(rows),
+  ...guardLines,
   ...(memory.length === 0
     ? []
     : [
@@ -617,6 +672,7 @@ const result = {
   valgrind,
   options,
   rows,
+  ...(guardCounts && { guards: guardCounts }),
   memory: memory.map((row) => ({
     ...row,
     toolwire: { ...row.toolwire, kinds: Object.fromEntries(row.toolwire.kinds) },

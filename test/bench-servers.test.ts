@@ -111,6 +111,37 @@ describe.each([SERVERS[0]!, SERVERS[2]!])('bench server $name with telemetry on'
   })
 })
 
+describe('toolwire bench server with every guard-cost change at once (bench:instructions --guards)', () => {
+  const env = { GUARD_VARIANT: 'timeout and output guard off+depth check unreachable', SCHEMAS: 'open' }
+  it('answers tools/call as the full server does, and takes the depth limit it was given', async () => {
+    const http = await startHttp(SERVERS[0]!, TOOLS, 20_000, { env })
+    try {
+      const call = await post(http.url, callMessage(41, 6, 7))
+      expect(call.status).toBe(200)
+      expect(callProblem(JSON.parse(call.body), 41, 13)).toBeUndefined()
+      // 100 levels: refused by the default limit of 64, accepted under the variant's 100,000.
+      const deep = callMessage(42, 1, 2)
+      const params = deep.params as Record<string, unknown>
+      params.arguments = { a: 1, b: 2, x: JSON.parse('['.repeat(100) + ']'.repeat(100)) }
+      const answer = JSON.parse((await post(http.url, deep)).body)
+      expect(answer.result?.structuredContent).toEqual({ sum: 3 })
+      const full = await startHttp(SERVERS[0]!, TOOLS)
+      try {
+        expect(JSON.parse((await post(full.url, deep)).body).error?.message).toMatch(/deeper than 64/)
+      } finally {
+        await full.stop()
+      }
+    } finally {
+      await http.stop()
+    }
+  })
+  it('refuses a GUARD_VARIANT it does not know', async () => {
+    await expect(
+      startHttp(SERVERS[0]!, TOOLS, 20_000, { env: { GUARD_VARIANT: 'output guard off+no such guard' } }),
+    ).rejects.toThrow()
+  })
+})
+
 describe('the listen-stream benchmark', () => {
   it('holds streams open on toolwire and on the floor, and every stream gets the change', async () => {
     for (const script of ['bench/.build/listen.js', 'bench/raw-listen-server.mjs']) {

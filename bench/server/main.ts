@@ -5,7 +5,8 @@
  *   TOOLS=1 node bench/.build/main.js --stdio            stdio
  *
  * AUTH_* variables turn bearer auth on (see auth.ts); TELEMETRY=on turns OpenTelemetry on (see telemetry.ts);
- * GUARD_VARIANT names one guard change of server.ts's GUARD_VARIANTS (the guard-cost rows).
+ * GUARD_VARIANT names a guard change of server.ts's GUARD_VARIANTS, or several joined by `+` (the guard-cost rows).
+ * SCHEMAS=open defines `add` without its input and output schemas (the guard-cost rows).
  * SECURITY=defaults passes no `security` option at all (rate limits and the concurrency cap on, as shipped).
  * PAGE_SIZE sets the `tools/list` page size (default 1000: a client building its tool list wants them all).
  * MAX_CONNECTIONS_PER_ADDRESS raises the per-address connection limit (default 64): the client benchmark
@@ -30,9 +31,12 @@ async function main(): Promise<void> {
   // The OpenTelemetry SDK is loaded only when a benchmark asks for telemetry.
   const telemetry =
     process.env.TELEMETRY === 'on' ? (await import('./telemetry.js')).benchTelemetry(process.env) : undefined
-  const variant = process.env.GUARD_VARIANT
-  if (variant !== undefined && !(variant in GUARD_VARIANTS))
-    throw new Error(`unknown GUARD_VARIANT ${variant}`)
+  // One variant, or several joined by `+` (applied in that order).
+  const variants = process.env.GUARD_VARIANT?.split('+')
+  for (const variant of variants ?? [])
+    if (!(variant in GUARD_VARIANTS)) throw new Error(`unknown GUARD_VARIANT ${variant}`)
+  const schemas = process.env.SCHEMAS
+  if (schemas !== undefined && schemas !== 'open') throw new Error(`unknown SCHEMAS ${schemas}`)
   const security = process.env.SECURITY
   if (security !== undefined && security !== 'defaults') throw new Error(`unknown SECURITY ${security}`)
   const server = createBenchServer(
@@ -40,8 +44,9 @@ async function main(): Promise<void> {
     pageSize,
     auth,
     telemetry,
-    variant as GuardVariant | undefined,
+    variants as GuardVariant[] | undefined,
     security === 'defaults',
+    schemas === 'open',
   )
   // Each mode imports only its own transport, as a server that serves one of them would.
   if (process.argv.includes('--stdio')) {

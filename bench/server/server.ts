@@ -34,6 +34,18 @@ const add = defineTool({
   handler: ({ a, b }) => ({ sum: a + b }),
 })
 
+/**
+ * `add` as a tool with no schema to speak of (`SCHEMAS=open`, the guard-cost rows): any object in, no
+ * `outputSchema`, the same answer (structured content and its text). The difference from `add` is what
+ * validating its arguments and its structured content costs a call.
+ */
+const addOpen = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  inputSchema: jsonSchema<{ a: number; b: number }>({ type: 'object' }),
+  handler: ({ a, b }) => ({ sum: a + b }),
+})
+
 /** A filler tool with a realistic small schema, so a large registry costs what a real one would. */
 function filler(index: number): ToolDefinition {
   const name = `tool_${String(index).padStart(4, '0')}`
@@ -71,25 +83,29 @@ export const GUARD_VARIANTS = {
     },
   },
   'concurrency cap on': { maxConcurrentCalls: 1_000 },
+  // A depth no message of the load can reach by its length: the depth pre-check on the text is skipped.
+  'depth check unreachable': { maxDepth: 100_000 },
 } as const satisfies Record<string, SecurityOptions>
 
 export type GuardVariant = keyof typeof GUARD_VARIANTS
 
 /**
  * `auth`: bearer auth on every HTTP request (the auth rows of the benchmark); `telemetry`: OpenTelemetry
- * spans and metrics (the telemetry rows); `variant`: one guard changed (the guard-cost rows). All off by
+ * spans and metrics (the telemetry rows); `variant`: one guard changed, or several (the guard-cost rows). All off by
  * default. `defaults`: no `security` option at all, every guard as a user gets it (rate limits and the
  * concurrency cap on); the load must then stay within the per-address limits (bench/instructions.mjs does).
+ * `openSchemas`: `add` without its schemas (see addOpen).
  */
 export function createBenchServer(
   tools: number,
   pageSize = 1000,
   auth?: BearerAuth,
   telemetry?: TelemetryOptions,
-  variant?: GuardVariant,
+  variant?: GuardVariant | readonly GuardVariant[],
   defaults = false,
+  openSchemas = false,
 ): Server {
-  const definitions: ToolDefinition[] = [add]
+  const definitions: ToolDefinition[] = [openSchemas ? addOpen : add]
   for (let index = 1; index < tools; index++) definitions.push(filler(index))
   if (defaults) {
     if (auth || variant) throw new Error('SECURITY=defaults takes no auth and no GUARD_VARIANT')
@@ -110,7 +126,9 @@ export function createBenchServer(
       rateLimit: false,
       maxConcurrentCalls: false,
       ...(auth && { auth }),
-      ...(variant && GUARD_VARIANTS[variant]),
+      ...[variant ?? []]
+        .flat()
+        .reduce<SecurityOptions>((all, one) => ({ ...all, ...GUARD_VARIANTS[one] }), {}),
     },
     ...(telemetry && { telemetry }),
   })
