@@ -22,7 +22,6 @@ export interface GuardCostResult {
     readonly cost: number
   }[]
   readonly together: number
-  readonly spent: number
   readonly rest: number
   readonly left: number
   readonly stdio: {

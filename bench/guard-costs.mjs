@@ -43,7 +43,6 @@ export function guardCosts({ http, stdio }, target) {
     rateLimits,
     steps,
     together,
-    spent: rateLimits + together,
     rest: http.bare - http.floor,
     left: margin - rateLimits - together,
     stdio: {
