@@ -8,9 +8,10 @@ export const USAGE = `Instructions per call, counted under callgrind (valgrind),
 
   npm run bench:instructions [-- options]
 
-  --quick             fewer calls (2,000 uncounted + 500 counted per row instead of 10,000 + 2,000;
+  --quick             fewer calls (2,000 uncounted + 500 counted per row instead of 10,000 + 10,000;
                       50 streams, 50 changes): a rough figure, V8 still optimising while it counts
-  --calls=N           measured calls per row (default 2000)
+  --calls=N           measured calls per row (default 10000: three counts of 2,000 calls of one
+                      build spread over about 700 instructions a call, of 10,000 over about 300)
   --warmup=N          uncounted calls before them (default 10000: with 2,000, V8's optimising compiler
                       still ran during the count, about 40% of toolwire's counted instructions)
   --concurrency=N     calls in flight (default 8)
@@ -64,7 +65,7 @@ export function parseArgs(argv) {
     quick,
     profile: given.has('profile'),
     guards: given.has('guards'),
-    calls: number('calls', 2000, 500),
+    calls: number('calls', 10_000, 500),
     warmup: number('warmup', 10_000, 2000),
     concurrency: number('concurrency', 8, 8),
     streams: number('streams', 100, 50),

@@ -26,7 +26,7 @@ const run = (command: string, args: readonly string[]) =>
 describe('bench:instructions arguments', () => {
   it('takes the full counts by default and smaller ones with --quick, each overridable', () => {
     const full = parseArgs([])
-    expect(full).toMatchObject({ quick: false, calls: 2000, warmup: 10_000, concurrency: 8, streams: 100 })
+    expect(full).toMatchObject({ quick: false, calls: 10_000, warmup: 10_000, concurrency: 8, streams: 100 })
     expect(full.only).toEqual(ROWS)
     expect(parseArgs(['--quick'])).toMatchObject({ quick: true, calls: 500, warmup: 2000, streams: 50 })
     expect(parseArgs(['--quick', '--calls=40', '--only=stdio,listen'])).toMatchObject({

@@ -11,20 +11,35 @@ export function nonFiniteAt(value: unknown): string | undefined {
   return hasNonFinite(value) ? pathTo(value, '') : undefined
 }
 
+/**
+ * Whether any number in `value` is not finite. Only nested objects are kept to visit later: a flat value
+ * (nearly every argument and result) costs the loop over its members and makes no array.
+ */
 function hasNonFinite(value: unknown): boolean {
-  const stack: unknown[] = [value]
-  while (stack.length > 0) {
-    const node = stack.pop()
-    if (typeof node === 'number') {
-      if (!Number.isFinite(node)) return true
-    } else if (typeof node === 'object' && node !== null) {
-      if (Array.isArray(node)) for (const item of node) stack.push(item)
-      else
-        for (const key in node)
-          if (Object.hasOwn(node, key)) stack.push((node as Record<string, unknown>)[key])
+  if (typeof value === 'number') return !Number.isFinite(value)
+  if (typeof value !== 'object' || value === null) return false
+  let node: object = value
+  let later: object[] | undefined
+  for (;;) {
+    if (Array.isArray(node)) {
+      for (const item of node as unknown[]) {
+        if (typeof item === 'number') {
+          if (!Number.isFinite(item)) return true
+        } else if (typeof item === 'object' && item !== null) (later ??= []).push(item)
+      }
+    } else {
+      for (const key in node) {
+        if (!Object.hasOwn(node, key)) continue
+        const item = (node as Record<string, unknown>)[key]
+        if (typeof item === 'number') {
+          if (!Number.isFinite(item)) return true
+        } else if (typeof item === 'object' && item !== null) (later ??= []).push(item)
+      }
     }
+    const next = later?.pop()
+    if (next === undefined) return false
+    node = next
   }
-  return false
 }
 
 function pathTo(value: unknown, path: string): string | undefined {

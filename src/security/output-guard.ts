@@ -161,14 +161,57 @@ const KEY_CACHE_SIZE = 1024
  */
 const keyBytesCache = new Map<string, number>()
 
-/** `cleanEncodedLength(key)` through the key cache. */
+/**
+ * `cleanEncodedLength(key)` through the key cache. The keys of the result's own shape (server/tools §Tool
+ * Result) are plain ASCII with nothing to escape, so their length is answered by comparison, cheaper than
+ * the cache's lookup.
+ */
 export function cleanKeyLength(key: string): number {
+  switch (key) {
+    case 'type':
+    case 'text':
+    case 'content':
+    case 'structuredContent':
+    case 'isError':
+    case '_meta':
+      return key.length + 2
+  }
   const known = keyBytesCache.get(key)
   if (known !== undefined) return known
   const bytes = cleanEncodedLength(key)
   if (bytes >= 0 && key.length <= KEY_CACHE_LENGTH && keyBytesCache.size < KEY_CACHE_SIZE)
     keyBytesCache.set(key, bytes)
   return bytes
+}
+
+/**
+ * Size of `JSON.stringify(value)` for a number: `null` when it is not finite, and for an integer below a
+ * billion its digits counted without making the string (most numbers in results are such integers).
+ */
+function numberBytes(value: number): number {
+  if (value > -1e9 && value < 1e9 && Number.isInteger(value)) {
+    const size = value < 0 ? -value : value // -0 is written as 0
+    const digits =
+      size < 10
+        ? 1
+        : size < 100
+          ? 2
+          : size < 1e3
+            ? 3
+            : size < 1e4
+              ? 4
+              : size < 1e5
+                ? 5
+                : size < 1e6
+                  ? 6
+                  : size < 1e7
+                    ? 7
+                    : size < 1e8
+                      ? 8
+                      : 9
+    return value < 0 ? digits + 1 : digits
+  }
+  return Number.isFinite(value) ? String(value).length : 4
 }
 
 /** The longest prefix of `text` whose JSON string (quotes included) fits in `budget` bytes. */
@@ -205,7 +248,7 @@ export function cleanValue(value: unknown, tally: Tally = { n: 0 }, redact?: Red
       return text
     }
     case 'number':
-      tally.n += Number.isFinite(value) ? String(value).length : 4
+      tally.n += numberBytes(value)
       return value
     case 'boolean':
       tally.n += value ? 4 : 5

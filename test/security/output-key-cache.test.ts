@@ -265,3 +265,56 @@ describe('the output guard with its key cache gives the verdict of the full walk
     )
   })
 })
+
+describe('the output guard counts numbers and its own keys as JSON.stringify writes them', () => {
+  const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value))
+
+  it('counts integers at every digit boundary, negative, -0 and past the counted range', () => {
+    const edges = [
+      0,
+      -0,
+      1e9,
+      -1e9,
+      2 ** 31,
+      2 ** 53,
+      -(2 ** 53),
+      1e21,
+      0.5,
+      -0.5,
+      1e-7,
+      NaN,
+      Infinity,
+      -Infinity,
+    ]
+    for (let power = 1; power <= 1e9; power *= 10)
+      edges.push(power - 1, power, -power, -(power - 1), power + 1)
+    for (const value of edges) {
+      expect(jsonBytes(value), String(value)).toBe(bytes(value)) // NaN and ±Infinity: `null`
+      expect(jsonBytes({ n: value }), String(value)).toBe(bytes({ n: value }))
+    }
+  })
+
+  it('counts any integer or double as the encoding does', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer({ min: -2e9, max: 2e9 }), fc.double({ noNaN: true, noDefaultInfinity: true })),
+        (value) => {
+          expect(jsonBytes([value])).toBe(bytes([value]))
+        },
+      ),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('answers the keys of a result by comparison exactly as the scan does', () => {
+    for (const key of ['type', 'text', 'content', 'structuredContent', 'isError', '_meta'])
+      expect(cleanKeyLength(key)).toBe(cleanEncodedLength(key))
+    const result = {
+      content: [{ type: 'text', text: 'x' }],
+      structuredContent: { sum: 5 },
+      isError: false,
+      _meta: {},
+    }
+    expect(jsonBytes(result)).toBe(bytes(result))
+  })
+})
