@@ -1,16 +1,23 @@
 /**
- * Tool calls in flight per principal, for the concurrency cap. A principal's entry stays at zero when its
- * last call ends, rather than being deleted: a caller that makes one call at a time would otherwise add
- * and delete its entry on every call, and the map grows, shrinks and rehashes with it (about 400
- * instructions a call, counted with callgrind). Entries at zero are swept once the map holds more than
+ * Tool calls in flight per principal, for the concurrency cap. Each principal has a slot, an object holding
+ * its count, which every call of it keeps until it ends: starting a call is one lookup and ending it none
+ * (counting in the map itself cost two lookups and two stores a call). A slot stays in the map at zero when
+ * its principal's last call ends, rather than being deleted: a caller that makes one call at a time would
+ * otherwise add and delete its entry on every call, and the map grows, shrinks and rehashes with it (about
+ * 400 instructions a call, counted with callgrind). Slots at zero are swept once the map holds more than
  * `sweepAt`, and the next sweep waits until it has grown to twice what was left: the map holds at most
- * `sweepAt` entries, or twice the principals that had calls in flight at the last sweep, and sweeping costs
- * a constant per call over time.
+ * `sweepAt` slots, or twice the principals that had calls in flight at the last sweep, and sweeping costs
+ * a constant per call over time. A swept slot was at zero, so no call holds it.
  */
 import type { OwnerKey } from '../protocol/principal.js'
 
+/** One principal's count of calls in flight. */
+export interface InFlightSlot {
+  count: number
+}
+
 export class InFlightCounts {
-  readonly #counts = new Map<OwnerKey, number>()
+  readonly #slots = new Map<OwnerKey, InFlightSlot>()
   readonly #floor: number
   #sweepAt: number
 
@@ -21,30 +28,32 @@ export class InFlightCounts {
 
   /** Calls in flight for `principal`. */
   get(principal: OwnerKey): number {
-    return this.#counts.get(principal) ?? 0
+    return this.#slots.get(principal)?.count ?? 0
   }
 
-  /** Entries held now (principals with calls in flight, and some at zero). */
+  /** Slots held now (principals with calls in flight, and some at zero). */
   get size(): number {
-    return this.#counts.size
+    return this.#slots.size
   }
 
-  /** One more call in flight; `running` is what `get` just answered. */
-  start(principal: OwnerKey, running: number): void {
-    const counts = this.#counts
-    if (running === 0 && counts.size >= this.#sweepAt && !counts.has(principal)) this.#sweep()
-    counts.set(principal, running + 1)
-  }
-
-  /** One call fewer in flight. */
-  end(principal: OwnerKey): void {
-    const count = this.#counts.get(principal)
-    if (count !== undefined && count > 0) this.#counts.set(principal, count - 1)
+  /**
+   * The principal's slot, made at zero when it has none. A call adds one to its count when it starts and
+   * takes it off when it ends, on the slot it was given: that slot stays in the map while its count is above
+   * zero.
+   */
+  slot(principal: OwnerKey): InFlightSlot {
+    let slot = this.#slots.get(principal)
+    if (slot === undefined) {
+      if (this.#slots.size >= this.#sweepAt) this.#sweep()
+      slot = { count: 0 }
+      this.#slots.set(principal, slot)
+    }
+    return slot
   }
 
   #sweep(): void {
-    const counts = this.#counts
-    for (const [principal, count] of counts) if (count === 0) counts.delete(principal)
-    this.#sweepAt = Math.max(this.#floor, 2 * counts.size)
+    const slots = this.#slots
+    for (const [principal, slot] of slots) if (slot.count === 0) slots.delete(principal)
+    this.#sweepAt = Math.max(this.#floor, 2 * slots.size)
   }
 }

@@ -60,7 +60,6 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
 
   // Calls in flight per principal, bounded (see InFlightCounts).
   const inFlight = new InFlightCounts()
-  const release = (principal: OwnerKey): void => inFlight.end(principal)
 
   const refusal = (
     tool: CompiledTool,
@@ -112,24 +111,23 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
   // Without a concurrency cap nothing needs the count of calls in flight.
   if (maxConcurrent === undefined) return limitedOnly
   return (tool, ctx, run) => {
-    const principal = options.principal(ctx)
-    const running = inFlight.get(principal)
-    if (running >= maxConcurrent) {
+    const slot = inFlight.slot(options.principal(ctx))
+    if (slot.count >= maxConcurrent) {
       ctx.refused('rate_limit')
       throw new ToolError(
         `Too many tool calls in progress (at most ${maxConcurrent} at once per caller); retry when one has finished.`,
       )
     }
-    inFlight.start(principal, running)
+    slot.count++
     // The call counts as in flight until its value, or its promise, settles.
     let settlesLater = false
     try {
       const value = limitedOnly(tool, ctx, run)
       if (!isThenable(value)) return value
       settlesLater = true
-      return Promise.resolve(value).finally(() => release(principal))
+      return Promise.resolve(value).finally(() => void slot.count--)
     } finally {
-      if (!settlesLater) release(principal)
+      if (!settlesLater) slot.count--
     }
   }
 }

@@ -19,10 +19,10 @@ describe('InFlightCounts', () => {
             const principal = key(n)
             const running = reference.get(principal) ?? 0
             if (starts) {
-              counts.start(principal, counts.get(principal))
+              counts.slot(principal).count++
               reference.set(principal, running + 1)
             } else if (running > 0) {
-              counts.end(principal)
+              counts.slot(principal).count--
               reference.set(principal, running - 1)
             }
             for (const [each, count] of reference) expect(counts.get(each as OwnerKey)).toBe(count)
@@ -39,9 +39,22 @@ describe('InFlightCounts', () => {
     const counts = new InFlightCounts()
     for (let n = 0; n < 100_000; n++) {
       const principal = `anonymous:caller-${n}` as OwnerKey
-      counts.start(principal, counts.get(principal))
-      counts.end(principal)
+      const slot = counts.slot(principal)
+      slot.count++
+      slot.count--
     }
     expect(counts.size).toBeLessThanOrEqual(1024)
+  })
+
+  it('keeps the slot a call holds through every sweep, and sweeps only slots at zero', () => {
+    const counts = new InFlightCounts(2)
+    const held = counts.slot(key(0))
+    held.count++
+    for (let n = 1; n < 50; n++) counts.slot(key(n))
+    expect(counts.slot(key(0))).toBe(held)
+    expect(counts.get(key(0))).toBe(1)
+    expect(counts.size).toBeLessThanOrEqual(3)
+    held.count--
+    expect(counts.get(key(0))).toBe(0)
   })
 })
