@@ -59,13 +59,14 @@ export interface MemoryRateLimitOptions {
 export class MemoryRateLimitStore implements RateLimitStore {
   /** Each bucket's name with its budget, made once per bucket object (buckets are defined once, used per call). */
   readonly #names = new WeakMap<Bucket, string>()
-  readonly #recent: [Bucket | undefined, Bucket | undefined] = [undefined, undefined]
-  readonly #recentNames: [string, string] = ['', '']
   /**
-   * Windows by owner, then by bucket. The owner key of a request's principal is the same string every
-   * request (protocol/principal.ts), so both lookups hash nothing new: no key is built per call.
+   * Windows by bucket name, then by owner: a call's window is one lookup once its bucket's map is known, and
+   * the owner key of a request's principal is the same string every request (protocol/principal.ts), so it
+   * hashes nothing new. A bucket's map stays when it empties: there are as many as the server defines.
    */
-  readonly #owners = new Map<OwnerKey, Map<string, Window>>()
+  readonly #buckets = new Map<string, Map<OwnerKey, Window>>()
+  readonly #recent: [Bucket | undefined, Bucket | undefined] = [undefined, undefined]
+  readonly #recentWindows: [Map<OwnerKey, Window>, Map<OwnerKey, Window>] = [new Map(), new Map()]
   /** Every window, most recently used first; the last is dropped when there are more than `maxKeys`. */
   #newest: Window | undefined
   #oldest: Window | undefined
@@ -85,13 +86,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   /** A fixed window per key: it starts with the key's first count and ends `durationMs` later. */
   consume(bucket: Bucket, key: OwnerKey, points = 1): Consumed {
-    const name = this.#nameOf(bucket)
-    let windows = this.#owners.get(key)
-    let window = windows?.get(name)
+    const windows = this.#windowsOf(bucket)
+    let window = windows.get(key)
     if (window === undefined) {
-      window = new Window(key, name)
-      if (!windows) this.#owners.set(key, (windows = new Map()))
-      windows.set(name, window)
+      window = new Window(key, windows)
+      windows.set(key, window)
       this.#size++
       this.#link(window)
       if (this.#size > this.#maxKeys) this.#drop(this.#oldest as Window)
@@ -110,22 +109,25 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   /**
-   * A bucket's name with its budget. A tool call consumes from two buckets (the request limit, then the
-   * tool's), so the last two are kept beside the WeakMap: it costs more to ask than the two comparisons.
+   * A bucket's windows, filed under its name with its budget. A tool call consumes from two buckets (the
+   * request limit, then the tool's), so the last two are kept beside the WeakMap: it costs more to ask than
+   * the two comparisons.
    */
-  #nameOf(bucket: Bucket): string {
-    if (bucket === this.#recent[0]) return this.#recentNames[0]
-    if (bucket === this.#recent[1]) return this.#recentNames[1]
+  #windowsOf(bucket: Bucket): Map<OwnerKey, Window> {
+    if (bucket === this.#recent[0]) return this.#recentWindows[0]
+    if (bucket === this.#recent[1]) return this.#recentWindows[1]
     let name = this.#names.get(bucket)
     if (name === undefined) {
       name = `${bucket.name}/${bucket.points}/${bucket.durationMs}`
       this.#names.set(bucket, name)
     }
+    let windows = this.#buckets.get(name)
+    if (windows === undefined) this.#buckets.set(name, (windows = new Map()))
     this.#recent[1] = this.#recent[0]
-    this.#recentNames[1] = this.#recentNames[0]
+    this.#recentWindows[1] = this.#recentWindows[0]
     this.#recent[0] = bucket
-    this.#recentNames[0] = name
-    return name
+    this.#recentWindows[0] = windows
+    return windows
   }
 
   /** Makes `window` the most recently used. */
@@ -149,9 +151,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   #drop(window: Window): void {
     this.#unlink(window)
     this.#size--
-    const windows = this.#owners.get(window.owner)
-    windows?.delete(window.bucket)
-    if (windows?.size === 0) this.#owners.delete(window.owner)
+    window.windows.delete(window.owner)
   }
 }
 
@@ -163,7 +163,8 @@ class Window {
   older: Window | undefined
   constructor(
     readonly owner: OwnerKey,
-    readonly bucket: string,
+    /** The map of its bucket's windows that holds it. */
+    readonly windows: Map<OwnerKey, Window>,
   ) {}
 }
 
