@@ -113,6 +113,12 @@ const LEGACY_HIDDEN: ReadonlySet<string> = new Set(['server/discover', 'subscrip
 const isThenable = <T>(value: unknown): value is PromiseLike<T> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function'
 
+/** What a method name leads to: its spec (for the transport check) and its composed handler. */
+interface Route {
+  readonly spec: MethodSpec
+  readonly handler: MethodHandler
+}
+
 /** `#answer`'s word that the reply will reach its target later. */
 const PENDING: unique symbol = Symbol('pending')
 
@@ -122,7 +128,8 @@ const correlationId = (): string =>
 
 export class Dispatcher {
   readonly #methods: ReadonlyMap<string, MethodSpec>
-  readonly #handlers: ReadonlyMap<string, MethodHandler>
+  /** Each method's spec with its handler composed in its middleware: one lookup for both per request. */
+  readonly #routes: ReadonlyMap<string, Route>
   readonly #supported: ReadonlySet<string>
   readonly #supportedList: readonly string[]
   readonly #serverInfo: Implementation | undefined
@@ -151,10 +158,13 @@ export class Dispatcher {
     this.#serverInfo = options.serverInfo
     this.#serverInfoMetaJson = JSON.stringify({ [META_SERVER_INFO]: options.serverInfo })
     this.#logger = options.logger
-    const handlers = new Map<string, MethodHandler>()
+    const routes = new Map<string, Route>()
     for (const [method, spec] of options.methods)
-      handlers.set(method, composeAround(method, options.around, options.middleware, spec.handler))
-    this.#handlers = handlers
+      routes.set(method, {
+        spec,
+        handler: composeAround(method, options.around, options.middleware, spec.handler),
+      })
+    this.#routes = routes
   }
 
   methodSpec(method: string): MethodSpec | undefined {
@@ -234,13 +244,13 @@ export class Dispatcher {
       const params = request.params ?? {}
       if (request.method === 'initialize' && !isRecord(params._meta)) throw legacyInitialize(params)
       const meta = parseRequestMeta(params)
-      const spec = this.#methods.get(request.method)
-      check?.checkRequest(request, meta, spec)
+      const route = this.#routes.get(request.method)
+      check?.checkRequest(request, meta, route?.spec)
       if (!this.#supported.has(meta.protocolVersion)) {
         throw unsupportedVersion(meta.protocolVersion, this.#supportedList)
       }
-      const handler = this.#handlers.get(request.method)
-      if (!handler) throw methodNotFound(request.method)
+      if (!route) throw methodNotFound(request.method)
+      const handler = route.handler
       if (isAborted(exchange)) return null // cancelled before it started: do no work at all
       ctx = new RequestContext(request.id, request.method, params, meta, exchange, this.#stateCodec)
       if (probe) ctx.probe = probe
@@ -354,7 +364,7 @@ export class Dispatcher {
     try {
       const handler = own
         ? composeAround(request.method, this.#around, this.#middleware, own)
-        : this.#handlers.get(request.method)
+        : this.#routes.get(request.method)?.handler
       if (!handler || LEGACY_HIDDEN.has(request.method)) throw methodNotFound(request.method)
       if (isAborted(exchange)) return null
       ctx = new RequestContext(
