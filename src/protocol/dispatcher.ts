@@ -127,7 +127,6 @@ const correlationId = (): string =>
   `${Date.now().toString(36)}-${(++correlationCounter).toString(36)}-${Math.random().toString(36).slice(2, 8)}`
 
 export class Dispatcher {
-  readonly #methods: ReadonlyMap<string, MethodSpec>
   /** Each method's spec with its handler composed in its middleware: one lookup for both per request. */
   readonly #routes: ReadonlyMap<string, Route>
   readonly #supported: ReadonlySet<string>
@@ -152,7 +151,6 @@ export class Dispatcher {
     this.#middleware = options.middleware
     this.#stateCodec = options.requestState
     this.#redact = options.redact
-    this.#methods = options.methods
     this.#supported = new Set(options.supportedVersions)
     this.#supportedList = options.supportedVersions
     this.#serverInfo = options.serverInfo
@@ -168,7 +166,7 @@ export class Dispatcher {
   }
 
   methodSpec(method: string): MethodSpec | undefined {
-    return this.#methods.get(method)
+    return this.#routes.get(method)?.spec
   }
 
   /** Handles one request. Resolves to null when the request was cancelled (nothing may be sent). */

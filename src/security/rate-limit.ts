@@ -62,7 +62,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   /**
    * Windows by bucket name, then by owner: a call's window is one lookup once its bucket's map is known, and
    * the owner key of a request's principal is the same string every request (protocol/principal.ts), so it
-   * hashes nothing new. A bucket's map stays when it empties: there are as many as the server defines.
+   * hashes nothing new. A bucket's map goes when its last window is dropped (see `#drop`).
    */
   readonly #buckets = new Map<string, Map<OwnerKey, Window>>()
   readonly #recent: [Bucket | undefined, Bucket | undefined] = [undefined, undefined]
@@ -89,7 +89,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const windows = this.#windowsOf(bucket)
     let window = windows.get(key)
     if (window === undefined) {
-      window = new Window(key, windows)
+      window = new Window(key, this.#names.get(bucket) as string, windows)
       windows.set(key, window)
       this.#size++
       this.#link(window)
@@ -147,11 +147,19 @@ export class MemoryRateLimitStore implements RateLimitStore {
     window.newer = window.older = undefined
   }
 
-  /** Forgets the least recently used window (its count goes with it). */
+  /**
+   * Forgets the least recently used window (its count goes with it), and its bucket's map once empty, so the
+   * maps kept are never more than the windows, whatever bucket names a caller of `consume` passes.
+   */
   #drop(window: Window): void {
     this.#unlink(window)
     this.#size--
-    window.windows.delete(window.owner)
+    const windows = window.windows
+    windows.delete(window.owner)
+    if (windows.size > 0) return
+    this.#buckets.delete(window.bucket)
+    if (this.#recentWindows[0] === windows) this.#recent[0] = undefined
+    if (this.#recentWindows[1] === windows) this.#recent[1] = undefined
   }
 }
 
@@ -163,7 +171,8 @@ class Window {
   older: Window | undefined
   constructor(
     readonly owner: OwnerKey,
-    /** The map of its bucket's windows that holds it. */
+    /** Its bucket's name with the budget, and the map of that bucket's windows that holds it. */
+    readonly bucket: string,
     readonly windows: Map<OwnerKey, Window>,
   ) {}
 }
