@@ -31,6 +31,7 @@ import {
   type OutputLimits,
   redactValue,
 } from './output-guard.js'
+import { scanJsonText } from './json-text-scan.js'
 import { createRedactor, type Redactor, secretsFromEnvironment } from './secrets.js'
 import { type GuardWrapper, toolGuard, type ToolWrapper } from './tool-guard.js'
 
@@ -273,6 +274,7 @@ export function createSecurity(options: SecurityOptions, host: SecurityHost): Se
       ? {
           clean: (result) => cleanResult(result, output !== undefined, redactor),
           size: jsonBytes,
+          ...(output && !redactor && { scanText: scanJsonText }),
           fit: (result, bytes) => (output ? fitResult(result, bytes, output) : { result }),
         }
       : undefined

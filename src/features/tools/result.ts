@@ -42,6 +42,12 @@ const isCallToolResult = (value: unknown): value is CallToolResult =>
 
 export const textContent = (text: string): ContentBlock => ({ type: 'text', text })
 
+/** A tool execution error the model can read (server/tools §Error Handling). */
+export const errorResult = (text: string): CallToolResult => ({
+  content: [{ type: 'text', text }],
+  isError: true,
+})
+
 /** Serialized JSON fallback for clients that read only `content` (server/tools §Structured Content). */
 export function jsonText(value: unknown): TextContent {
   return { type: 'text', text: JSON.stringify(value) ?? 'null' }
