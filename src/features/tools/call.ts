@@ -121,6 +121,8 @@ export function resolveTool(
 
 /** The payload sent; marked as already cleaned when the output guard ran, so it is not walked twice. */
 function complete(options: ToolCallOptions, result: CallToolResult): ResultPayload {
+  // Made whole by the output pipeline already (a result of structured content alone, output.ts).
+  if (CLEANED in result) return result as unknown as ResultPayload
   // A symbol key: JSON.stringify and the redaction walk skip it.
   if (!options.guardResult) return { resultType: 'complete', ...result }
   return { resultType: 'complete', ...result, [CLEANED]: true } as Record<string, unknown>

@@ -2,6 +2,7 @@
  * A tool's output pipeline: what the handler returned, shaped into a result (result.ts), checked against the
  * tool's `outputSchema`, cleaned by the server's output guard, given its JSON text copy, and capped.
  */
+import { CLEANED } from '../../protocol/encode.js'
 import { markRefused } from '../../protocol/telemetry.js'
 import { contentAnnotationProblem } from '../../wire/annotations.js'
 import { internalError } from '../../wire/errors.js'
@@ -122,7 +123,13 @@ export function guardResult(
     const text = JSON.stringify(structured) ?? 'null'
     const sizes = guard.scanText(text)
     if (sizes) {
-      const final: CallToolResult = { content: [{ type: 'text', text }], structuredContent: structured }
+      // Made whole as `complete()` in call.ts would make it, so it is not copied again there.
+      const final = {
+        resultType: 'complete',
+        content: [{ type: 'text', text }],
+        structuredContent: structured,
+        [CLEANED]: true,
+      } as CallToolResult
       const bytes = BARE_RESULT_BYTES + sizes.valueBytes + TEXT_BLOCK_BYTES + sizes.textBytes
       const fitted = guard.fit(final, bytes + addedBytes(final, options.serverInfo))
       return 'refuse' in fitted ? refusal(tool, options, fitted.refuse, fitted.log) : fitted.result
