@@ -137,6 +137,32 @@ describe('node adapter over a real socket', () => {
       .toBe(before.cancelled + 1)
   })
 
+  it('cancels the handler of a request whose client hung up as soon as it was sent', async () => {
+    // The whole request, then the hang-up: the close may reach the server before or after its handler
+    // starts, and either way every handler started is cancelled.
+    const count = async () =>
+      (resultOf(await call('cancelled_count')).structuredContent as { cancelled: number }).cancelled
+    const before = await count()
+    const startedBefore = stderr.join('').split('block started').length
+    const params = { name: 'block', arguments: {}, _meta: meta() }
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params })
+    const head = Object.entries({ ...standardHeaders('tools/call', params), host: `127.0.0.1:${port}` })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')
+    const request = `POST /mcp HTTP/1.1\r\n${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    for (let round = 0; round < 5; round++) {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(request, () => socket.destroy()))
+        socket.on('close', () => resolve())
+        socket.on('error', reject)
+      })
+    }
+    const started = () => stderr.join('').split('block started').length - startedBefore
+    await expect.poll(started).toBeGreaterThan(0)
+    // Each started handler is cancelled: the count catches up with the starts.
+    await expect.poll(async () => (await count()) - before - started(), { timeout: 20_000 }).toBe(0)
+  })
+
   it('outlives bodies cut off halfway and bodies that break their chunked framing', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta() } })
     const head = Object.entries({ ...standardHeaders('tools/list', {}), host: `127.0.0.1:${port}` })

@@ -177,6 +177,7 @@ function onBodyEnd(this: Tagged): void {
   // for hours: let go of the body bytes, and of the array that held them, once they are handed on.
   request.chunks = undefined
   request.core.handle(request, body, request.sink)
+  followClose(request.sink.res)
 }
 
 /**
@@ -186,6 +187,33 @@ function onBodyEnd(this: Tagged): void {
  */
 function onResponseClose(this: ServerResponse): void {
   if (!this.writableFinished) (this.req as Tagged)[REQUEST].abort()
+}
+
+/**
+ * Follows the response's close once the request has been handed on, and only while its answer is still to
+ * be written (a slow tool, a stream): an answer written at once has nothing left to cancel, and a listener
+ * per request costs more than the rest of node's own bookkeeping for it. A response closed before this
+ * looked (node sets `destroyed` as it emits `close`) cancels at once.
+ */
+function followClose(res: ServerResponse): void {
+  if (res.writableEnded) return
+  if (res.destroyed) (res.req as Tagged)[REQUEST].abort()
+  else res.on('close', onResponseClose)
+}
+
+/**
+ * `Number(value)` for a Content-Length: node's parser lets only digits through, read here without the
+ * generic string-to-number conversion; anything else still goes to `Number`.
+ */
+function declaredLength(value: string): number {
+  if (value.length === 0 || value.length > 15) return Number(value)
+  let length = 0
+  for (let index = 0; index < value.length; index++) {
+    const digit = value.charCodeAt(index) - 0x30
+    if (digit < 0 || digit > 9) return Number(value)
+    length = length * 10 + digit
+  }
+  return length
 }
 
 function pathOf(url: string | undefined): string {
@@ -242,14 +270,17 @@ export function createNodeHandler(server: RequestHandler, options: NodeHandlerOp
     const sink = new NodeSink(res)
     const request = new NodeRequest(req, sink, core)
     ;(req as Tagged)[REQUEST] = request
-    res.on('close', onResponseClose)
     const declared = req.headers['content-length']
-    if (!core.precheck(request, sink, declared === undefined ? undefined : Number(declared))) {
+    if (!core.precheck(request, sink, declared === undefined ? undefined : declaredLength(declared))) {
+      followClose(res) // a 2025-era session's GET stream stays open
       req.resume()
       return
     }
     const preread = alreadyReadBody(req)
-    if (preread !== undefined) return answerPreread(server, core, request, sink, preread)
+    if (preread !== undefined) {
+      answerPreread(server, core, request, sink, preread)
+      return followClose(res)
+    }
     req.on('data', onBodyChunk)
     req.on('end', onBodyEnd)
   }
