@@ -84,7 +84,8 @@ class NodeSink implements HttpResponseSink {
  * object literal with getters, or per-request closures over `req`, each measurably raised the CPU cost of a
  * request in the benchmark; the body listeners below are shared by every request and find theirs on `req`.
  */
-class NodeRequest extends LazyAbort implements HttpRequestView {
+class NodeRequest implements HttpRequestView {
+  readonly #abort = new LazyAbort()
   readonly method: string
   readonly remoteAddress: string | undefined
   /** The body so far; let go once it is handed on (see onBodyEnd). */
@@ -100,10 +101,25 @@ class NodeRequest extends LazyAbort implements HttpRequestView {
     readonly sink: NodeSink,
     readonly core: HttpCore,
   ) {
-    super()
     this.method = req.method ?? 'GET'
     this.remoteAddress = req.socket.remoteAddress
     this.#headers = req.headers
+  }
+
+  get aborted(): boolean {
+    return this.#abort.aborted
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal
+  }
+
+  abort(reason?: unknown): void {
+    this.#abort.abort(reason)
+  }
+
+  onAbort(listener: () => void): () => void {
+    return this.#abort.onAbort(listener)
   }
 
   get localAddress(): string | undefined {
