@@ -5,7 +5,8 @@
  * fields such as `type`, `mimeType`, `uri` or `progressToken`). The same walk counts the
  * result's size as JSON text in UTF-8 bytes, so the cap measures what goes on the wire, not characters.
  * Numbers, keys' meaning and JSON syntax are never rewritten: the result is cleaned as a structure and
- * encoded afterwards.
+ * encoded afterwards. A result of structured content alone is first checked on its JSON text copy
+ * (json-text-scan.ts), and walked here only when that text shows something to clean.
  */
 import type { CallToolResult, ContentBlock } from '../wire/types.js'
 import { binaryProblem, stripControls } from './sanitize.js'
