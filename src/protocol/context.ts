@@ -94,6 +94,7 @@ export class RequestContext {
   #task: TaskControl = NO_TASK
   #principal: Principal | undefined
   #ownerKey: OwnerKey | undefined
+  #timestamp: number | undefined
   /** Set by the dispatcher when telemetry is on. */
   probe: OperationProbe | undefined
 
@@ -224,6 +225,15 @@ export class RequestContext {
    * const mine = (ctx: RequestContext): string[] => notes.get(ctx.ownerKey) ?? []
    * ```
    */
+  /**
+   * This request's time, in milliseconds since the epoch: `Date.now()` the first time something asks, and the
+   * same answer after that. The rate limits and the tool timeout a request passes through read it, so they
+   * agree on when the request came, and a call reads the clock once rather than once for each.
+   */
+  timestamp(): number {
+    return (this.#timestamp ??= Date.now())
+  }
+
   get ownerKey(): OwnerKey {
     if (this.#ownerKey !== undefined) return this.#ownerKey
     const exchange = this.exchange

@@ -66,7 +66,7 @@ export function requestSteps(options: GuardOptions): AroundSteps {
       if (!requests) return
       let consumed
       try {
-        consumed = requests.store.consume(requests.bucket, requests.principal(ctx))
+        consumed = requests.store.consume(requests.bucket, requests.principal(ctx), 1, ctx.timestamp())
       } catch (error) {
         requests.onStoreFailure(error) // a broken shared store must not take the server down
         return

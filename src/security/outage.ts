@@ -39,8 +39,8 @@ export class OutageReporter {
 /** `store` with successes reported to `reporter`, which ends an outage the pipeline reported. */
 export function reportingStore(store: RateLimitStore, reporter: OutageReporter): RateLimitStore {
   return {
-    consume: (bucket, key, points) =>
-      Promise.resolve(store.consume(bucket, key, points)).then((consumed) => {
+    consume: (bucket, key, points, now) =>
+      Promise.resolve(store.consume(bucket, key, points, now)).then((consumed) => {
         if (reporter.failing) reporter.recovered()
         return consumed
       }),

@@ -34,9 +34,11 @@ export type Consumed = { readonly allowed: true } | { readonly allowed: false; r
 export interface RateLimitStore {
   /**
    * Takes `points` (default 1) from `owner`'s budget in `bucket`; refused when the budget is spent. The
-   * answer may be immediate (the in-process store) or a promise (a shared store).
+   * answer may be immediate (the in-process store) or a promise (a shared store). `now` is the request's
+   * time as the caller read it (`RequestContext.timestamp()`), so the limits one request passes agree on
+   * it; a store that keeps time elsewhere (a shared store's server) may ignore it.
    */
-  consume(bucket: Bucket, owner: OwnerKey, points?: number): Consumed | Promise<Consumed>
+  consume(bucket: Bucket, owner: OwnerKey, points?: number, now?: number): Consumed | Promise<Consumed>
 }
 
 export interface MemoryRateLimitOptions {
@@ -85,7 +87,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   /** A fixed window per key: it starts with the key's first count and ends `durationMs` later. */
-  consume(bucket: Bucket, key: OwnerKey, points = 1): Consumed {
+  consume(bucket: Bucket, key: OwnerKey, points = 1, now = Date.now()): Consumed {
     const windows = this.#windowsOf(bucket)
     let window = windows.get(key)
     if (window === undefined) {
@@ -98,7 +100,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
       this.#unlink(window)
       this.#link(window)
     }
-    const now = Date.now()
     if (window.endsAt <= now) {
       window.used = 0
       window.endsAt = now + bucket.durationMs

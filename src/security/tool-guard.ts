@@ -83,7 +83,7 @@ export function toolGuard(options: ToolGuardOptions): GuardWrapper {
   ): unknown => {
     let consumed: Consumed | PromiseLike<Consumed> | undefined
     try {
-      consumed = (options.store as RateLimitStore).consume(bucket, principal)
+      consumed = (options.store as RateLimitStore).consume(bucket, principal, 1, ctx.timestamp())
     } catch (error) {
       options.onStoreFailure(error) // a broken shared store must not take every tool down
       return timed(tool, ctx, run)
@@ -180,7 +180,8 @@ function withTimeout(
 ): unknown {
   const limit = new ToolDeadline()
   ctx.addAbortSignal(limit)
-  const started = Date.now()
+  // The request's time, which its rate limits read already: the call's deadline counts from its admission.
+  const started = ctx.timestamp()
   const returned = run()
   if (!isThenable(returned)) return returned
   return new Promise((resolve, reject) => {

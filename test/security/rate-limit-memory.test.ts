@@ -48,4 +48,17 @@ describe('MemoryRateLimitStore', () => {
       { numRuns: 500 },
     )
   })
+
+  it('keeps its windows by the time the caller gives: a window ends durationMs after its first count', () => {
+    const store = new MemoryRateLimitStore()
+    const bucket: Bucket = { name: 'requests', points: 2, durationMs: 1000 }
+    const owner = owners[0] as never
+    const at = 1_700_000_000_000
+    expect(store.consume(bucket, owner, 1, at).allowed).toBe(true)
+    expect(store.consume(bucket, owner, 1, at + 400).allowed).toBe(true)
+    // Spent: refused until the window that began at `at` ends, whatever the wall clock says.
+    expect(store.consume(bucket, owner, 1, at + 999)).toEqual({ allowed: false, retryAfterMs: 1 })
+    expect(store.consume(bucket, owner, 1, at + 1000).allowed).toBe(true)
+    expect(store.consume(bucket, owner, 2, at + 1500)).toEqual({ allowed: false, retryAfterMs: 500 })
+  })
 })
