@@ -30,12 +30,20 @@ afterAll(() => server.close())
 
 it('reads the clock once per request, by the time the request was admitted', async () => {
   const before = Date.now()
-  const seen = resultOf(await callTool(server, 'twice')).structuredContent as Record<string, number>
+  const seen = resultOf(await callTool(server, 'twice')).structuredContent as {
+    first: number
+    second: number
+    after: number
+  }
   expect(seen.second).toBe(seen.first)
   expect(seen.first).toBeGreaterThanOrEqual(before)
   // The handler waited 25 ms of real time after its first ask: the clock moved, the timestamp did not.
   expect(seen.after).toBeGreaterThan(seen.first)
   // A second request gets a reading of its own.
-  const again = resultOf(await callTool(server, 'twice')).structuredContent as Record<string, number>
+  const again = resultOf(await callTool(server, 'twice')).structuredContent as {
+    first: number
+    second: number
+    after: number
+  }
   expect(again.first).toBeGreaterThanOrEqual(seen.after)
 })
